@@ -1,0 +1,1 @@
+"""piecebridge.calibration: camera lens, board pose and the look of the pieces."""

@@ -1,0 +1,3 @@
+from piecebridge.cli import main
+
+raise SystemExit(main())

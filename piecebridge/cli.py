@@ -1,0 +1,95 @@
+"""The ``piecebridge`` command line.
+
+Each module in :mod:`piecebridge.commands` adds its own subcommands through a
+``register(cli: CommandTree)`` function, so a new command never touches this file.
+Exit codes follow ``shared/spec/formats.md``: 0 success, 1 invalid input (one
+line, no traceback), 2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import pkgutil
+import sys
+from collections.abc import Callable, Sequence
+
+from piecebridge import __version__, commands
+from piecebridge.errors import UserError
+
+EXIT_OK = 0
+EXIT_INVALID = 1
+EXIT_USAGE = 2
+
+Handler = Callable[[argparse.Namespace], int | None]
+
+
+class CommandTree:
+    """The parser tree that command modules add to.
+
+    ``cli.command("see", help=...)`` returns a parser for a top-level command;
+    ``cli.command("board", group="calibrate", help=...)`` one under a group, the
+    group being made on first use. Call ``parser.set_defaults(handler=fn)``.
+    """
+
+    def __init__(self, parser: argparse.ArgumentParser) -> None:
+        self._top = parser.add_subparsers(dest="command", metavar="COMMAND")
+        self._groups: dict[str, argparse._SubParsersAction] = {}
+
+    def group(self, name: str, help: str = "") -> argparse._SubParsersAction:
+        if name not in self._groups:
+            parser = self._top.add_parser(name, help=help, description=help)
+            parser.set_defaults(handler=lambda args, p=parser: _print_help(p))
+            self._groups[name] = parser.add_subparsers(dest=f"{name}_command", metavar="COMMAND")
+        return self._groups[name]
+
+    def command(
+        self, name: str, *, group: str | None = None, help: str = ""
+    ) -> argparse.ArgumentParser:
+        sub = self._top if group is None else self.group(group)
+        return sub.add_parser(name, help=help, description=help)
+
+
+def _print_help(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    return EXIT_USAGE
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="piecebridge",
+        description="See a real game table, judge it by the rules, show the verdict.",
+    )
+    parser.add_argument("--version", action="version", version=f"piecebridge {__version__}")
+    tree = CommandTree(parser)
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+        module.register(tree)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler: Handler | None = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        return handler(args) or EXIT_OK
+    except UserError as error:
+        print(f"piecebridge: error: {error}", file=sys.stderr)
+        return EXIT_INVALID
+    except json.JSONDecodeError as error:
+        print(f"piecebridge: error: malformed JSON: {error}", file=sys.stderr)
+        return EXIT_INVALID
+    except KeyboardInterrupt:
+        print("piecebridge: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
