@@ -1,0 +1,398 @@
+"""Business cards with pencil marks, drawn the way a hand draws them.
+
+:func:`render_card` prints a business-card board (3.5 x 2 in, two 10x10 grids,
+labels A–J and 1–10; the print slightly off-square with the card) and pencils a
+game onto it: strokes of varying pressure and width, X and O of different sizes,
+off-centre and crossing the cell lines, dots, slashes, plus signs, triangles,
+hatched or smudged shading with marks on top, and erased marks that leave only a
+faint smudge. :func:`curl_card` bends it slightly and :func:`photograph_card`
+hands it to the generic camera of :mod:`piecebridge.synth.photo`.
+
+The ground truth is a ``card/1`` object (``shared/spec/formats.md``).
+
+>>> import numpy as np
+>>> card = render_card(np.random.default_rng(1), px_per_mm=6)
+>>> card.rgb.shape[:2] == card.alpha.shape
+True
+>>> card.truth["format"], len(card.truth["grids"])
+('card/1', 2)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import cv2
+import numpy as np
+
+from piecebridge.vision.card_layout import CardLayout, cell_name, draw_board
+
+MARKS = ("dot", "x", "o", "slash", "plus", "triangle")
+
+
+@dataclass
+class CardTexture:
+    """A flat (or curled) card as seen from straight above, with its ground truth.
+
+    ``rgb`` is the card face (uint8, HxWx3, RGB), ``alpha`` its silhouette (uint8),
+    ``px_per_mm`` the scale, ``truth`` the ``card/1`` object and ``graphite`` the
+    pencil density (0..1) used for glare.
+    """
+
+    rgb: np.ndarray
+    alpha: np.ndarray
+    px_per_mm: float
+    layout: CardLayout
+    truth: dict
+    graphite: np.ndarray
+
+
+@dataclass(frozen=True)
+class Pencil:
+    """One player's pencil and hand: hardness (darkness), line width, steadiness."""
+
+    darkness: float = 0.8  # graphite density at full pressure
+    width_mm: float = 0.45
+    wobble: float = 0.04  # hand tremor, in cells
+    pressure: float = 0.85
+
+    @classmethod
+    def random(cls, rng: np.random.Generator) -> Pencil:
+        return cls(
+            darkness=rng.uniform(0.55, 0.95),
+            width_mm=rng.uniform(0.25, 0.7),
+            wobble=rng.uniform(0.005, 0.03),
+            pressure=rng.uniform(0.65, 1.0),
+        )
+
+
+# ----------------------------------------------------------------------------- strokes
+
+
+def _smooth_path(ctrl: np.ndarray, n: int) -> np.ndarray:
+    """Sample ``n`` points along the polyline through ``ctrl`` (by arc length)."""
+    seg = np.linalg.norm(np.diff(ctrl, axis=0), axis=1)
+    s = np.concatenate([[0], np.cumsum(seg)])
+    t = np.linspace(0, s[-1], n)
+    return np.stack([np.interp(t, s, ctrl[:, 0]), np.interp(t, s, ctrl[:, 1])], axis=1)
+
+
+def _wobble(path: np.ndarray, amp: float, rng: np.random.Generator) -> np.ndarray:
+    """Low-frequency tremor: a hand never draws a straight line."""
+    n = len(path)
+    t = np.linspace(0, 1, n)
+    out = path.copy()
+    for axis in range(2):
+        f = rng.uniform(0.3, 1.2)
+        out[:, axis] += amp * np.sin(2 * math.pi * f * t + rng.uniform(0, 6.3))
+    return out
+
+
+class _Canvas:
+    """Graphite density (0..1) in a patch; strokes are drawn in cell units."""
+
+    def __init__(self, shape: tuple[int, int], cell_px: float, origin_px: np.ndarray):
+        self.density = np.zeros(shape, np.float32)
+        self.cell_px = cell_px
+        self.origin = origin_px  # pixel position of cell-unit (0, 0)
+
+    def stroke(self, pts_cells: np.ndarray, pencil: Pencil, rng, pressure=None, width=None):
+        """Draw a stroke through ``pts_cells``; pressure ramps in and out like a real one."""
+        pts = pts_cells * self.cell_px + self.origin
+        n = len(pts)
+        base = pencil.pressure if pressure is None else pressure
+        t = np.linspace(0, 1, n)
+        ramp = np.clip(np.minimum(t, 1 - t) / rng.uniform(0.05, 0.25), 0.35, 1.0)
+        wav = 1 + 0.15 * np.sin(2 * math.pi * rng.uniform(0.5, 2) * t + rng.uniform(0, 6))
+        press = np.clip(base * ramp * wav, 0, 1)
+        wmm = pencil.width_mm if width is None else width
+        px_per_mm = self.cell_px / 3.5
+        layer = np.zeros_like(self.density)
+        shift = 3
+        for i in range(n - 1):
+            w = max(1, round(wmm * px_per_mm * (0.6 + 0.5 * press[i])))
+            a = tuple(np.round(pts[i] * (1 << shift)).astype(int))
+            b = tuple(np.round(pts[i + 1] * (1 << shift)).astype(int))
+            cv2.line(layer, a, b, float(press[i] * pencil.darkness), w, cv2.LINE_AA, shift)
+        self.add(layer)
+
+    def add(self, layer: np.ndarray) -> None:
+        # Graphite layers combine like transparencies: never darker than full density.
+        np.multiply(1 - self.density, 1 - np.clip(layer, 0, 1), out=self.density)
+        np.subtract(1, self.density, out=self.density)
+
+
+def _draw_mark(canvas: _Canvas, mark: str, centre: np.ndarray, pencil: Pencil, rng) -> None:
+    """Draw one mark centred near ``centre`` (cell units), off-centre and of random size."""
+    c = centre + rng.normal(0, 0.07, 2)
+    rot = rng.normal(0, 0.15)
+    rm = np.array([[math.cos(rot), -math.sin(rot)], [math.sin(rot), math.cos(rot)]])
+
+    def seg(p, q, k=14):
+        path = _smooth_path(np.array([p, q]) @ rm.T + c, k)
+        return _wobble(path, pencil.wobble, rng)
+
+    if mark == "dot":
+        r = rng.uniform(0.05, 0.14)
+        turns = rng.integers(1, 4)
+        t = np.linspace(0, 2 * math.pi * turns, 12 * turns)
+        rr = r * np.linspace(0.3, 1, len(t))
+        path = c + np.stack([rr * np.cos(t), rr * np.sin(t)], axis=1)
+        canvas.stroke(
+            path, pencil, rng, pressure=min(1, pencil.pressure * 1.1), width=pencil.width_mm * 1.3
+        )
+    elif mark == "x":
+        h = rng.uniform(0.22, 0.55)
+        hx = h * rng.uniform(0.8, 1.2)
+        canvas.stroke(seg((-hx, -h), (hx, h)), pencil, rng)
+        canvas.stroke(seg((hx, -h), (-hx, h)), pencil, rng)
+    elif mark == "slash":
+        h = rng.uniform(0.25, 0.55)
+        sign = 1 if rng.random() < 0.8 else -1
+        canvas.stroke(seg((-h * sign, h), (h * sign, -h)), pencil, rng)
+    elif mark == "plus":
+        h = rng.uniform(0.22, 0.5)
+        canvas.stroke(seg((-h, 0), (h, 0)), pencil, rng)
+        canvas.stroke(seg((0, -h), (0, h)), pencil, rng)
+    elif mark == "o":
+        rx = rng.uniform(0.18, 0.45)
+        ry = rx * rng.uniform(0.75, 1.25)
+        t0 = rng.uniform(0, 2 * math.pi)
+        span = 2 * math.pi * rng.uniform(0.93, 1.15)
+        t = np.linspace(t0, t0 + span, 40)
+        path = np.stack([rx * np.cos(t), ry * np.sin(t)], axis=1) @ rm.T + c
+        canvas.stroke(_wobble(path, pencil.wobble * 0.7, rng), pencil, rng)
+    elif mark == "triangle":
+        h = rng.uniform(0.25, 0.5)
+        pts = np.array([(0, -h), (h * 0.95, h * 0.75), (-h * 0.95, h * 0.75), (0.03, -h * 1.05)])
+        pts = pts + rng.normal(0, 0.03, pts.shape)
+        path = _wobble(_smooth_path(pts @ rm.T + c, 36), pencil.wobble * 0.7, rng)
+        canvas.stroke(path, pencil, rng)
+    else:
+        raise ValueError(mark)
+
+
+def _shade(canvas: _Canvas, top_left: np.ndarray, pencil: Pencil, rng) -> None:
+    """Fill one cell with pencil: hatching or a smudge, a little over or short of the lines."""
+    level = rng.uniform(0.22, 0.5) * pencil.darkness / 0.8
+    inset = rng.uniform(-0.08, 0.12, 4)  # left, top, right, bottom
+    x0, y0 = top_left + inset[:2]
+    x1, y1 = top_left + 1 - inset[2:]
+    if rng.random() < 0.5:  # hatching
+        ang = rng.uniform(0, math.pi)
+        d = np.array([math.cos(ang), math.sin(ang)])
+        nrm = np.array([-d[1], d[0]])
+        spacing = rng.uniform(0.06, 0.13)
+        centre = np.array([(x0 + x1) / 2, (y0 + y1) / 2])
+        layer_canvas = _Canvas(canvas.density.shape, canvas.cell_px, canvas.origin)
+        for k in np.arange(-0.8, 0.8, spacing):
+            p = centre + nrm * k
+            path = _wobble(_smooth_path(np.array([p - d, p + d]), 10), 0.015, rng)
+            layer_canvas.stroke(path, pencil, rng, pressure=level, width=pencil.width_mm * 1.2)
+        mask = np.zeros_like(canvas.density)
+        poly = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]) * canvas.cell_px + canvas.origin
+        cv2.fillConvexPoly(mask, np.round(poly * 8).astype(np.int32), 1.0, cv2.LINE_AA, 3)
+        canvas.add(layer_canvas.density * mask)
+    else:  # smudged: rubbed with a finger, soft and uneven
+        mask = np.zeros_like(canvas.density)
+        poly = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]) + rng.normal(0, 0.04, (4, 2))
+        poly = poly * canvas.cell_px + canvas.origin
+        cv2.fillConvexPoly(mask, np.round(poly * 8).astype(np.int32), 1.0, cv2.LINE_AA, 3)
+        sigma = canvas.cell_px * rng.uniform(0.02, 0.08)
+        mask = cv2.GaussianBlur(mask, (0, 0), sigma)
+        noise = cv2.resize(
+            rng.uniform(0.7, 1.2, (4, 4)).astype(np.float32),
+            mask.shape[::-1],
+            interpolation=cv2.INTER_CUBIC,
+        )
+        canvas.add(mask * level * noise)
+
+
+def _erased(canvas: _Canvas, centre: np.ndarray, pencil: Pencil, rng) -> None:
+    """A mark rubbed out: a faint, blurred ghost of it remains."""
+    ghost = _Canvas(canvas.density.shape, canvas.cell_px, canvas.origin)
+    _draw_mark(ghost, str(rng.choice(MARKS[1:])), centre, pencil, rng)
+    sigma = canvas.cell_px * rng.uniform(0.03, 0.1)
+    canvas.add(cv2.GaussianBlur(ghost.density, (0, 0), sigma) * rng.uniform(0.06, 0.16))
+
+
+# ----------------------------------------------------------------------------- contents
+
+
+def random_contents(rng: np.random.Generator, n_grids: int = 2) -> list[dict]:
+    """Per-grid cell contents as drawn: ``{"F3": {"mark": "x", "shaded": True}}``.
+
+    Each grid gets the game's look: two player symbols most of the time, node dots,
+    diamond-shaped shaded territories, some other symbols, some erasures
+    (``{"erased": True}``, which reads as blank).
+    """
+    grids = []
+    for _ in range(n_grids):
+        cells: dict[str, dict] = {}
+        symbols = list(rng.choice(["x", "o", "slash", "plus", "triangle"], 2, replace=False))
+        shaded = np.zeros((10, 10), bool)
+        for _ in range(rng.integers(0, 4)):  # node territories: diamonds of radius 2
+            r0, c0 = rng.integers(0, 10, 2)
+            for r in range(10):
+                for c in range(10):
+                    if abs(r - r0) + abs(c - c0) <= 2 and rng.random() < 0.85:
+                        shaded[r, c] = True
+        shaded |= rng.random((10, 10)) < 0.06
+        fill = rng.uniform(0.25, 0.7)
+        for r in range(10):
+            for c in range(10):
+                u = rng.random()
+                mark = None
+                if u < fill:
+                    v = rng.random()
+                    if v < 0.55:
+                        mark = symbols[int(rng.integers(0, 2))]
+                    elif v < 0.7:
+                        mark = "dot"
+                    else:
+                        mark = str(rng.choice(MARKS))
+                if mark or shaded[r, c]:
+                    cells[cell_name(r, c)] = {"mark": mark, "shaded": bool(shaded[r, c])}
+                elif rng.random() < 0.04:
+                    cells[cell_name(r, c)] = {"erased": True}
+        grids.append(cells)
+    return grids
+
+
+def random_layout(rng: np.random.Generator) -> CardLayout:
+    """A plausible print of the board: a little off-square, offset, other line weights."""
+    base = CardLayout()
+    fonts = [cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_PLAIN]
+    cell = rng.uniform(3.3, 3.6)
+    dy = rng.uniform(-0.5, 0.5)
+    return replace(
+        base,
+        cell_mm=cell,
+        grid_origins=((6.0, 9.0 + dy), (47.5 + (3.5 - cell) * 10 * 0.5, 9.0 + dy)),
+        angle_deg=float(rng.normal(0, 0.8)),
+        offset_mm=(float(rng.normal(0, 0.4)), float(rng.normal(0, 0.4))),
+        line_mm=rng.uniform(0.1, 0.3),
+        frame_mm=rng.uniform(0.15, 0.45),
+        label_height_mm=rng.uniform(1.5, 2.2),
+        label_gap_mm=rng.uniform(0.4, 0.9),
+        font=int(rng.choice(fonts)),
+        ink=int(rng.integers(10, 70)),
+    )
+
+
+# ----------------------------------------------------------------------------- card
+
+
+def render_card(
+    rng: np.random.Generator,
+    *,
+    px_per_mm: float = 16,
+    layout: CardLayout | None = None,
+    contents: list[dict] | None = None,
+    glare: bool | None = None,
+) -> CardTexture:
+    """Print a board and pencil a game onto it; returns the flat card and its truth.
+
+    ``contents`` defaults to :func:`random_contents`; ``layout`` to
+    :func:`random_layout`. Cells listed as ``{"erased": True}`` get a ghost mark
+    and are blank in the truth.
+    """
+    layout = layout or random_layout(rng)
+    contents = contents if contents is not None else random_contents(rng, len(layout.grid_origins))
+    printed = draw_board(layout, px_per_mm).astype(np.float32) / 255
+    h, w = printed.shape
+    cell_px = layout.cell_mm * px_per_mm
+    density = np.zeros((h, w), np.float32)
+    pencils = [Pencil.random(rng), Pencil.random(rng)]
+    truth_grids = []
+    for g, cells in enumerate(contents):
+        gx, gy = layout.grid_origins[g]
+        truth: dict[str, dict] = {}
+        # Draw in print coordinates, then turn with the print's tilt.
+        for name, spec in sorted(cells.items()):
+            col = "ABCDEFGHIJ".index(name[0])
+            row = int(name[1:]) - 1
+            # Each cell is drawn on a small patch (3x3 cells about it): marks may cross
+            # the lines, and a full-card canvas per stroke would be needlessly slow.
+            x0 = max(0, int((gx * px_per_mm) + (col - 1) * cell_px))
+            y0 = max(0, int((gy * px_per_mm) + (row - 1) * cell_px))
+            x1 = min(w, int((gx * px_per_mm) + (col + 2) * cell_px) + 1)
+            y1 = min(h, int((gy * px_per_mm) + (row + 2) * cell_px) + 1)
+            origin = np.array([gx, gy]) * px_per_mm - [x0, y0]
+            canvas = _Canvas((y1 - y0, x1 - x0), cell_px, origin)
+            tl = np.array([col, row], float)
+            if spec.get("erased"):
+                _erased(canvas, tl + 0.5, pencils[0], rng)
+            else:
+                if spec.get("shaded"):
+                    _shade(canvas, tl, pencils[1], rng)
+                if spec.get("mark"):
+                    pencil = pencils[int(rng.integers(0, 2))]
+                    _draw_mark(canvas, spec["mark"], tl + 0.5, pencil, rng)
+                truth[name] = {"mark": spec.get("mark"), "shaded": bool(spec.get("shaded"))}
+            sub = density[y0:y1, x0:x1]
+            sub[:] = 1 - (1 - sub) * (1 - canvas.density)
+        truth_grids.append({"cells": truth})
+    if layout.angle_deg or any(layout.offset_mm):
+        m = cv2.getRotationMatrix2D((w / 2, h / 2), layout.angle_deg, 1.0)
+        m[:, 2] += np.asarray(layout.offset_mm) * px_per_mm  # same tilt as the print
+        density = cv2.warpAffine(density, m, (w, h), flags=cv2.INTER_LINEAR)
+    # Paper tooth: graphite catches on the raised fibres, so strokes look grainy.
+    tooth = rng.uniform(0.55, 1.0, (h, w)).astype(np.float32)
+    tooth = cv2.GaussianBlur(tooth, (0, 0), 0.6)
+    density *= np.clip(tooth * 1.25, 0, 1)
+    paper = np.array([rng.uniform(235, 252), rng.uniform(232, 250), rng.uniform(225, 248)])
+    fibre = cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0), 2.0)
+    base = printed[..., None] * (paper / 255) * (1 + 0.015 * fibre[..., None])
+    graphite_tint = np.array([0.93, 0.95, 1.0])  # graphite is a cool dark grey
+    if glare is None:
+        glare = rng.random() < 0.35
+    seen = density.copy()
+    if glare:  # graphite is shiny: under a light's reflection it turns pale
+        cy, cx = rng.uniform(0, h), rng.uniform(0, w)
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        lobe = np.exp(-((yy - cy) ** 2 + (xx - cx) ** 2) / (2 * (rng.uniform(0.1, 0.3) * w) ** 2))
+        seen = density * (1 - rng.uniform(0.2, 0.55) * lobe)
+    face = base * (1 - seen[..., None] * graphite_tint)
+    rgb = np.clip(face * 255, 0, 255).astype(np.uint8)
+    alpha = np.full((h, w), 255, np.uint8)
+    truth = {"format": "card/1", "grids": truth_grids}
+    return CardTexture(rgb, alpha, px_per_mm, layout, truth, density)
+
+
+def curl_card(card: CardTexture, rng: np.random.Generator, amount: float | None = None):
+    """Bend the card slightly along its long side, as a card lying on a table does.
+
+    Returns a new texture whose silhouette is no longer a rectangle (a cylinder
+    seen from above: the middle sags, the ends foreshorten) with a soft shading
+    gradient across the bend. ``amount`` is the rise of the ends in mm.
+    """
+    h, w = card.alpha.shape
+    amount = rng.uniform(0.0, 2.5) if amount is None else amount
+    along_x = rng.random() < 0.6
+    length = w if along_x else h
+    s = np.linspace(-1, 1, length)
+    rise = amount * card.px_per_mm * s**2  # height in px of the bent card above the table
+    # Seen from a camera above and slightly to the side, height shows up as a shift
+    # across the card and foreshortening along it.
+    tilt = rng.uniform(-0.35, 0.35)
+    slope = np.gradient(rise)
+    arc = np.cumsum(np.sqrt(1 + slope**2))
+    arc = (arc - arc[0]) / (arc[-1] - arc[0]) * (length - 1)
+    # Source coordinate along the bend for each output position (inverse of arc length).
+    src_along = np.interp(np.arange(length), arc, np.arange(length)).astype(np.float32)
+    if along_x:
+        map_x = np.tile(src_along, (h, 1))
+        map_y = np.tile(np.arange(h, dtype=np.float32)[:, None], (1, w)) - (tilt * rise)[None, :]
+    else:
+        map_y = np.tile(src_along[:, None], (1, w))
+        map_x = np.tile(np.arange(w, dtype=np.float32), (h, 1)) - (tilt * rise)[:, None]
+    map_x, map_y = map_x.astype(np.float32), map_y.astype(np.float32)
+    rgb = cv2.remap(card.rgb, map_x, map_y, cv2.INTER_LINEAR, borderValue=(0, 0, 0))
+    alpha = cv2.remap(card.alpha, map_x, map_y, cv2.INTER_LINEAR, borderValue=0)
+    graphite = cv2.remap(card.graphite, map_x, map_y, cv2.INTER_LINEAR, borderValue=0)
+    light = 1 - 0.08 * rng.uniform(0, 1) * np.abs(slope) / (np.abs(slope).max() + 1e-6)
+    light = light[None, :, None] if along_x else light[:, None, None]
+    rgb = np.clip(rgb * light, 0, 255).astype(np.uint8)
+    return replace(card, rgb=rgb, alpha=alpha, graphite=graphite)
