@@ -1,0 +1,390 @@
+/*
+ * pbsim: run the compiled display firmware in simavr as if it were an Uno on a USB port.
+ *
+ *   pbsim FIRMWARE.elf [--link PATH] [--boot-ms N] [--speed X] [--no-reset-on-open]
+ *
+ * - UART0 is bridged to a pseudo-terminal; its slave name is printed (and symlinked to
+ *   PATH) so the host opens it with pyserial like /dev/ttyACM0. Bytes from the host are
+ *   fed at the real 115200-baud rate, and, like a real ATmega328P, at most 2 bytes are
+ *   kept while the firmware has interrupts off: further bytes are dropped (overrun).
+ * - Opening the pty resets the MCU after a silent bootloader pause of --boot-ms
+ *   wall-clock milliseconds, as the DTR auto-reset of a real Uno does.
+ * - The WS2812 data pin (PD6) is watched: edge times in CPU cycles are decoded into
+ *   bits (high < 10 cycles = 0, else 1), and each latched frame (line low >= 50 us)
+ *   is printed as a JSON line with its latch cycle and the RGB colours.
+ * - Commands on stdin, one per line, each answered by {"ev":"ok",...}:
+ *     press B | release B     (B = 0 north, 1 east, 2 south, 3 west, 4 end turn)
+ *     reset [HOLD_MS]         MCU reset now (brown-out, watchdog), optional silent hold
+ *     fault DROP CORRUPT DUP SEED   per-million byte fault rates on both directions
+ *     cycle                   print the current cycle
+ *     quit
+ * - --speed X throttles simulated time to X times wall time (default 1; 0 = flat out).
+ * All output goes to stdout as JSON lines (see firmware/sim/README.md).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "avr_ioport.h"
+#include "avr_uart.h"
+#include "sim_avr.h"
+#include "sim_elf.h"
+#include "sim_time.h"
+
+#define F_CPU 16000000UL
+#define BYTE_CYCLES 1389      /* 10 bits at 115200 baud */
+#define LATCH_CYCLES 800      /* 50 us low = WS2812 reset/latch */
+#define MAX_LEDS 512
+#define CONTROL_CYCLES 16000  /* poll stdin every simulated ms */
+
+static avr_t *avr;
+static int master = -1;
+static int slave_open = 0;
+static int reset_on_open = 1;
+static int boot_ms = 300;
+static double speed = 1.0;
+static const int button_pins[5] = {2, 3, 4, 5, 7};
+static int button_level[5] = {1, 1, 1, 1, 1};
+
+/* Faults. */
+static uint32_t drop_ppm, corrupt_ppm, dup_ppm;
+static uint64_t rng = 88172645463325252ULL;
+static unsigned long stat_overrun, stat_dropped, stat_corrupted, stat_duplicated;
+
+/* Overrun model. */
+static int rx_pending_while_off;
+
+/* WS2812 decoder. */
+static int pin_level;
+static avr_cycle_count_t rise_cycle, fall_cycle, frame_start;
+static uint8_t led_bytes[MAX_LEDS * 3];
+static unsigned nbits;
+static unsigned bad_timing;
+static unsigned long frames_out;
+
+/* Wall-clock pacing and the reset-on-open hold. */
+static struct timespec wall0;
+static avr_cycle_count_t cycle0;
+static double hold_until = 0;
+
+static double wall_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static void emit(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+    fflush(stdout);
+}
+
+static uint32_t rnd(void) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)(rng >> 11);
+}
+
+static int chance(uint32_t ppm) { return ppm && (rnd() % 1000000u) < ppm; }
+
+/* ---- WS2812 ---- */
+
+static void flush_leds(void) {
+    if (!nbits) return;
+    unsigned n = nbits / 24;
+    char *hex = malloc(n * 6 + 1);
+    for (unsigned i = 0; i < n; i++) /* wire order G R B -> print R G B */
+        sprintf(hex + 6 * i, "%02x%02x%02x", led_bytes[3 * i + 1], led_bytes[3 * i], led_bytes[3 * i + 2]);
+    hex[n * 6] = 0;
+    emit("{\"ev\":\"leds\",\"start\":%llu,\"cycle\":%llu,\"n\":%u,\"extra_bits\":%u,\"bad_timing\":%u,\"rgb\":\"%s\"}",
+         (unsigned long long)frame_start, (unsigned long long)(fall_cycle + LATCH_CYCLES), n, nbits % 24,
+         bad_timing, hex);
+    free(hex);
+    frames_out++;
+    nbits = 0;
+    bad_timing = 0;
+}
+
+static void ws_pin(struct avr_irq_t *irq, uint32_t value, void *param) {
+    (void)irq;
+    (void)param;
+    value = value ? 1 : 0;
+    if ((int)value == pin_level) return;
+    pin_level = value;
+    avr_cycle_count_t now = avr->cycle;
+    if (value) {
+        if (nbits && now - fall_cycle >= LATCH_CYCLES) flush_leds();
+        if (!nbits) frame_start = now;
+        rise_cycle = now;
+    } else {
+        unsigned high = (unsigned)(now - rise_cycle);
+        int bit = high >= 10;
+        /* WS2812B: T0H 400 +- 150 ns (4..8 cycles), T1H 800 +- 150 ns (11..15 cycles). */
+        if (bit ? (high < 11 || high > 15) : (high < 4 || high > 8)) bad_timing++;
+        if (nbits && now - fall_cycle > 60 && (rise_cycle - fall_cycle) > 40) bad_timing++; /* low > 2.5 us mid-frame */
+        if (nbits < MAX_LEDS * 24) {
+            uint8_t *b = &led_bytes[nbits / 8];
+            if (nbits % 8 == 0) *b = 0;
+            *b |= (uint8_t)(bit << (7 - nbits % 8));
+            nbits++;
+        }
+        fall_cycle = now;
+    }
+}
+
+/* ---- pty ---- */
+
+static void drive_buttons(void) {
+    for (int b = 0; b < 5; b++)
+        avr_raise_irq(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('D'), button_pins[b]), button_level[b]);
+}
+
+static void do_reset(void) {
+    avr_reset(avr);
+    drive_buttons();
+    rx_pending_while_off = 0;
+    emit("{\"ev\":\"reset\",\"cycle\":%llu}", (unsigned long long)avr->cycle);
+}
+
+static int pty_is_open(void) {
+    struct pollfd p = {.fd = master, .events = POLLIN};
+    poll(&p, 1, 0);
+    return !(p.revents & POLLHUP);
+}
+
+static void check_open(void) {
+    int now_open = pty_is_open();
+    if (now_open == slave_open) return;
+    slave_open = now_open;
+    emit("{\"ev\":\"%s\",\"cycle\":%llu}", now_open ? "open" : "close", (unsigned long long)avr->cycle);
+    if (now_open && reset_on_open) hold_until = wall_now() + boot_ms / 1000.0;
+}
+
+static void uart_out(struct avr_irq_t *irq, uint32_t value, void *param) {
+    (void)irq;
+    (void)param;
+    if (!slave_open || hold_until) return; /* nobody listening: the byte is gone */
+    uint8_t b = (uint8_t)value;
+    if (chance(drop_ppm)) { stat_dropped++; return; }
+    if (chance(corrupt_ppm)) { b ^= (uint8_t)(1u << (rnd() % 8)); stat_corrupted++; }
+    int n = chance(dup_ppm) ? 2 : 1;
+    if (n == 2) stat_duplicated++;
+    for (int i = 0; i < n; i++)
+        if (write(master, &b, 1) < 0 && errno != EAGAIN) break;
+}
+
+static int dup_pending = -1;
+
+static avr_cycle_count_t io_timer(avr_t *a, avr_cycle_count_t when, void *param) {
+    (void)param;
+    check_open();
+    /* WS2812 latch: the line has been low long enough. */
+    if (nbits && !pin_level && a->cycle - fall_cycle >= LATCH_CYCLES) flush_leds();
+    if (slave_open && !hold_until) {
+        int have = -1;
+        uint8_t b;
+        if (dup_pending >= 0) {
+            have = dup_pending;
+            dup_pending = -1;
+        } else if (read(master, &b, 1) == 1) {
+            have = b;
+            if (chance(dup_ppm)) { dup_pending = b; stat_duplicated++; }
+        }
+        if (have >= 0) {
+            b = (uint8_t)have;
+            int interrupts_on = a->sreg[S_I];
+            if (interrupts_on) rx_pending_while_off = 0;
+            if (chance(drop_ppm)) {
+                stat_dropped++;
+            } else if (!interrupts_on && ++rx_pending_while_off > 2) {
+                stat_overrun++; /* UDR + 1 FIFO byte full: the shift register is overwritten */
+            } else {
+                if (chance(corrupt_ppm)) { b ^= (uint8_t)(1u << (rnd() % 8)); stat_corrupted++; }
+                avr_raise_irq(avr_io_getirq(a, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_INPUT), b);
+            }
+        }
+    }
+    /* Keep simulated time at `speed` x wall time. */
+    if (speed > 0) {
+        double sim_s = (double)(a->cycle - cycle0) / F_CPU;
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        double wall_s = (t.tv_sec - wall0.tv_sec) + (t.tv_nsec - wall0.tv_nsec) * 1e-9;
+        double ahead = sim_s / speed - wall_s;
+        if (ahead > 0.002) {
+            struct timespec d = {0, (long)(ahead * 1e9)};
+            nanosleep(&d, NULL);
+        } else if (ahead < -0.2) {
+            /* We fell behind (busy machine): do not try to catch up in a burst. */
+            wall0 = t;
+            cycle0 = a->cycle;
+        }
+    }
+    return when + BYTE_CYCLES;
+}
+
+/* ---- control channel ---- */
+
+static char ctl_buf[256];
+static size_t ctl_len;
+
+static void control_line(char *line) {
+    char cmd[32] = {0};
+    long a1 = -1, a2 = 0, a3 = 0, a4 = 0;
+    int n = sscanf(line, "%31s %ld %ld %ld %ld", cmd, &a1, &a2, &a3, &a4);
+    if (n < 1) return;
+    unsigned long long cyc = (unsigned long long)avr->cycle;
+    if ((!strcmp(cmd, "press") || !strcmp(cmd, "release")) && a1 >= 0 && a1 < 5) {
+        button_level[a1] = !strcmp(cmd, "release");
+        avr_raise_irq(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('D'), button_pins[a1]), button_level[a1]);
+    } else if (!strcmp(cmd, "reset")) {
+        do_reset();
+        if (a1 > 0) hold_until = wall_now() + a1 / 1000.0;
+    } else if (!strcmp(cmd, "fault") && n >= 4) {
+        drop_ppm = (uint32_t)a1;
+        corrupt_ppm = (uint32_t)a2;
+        dup_ppm = (uint32_t)a3;
+        if (n >= 5) rng = (uint64_t)a4 * 2654435761ULL + 1;
+    } else if (!strcmp(cmd, "stats")) {
+        emit("{\"ev\":\"stats\",\"cycle\":%llu,\"overrun\":%lu,\"dropped\":%lu,\"corrupted\":%lu,"
+             "\"duplicated\":%lu,\"frames\":%lu}",
+             cyc, stat_overrun, stat_dropped, stat_corrupted, stat_duplicated, frames_out);
+    } else if (!strcmp(cmd, "quit")) {
+        emit("{\"ev\":\"quit\",\"cycle\":%llu}", cyc);
+        _exit(0); /* simavr teardown can hang; nothing to flush */
+    } else if (strcmp(cmd, "cycle") != 0) {
+        emit("{\"ev\":\"error\",\"line\":\"%s\"}", cmd);
+        return;
+    }
+    emit("{\"ev\":\"ok\",\"cmd\":\"%s\",\"cycle\":%llu}", cmd, cyc);
+}
+
+static void poll_control(void) {
+    for (;;) {
+        ssize_t r = read(0, ctl_buf + ctl_len, sizeof ctl_buf - 1 - ctl_len);
+        if (r == 0) _exit(0); /* the test went away */
+        if (r < 0) return;
+        ctl_len += (size_t)r;
+        char *nl;
+        while ((nl = memchr(ctl_buf, '\n', ctl_len))) {
+            *nl = 0;
+            control_line(ctl_buf);
+            size_t used = (size_t)(nl - ctl_buf) + 1;
+            memmove(ctl_buf, nl + 1, ctl_len - used);
+            ctl_len -= used;
+        }
+        if (ctl_len >= sizeof ctl_buf - 1) ctl_len = 0;
+    }
+}
+
+static avr_cycle_count_t control_timer(avr_t *a, avr_cycle_count_t when, void *param) {
+    (void)a;
+    (void)param;
+    poll_control();
+    return when + CONTROL_CYCLES;
+}
+
+int main(int argc, char **argv) {
+    const char *elf = NULL, *link = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--link") && i + 1 < argc) link = argv[++i];
+        else if (!strcmp(argv[i], "--boot-ms") && i + 1 < argc) boot_ms = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--speed") && i + 1 < argc) speed = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--no-reset-on-open")) reset_on_open = 0;
+        else elf = argv[i];
+    }
+    if (!elf) {
+        fprintf(stderr, "usage: pbsim FIRMWARE.elf [--link PATH] [--boot-ms N] [--speed X] [--no-reset-on-open]\n");
+        return 2;
+    }
+    elf_firmware_t fw;
+    memset(&fw, 0, sizeof fw);
+    /* simavr logs "Loaded ..." to stdout, which carries only JSON lines: mute it. */
+    fflush(stdout);
+    int saved_stdout = dup(1), devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, 1);
+    int bad_elf = elf_read_firmware(elf, &fw) != 0;
+    if (!bad_elf) {
+        avr = avr_make_mcu_by_name("atmega328p");
+        if (avr) {
+            avr_init(avr);
+            fw.frequency = F_CPU;
+            avr_load_firmware(avr, &fw);
+        }
+    }
+    fflush(stdout);
+    dup2(saved_stdout, 1);
+    close(devnull);
+    close(saved_stdout);
+    if (bad_elf || !avr) {
+        fprintf(stderr, "pbsim: cannot read %s\n", elf);
+        return 1;
+    }
+
+    master = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK);
+    if (master < 0 || grantpt(master) || unlockpt(master)) {
+        perror("pbsim: pty");
+        return 1;
+    }
+    struct termios tio;
+    tcgetattr(master, &tio);
+    cfmakeraw(&tio);
+    tcsetattr(master, TCSANOW, &tio);
+    const char *slave = ptsname(master);
+    if (link) {
+        unlink(link);
+        if (symlink(slave, link) != 0) perror("pbsim: symlink");
+    }
+    fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
+
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('D'), 6), ws_pin, NULL);
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUTPUT), uart_out, NULL);
+    /* No console echo and no usleep when the firmware polls an empty UART: keep cycles exact. */
+    uint32_t flags = 0;
+    avr_ioctl(avr, AVR_IOCTL_UART_GET_FLAGS('0'), &flags);
+    flags &= ~(AVR_UART_FLAG_STDIO | AVR_UART_FLAG_POLL_SLEEP);
+    avr_ioctl(avr, AVR_IOCTL_UART_SET_FLAGS('0'), &flags);
+    drive_buttons();
+    avr_cycle_timer_register(avr, BYTE_CYCLES, io_timer, NULL);
+    avr_cycle_timer_register(avr, CONTROL_CYCLES, control_timer, NULL);
+
+    slave_open = pty_is_open();
+    emit("{\"ev\":\"ready\",\"pty\":\"%s\",\"f_cpu\":%lu,\"pid\":%d}", slave, F_CPU, (int)getpid());
+    clock_gettime(CLOCK_MONOTONIC, &wall0);
+    cycle0 = avr->cycle;
+    for (;;) {
+        if (hold_until) {
+            /* The bootloader pause: the MCU is silent, host bytes vanish. */
+            char junk[64];
+            while (read(master, junk, sizeof junk) > 0) {}
+            poll_control();
+            if (wall_now() < hold_until) {
+                usleep(1000);
+                check_open();
+                continue;
+            }
+            hold_until = 0;
+            do_reset();
+            clock_gettime(CLOCK_MONOTONIC, &wall0);
+            cycle0 = avr->cycle;
+        }
+        int state = avr_run(avr);
+        if (state == cpu_Done || state == cpu_Crashed) {
+            emit("{\"ev\":\"halt\",\"state\":%d,\"cycle\":%llu}", state, (unsigned long long)avr->cycle);
+            _exit(3);
+        }
+    }
+}
