@@ -1,0 +1,1 @@
+"""The Business Card Games by Doug Lynn: Rotator, Reflector, Deflector, Defector."""
