@@ -1,0 +1,176 @@
+"""Board calibration: learn pose, north and the pieces' looks from one photo.
+
+The photo shows the ``reflec-calibration/1`` layout (``shared/spec/formats.md``): all 24 coins
+suit side up facing north, suns on a1-f1, moons a2-f2, crowns a3-f3, arms a4-f4; pawns suns g1,
+moons g2, crowns g3, arms g4; everything else empty. The occupied 7x4 block is not symmetric
+under quarter turns, so it fixes which side of the board is north; each suit's coin look is
+the average of its six coins, aligned to each other; its pawn look is its one pawn.
+
+The result is a :class:`BoardSetup`, saved as JSON with ``"format": "piecebridge-setup/1"``:
+
+``image_size``  [w, h] of the calibration photo;
+``homography``  3x3, canonical board cells (x east, y south, 0..8) -> image pixels;
+``tile_color_lab``  the tile colour (OpenCV 8-bit Lab), to find the board again;
+``looks``  each suit's coin (facing north) and pawn descriptor, decision thresholds;
+``camera_calibration``  the lens file used, if any (frames are undistorted first).
+
+>>> layout = calibration_layout()
+>>> layout["g1"], layout["a4"], layout.get("h8")
+(('pawn', 'suns'), ('coin', 'arms'), None)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from piecebridge.vision.cells import (
+    _CENTRE_SHIFT,
+    CELL_ORDER,
+    MARGIN,
+    PX,
+    SUITS,
+    PieceLooks,
+    board_lab,
+    energies,
+    raw_crops,
+)
+from piecebridge.vision.geometry import rectify, rotate_canonical
+from piecebridge.vision.locate import find_board
+
+from piecebridge.errors import UserError
+
+SETUP_FORMAT = "piecebridge-setup/1"
+
+
+def calibration_layout() -> dict[str, tuple[str, str]]:
+    """Cell -> (kind, suit) of the ``reflec-calibration/1`` layout."""
+    layout = {}
+    for row, suit in enumerate(SUITS, start=1):
+        for f in "abcdef":
+            layout[f"{f}{row}"] = ("coin", suit)
+        layout[f"g{row}"] = ("pawn", suit)
+    return layout
+
+
+@dataclass
+class BoardSetup:
+    """A camera's board pose and piece looks (see module docstring for the JSON)."""
+
+    H: np.ndarray
+    image_size: tuple[int, int]
+    tile_color_lab: np.ndarray
+    looks: PieceLooks
+    camera_calibration: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": SETUP_FORMAT,
+            "image_size": list(self.image_size),
+            "homography": np.asarray(self.H).tolist(),
+            "tile_color_lab": [float(v) for v in self.tile_color_lab],
+            "looks": self.looks.to_json(),
+            "camera_calibration": self.camera_calibration,
+        }
+
+    def save(self, path: str | os.PathLike) -> None:
+        Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n")
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> BoardSetup:
+        """Read a SETUP.json; a missing, malformed or foreign file raises UserError."""
+        try:
+            d = json.loads(Path(path).read_text())
+        except OSError as e:
+            raise UserError(f"cannot read setup {path}: {e.strerror}") from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise UserError(f"setup {path} is not JSON: {e}") from None
+        if not isinstance(d, dict) or d.get("format") != SETUP_FORMAT:
+            raise UserError(f"setup {path} is not a {SETUP_FORMAT} file")
+        try:
+            H = np.asarray(d["homography"], dtype=np.float64)
+            if H.shape != (3, 3) or not np.all(np.isfinite(H)):
+                raise ValueError("homography must be 3x3")
+            return cls(
+                H=H,
+                image_size=(int(d["image_size"][0]), int(d["image_size"][1])),
+                tile_color_lab=np.asarray(d["tile_color_lab"], dtype=np.float64),
+                looks=PieceLooks.from_json(d["looks"]),
+                camera_calibration=d.get("camera_calibration"),
+            )
+        except (KeyError, ValueError, TypeError, IndexError) as e:
+            raise UserError(f"setup {path} is damaged: {e}") from None
+
+
+def _layout_score(ratio: np.ndarray) -> float:
+    """How well occupied/empty energies match the layout (higher is better)."""
+    layout = calibration_layout()
+    occ = np.array([c in layout for c in CELL_ORDER])
+    lr = np.log(np.maximum(ratio, 1e-3))
+    # Separation of the two groups in log energy, robust to a few outliers.
+    return float(np.percentile(lr[occ], 20) - np.percentile(lr[~occ], 80))
+
+
+def _align_mean(crops: np.ndarray) -> np.ndarray:
+    """Average several pieces' crops (n, shifts, C, C, 3), each at its best shift."""
+    ref = crops[0, _CENTRE_SHIFT]
+    chosen = [ref]
+    for c in crops[1:]:
+        scores = [float((s * ref).sum()) for s in c]
+        chosen.append(c[int(np.argmax(scores))])
+    return np.mean(chosen, axis=0)
+
+
+def learn_setup(
+    frame_bgr: np.ndarray, camera_calibration: str | None = None
+) -> tuple[BoardSetup, dict[str, Any]]:
+    """Learn a :class:`BoardSetup` from a calibration-layout photo (already undistorted).
+
+    Returns the setup and a report (``north_score``: layout separation in log energy;
+    above ~1 is clear). Raises UserError when the board is missing or the layout is wrong.
+    """
+    fit = find_board(frame_bgr)
+    best = None
+    for k in range(4):
+        H = rotate_canonical(fit.H, k)
+        lab, tile_ab = board_lab(rectify(frame_bgr, H, PX, MARGIN))
+        crops = raw_crops(lab, tile_ab)
+        e = energies(crops)
+        floor = max(float(np.median(np.sort(e)[:16])), 1.0)
+        score = _layout_score(e / floor)
+        if best is None or score > best[0]:
+            best = (score, H, crops, e / floor)
+    score, H, crops, ratio = best
+    if score < 0.3:
+        raise UserError(
+            "calibration photo does not show the reflec-calibration/1 layout "
+            "(coins a1-f4, pawns g1-g4, rest empty)"
+        )
+    layout = calibration_layout()
+    index = {c: i for i, c in enumerate(CELL_ORDER)}
+    coins, pawns = {}, {}
+    for suit in SUITS:
+        cells = [c for c, (kind, s) in layout.items() if kind == "coin" and s == suit]
+        coins[suit] = _align_mean(crops[[index[c] for c in cells]])
+        pawns[suit] = crops[index[f"g{SUITS.index(suit) + 1}"], _CENTRE_SHIFT]
+    occ = np.array([c in layout for c in CELL_ORDER])
+    hi_empty = float(np.percentile(ratio[~occ], 95))
+    lo_occ = float(np.min(ratio[occ]))
+    # Threshold between the busiest empty cell and the quietest piece (geometric mean),
+    # kept within sane bounds so one odd cell cannot set it.
+    empty_ratio = float(np.clip(np.sqrt(max(hi_empty, 1.0) * lo_occ), 1.8, 6.0))
+    looks = PieceLooks(coins=coins, pawns=pawns, empty_ratio=empty_ratio, learned=True)
+    h, w = frame_bgr.shape[:2]
+    setup = BoardSetup(H, (w, h), fit.tile_color_lab, looks, camera_calibration)
+    report = {
+        "north_score": round(score, 3),
+        "crosses_found": fit.crosses_found,
+        "empty_ratio": round(empty_ratio, 3),
+        "busiest_empty": round(hi_empty, 3),
+        "quietest_piece": round(lo_occ, 3),
+    }
+    return setup, report

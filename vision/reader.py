@@ -1,0 +1,193 @@
+"""Read Reflec positions from frames: locate (or keep) the board pose, classify the cells.
+
+:class:`BoardReader` is the API the referee uses::
+
+    reader = BoardReader(setup=BoardSetup.load("SETUP.json"))
+    obs = reader.read(frame_bgr)
+    obs.board      # reflec-board/1 dict, with "confidence" per item and "unknown"
+    obs.moved      # the camera or board moved since the last frame: pose re-detected
+    obs.motion     # mean change of the board since the previous frame (0..255 scale)
+
+With a setup the pose is *locked*: each frame only checks that the tile crosses still sit
+where the lock expects them (cheap) and re-detects the board when they do not.
+
+>>> reader = BoardReader()
+>>> reader.read(np.zeros((480, 640, 3), np.uint8))
+Traceback (most recent call last):
+...
+piecebridge.vision.locate.BoardNotFound: no board in view: no tile-coloured region large enough
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+from piecebridge.vision.cells import MARGIN, PX, CellDecision, PieceLooks, classify
+from piecebridge.vision.geometry import (
+    closest_rotation,
+    north_up,
+    project,
+    rectify,
+    scale_homography,
+)
+from piecebridge.vision.locate import (
+    CROSS_CENTRES,
+    BoardFit,
+    _ridge_map,
+    find_board,
+    find_crosses,
+    refine_homography,
+)
+
+#: Crosses further than this (cells) from the locked grid mean the camera or board moved.
+MOVED_CELLS = 0.15
+#: Crosses further than this but under MOVED_CELLS are followed silently (slow drift).
+DRIFT_CELLS = 0.04
+
+
+@dataclass
+class Observation:
+    """What one frame shows. ``board`` is a ``reflec-board/1`` dict (plain data)."""
+
+    board: dict[str, Any]
+    unknown: list[str]
+    moved: bool
+    H: np.ndarray
+    decisions: list[CellDecision]
+    motion: float = 0.0
+    crosses_visible: int = 0
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def occluded(self) -> bool:
+        """True when part of the board could not be read (e.g. a hand over it)."""
+        return bool(self.unknown)
+
+
+def board_from_decisions(decisions: list[CellDecision]) -> dict[str, Any]:
+    """The ``reflec-board/1`` dict (with confidences and ``unknown``) of cell decisions."""
+    coins, pawns, unknown = [], [], []
+    for d in decisions:
+        conf = round(float(d.confidence), 3)
+        if d.kind == "coin":
+            coins.append({"cell": d.cell, "suit": d.suit, "facing": d.facing, "confidence": conf})
+        elif d.kind == "pawn":
+            pawns.append({"cell": d.cell, "suit": d.suit, "confidence": conf})
+        elif d.kind == "unknown":
+            unknown.append(d.cell)
+    return {"format": "reflec-board/1", "coins": coins, "pawns": pawns, "unknown": sorted(unknown)}
+
+
+class BoardReader:
+    """Reads frames of one camera. Keeps the board pose between frames.
+
+    ``setup`` is a :class:`piecebridge.calibration.board.BoardSetup` (or None for default
+    colours and north = top of the image). ``camera_calibration`` is an undistorter with
+    ``__call__(frame)`` (see :mod:`piecebridge.calibration.camera`) or None.
+    """
+
+    def __init__(self, setup: Any = None, camera_calibration: Any = None) -> None:
+        self.setup = setup
+        self.undistort = camera_calibration
+        self.looks: PieceLooks = setup.looks if setup is not None else PieceLooks.default()
+        self.H: np.ndarray | None = None if setup is None else np.array(setup.H)
+        self._reference_H = None if setup is None else np.array(setup.H)
+        self._tile_lab = None if setup is None else np.array(setup.tile_color_lab)
+        self._previous: np.ndarray | None = None
+
+    # ------------------------------------------------------------------ pose
+
+    def _orient(self, H: np.ndarray) -> np.ndarray:
+        if self._reference_H is not None:
+            return closest_rotation(H, self._reference_H)
+        return north_up(H)
+
+    def locate(self, frame: np.ndarray) -> BoardFit:
+        """Find the board from scratch and orient it (setup's north, else top of image)."""
+        fit = find_board(frame, self._tile_lab)
+        fit.H = self._orient(fit.H)
+        return fit
+
+    def _check_lock(self, rect_bgr: np.ndarray) -> tuple[str, int, np.ndarray | None]:
+        """'ok', 'drift' or 'moved', crosses seen, and their rectified offsets."""
+        gray = cv2.cvtColor(rect_bgr, cv2.COLOR_BGR2GRAY)
+        pts, _ = find_crosses(_ridge_map(gray, PX), PX, MARGIN, search=0.3)
+        expected = CROSS_CENTRES * PX + MARGIN * PX
+        ok = ~np.isnan(pts[:, 0])
+        seen = int(ok.sum())
+        if seen < 4:
+            # Too few crosses to judge (hand over the board, or the board is gone).
+            return ("ok" if seen else "lost"), seen, None
+        off = np.linalg.norm(pts[ok] - expected[ok], axis=1) / PX
+        med = float(np.median(off))
+        if med > MOVED_CELLS:
+            return "moved", seen, off
+        return ("drift" if med > DRIFT_CELLS else "ok"), seen, off
+
+    # ------------------------------------------------------------------ frames
+
+    def read(self, frame_bgr: np.ndarray) -> Observation:
+        """Observe one BGR frame. Raises BoardNotFound when no board can be found."""
+        t0 = time.perf_counter()
+        timings: dict[str, float] = {}
+        frame = self.undistort(frame_bgr) if self.undistort is not None else frame_bgr
+        moved = False
+        if self.H is None:
+            self.H = self.locate(frame).H
+            timings["locate"] = (time.perf_counter() - t0) * 1e3
+        rect = rectify(frame, self.H, PX, MARGIN)
+        state, seen, _ = self._check_lock(rect)
+        if state in ("moved", "lost"):
+            self.H = self.locate(frame).H
+            moved = True
+            rect = rectify(frame, self.H, PX, MARGIN)
+        elif state == "drift":
+            gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+            fit = refine_homography(gray, self.H, px_per_cell=32, search=0.25)
+            if fit is not None:
+                self.H = fit.H
+                rect = rectify(frame, self.H, PX, MARGIN)
+        timings["pose"] = (time.perf_counter() - t0) * 1e3
+        decisions = classify(rect, self.looks)
+        timings["total"] = (time.perf_counter() - t0) * 1e3
+        small = cv2.resize(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), (54, 54), cv2.INTER_AREA)
+        motion = 0.0
+        if self._previous is not None and not moved:
+            motion = float(np.abs(small.astype(np.int16) - self._previous).mean())
+        self._previous = small.astype(np.int16)
+        board = board_from_decisions(decisions)
+        return Observation(
+            board=board,
+            unknown=board["unknown"],
+            moved=moved,
+            H=self.H.copy(),
+            decisions=decisions,
+            motion=motion,
+            crosses_visible=seen,
+            timings_ms=timings,
+        )
+
+
+def cell_polygons(H: np.ndarray) -> dict[str, np.ndarray]:
+    """Image outline (4, 2) of every cell, for drawing."""
+    from piecebridge.vision.geometry import cell_index
+
+    out = {}
+    for name in [f"{f}{r}" for f in "abcdefgh" for r in range(1, 9)]:
+        col, row = cell_index(name)
+        y = 7 - row
+        out[name] = project(H, np.array([[col, y], [col + 1, y], [col + 1, y + 1], [col, y + 1]]))
+    return out
+
+
+__all__ = [
+    "BoardReader",
+    "Observation",
+    "board_from_decisions",
+    "cell_polygons",
+    "scale_homography",
+]
