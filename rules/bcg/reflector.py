@@ -125,9 +125,14 @@ def access_mask(state: ReflectorState, player: int) -> int:
     """Spaces of the opponent's board ``player`` may claim now."""
     board = state.boards[1 - player]
     mine = board.held[player]
-    if not mine:  # first move: anywhere on Row 1 of the enemy's board
-        return ROW_MASK[0]
+    if not has_moved(state, player):  # first move: anywhere on Row 1 of the enemy's board
+        return ROW_MASK[0] & ~mine
     return grow(mine) & ~mine
+
+
+def has_moved(state: ReflectorState, player: int) -> bool:
+    """Whether ``player`` has taken a turn (turns alternate from the first)."""
+    return state.ply >= 2 or (state.ply == 1 and player != state.to_move)
 
 
 def legal_actions(state: ReflectorState) -> list[int]:
@@ -388,7 +393,8 @@ def score_card(
 
     >>> b0 = {"A1": {"mark": "o", "shaded": False}}
     >>> b1 = {c: {"mark": "x", "shaded": True} for c in ("C3", "C4")}
-    >>> s = score_card([b0, b1], nodes=[["J9", "J8", "J7", "J6", "J5"], ["C3", "A1", "A2", "A3", "A4"]])
+    >>> nodes = [["J9", "J8", "J7", "J6", "J5"], ["C3", "A1", "A2", "A3", "A4"]]
+    >>> s = score_card([b0, b1], nodes=nodes)
     >>> s.grids[1].counts, s.status
     ({'x': 2}, 'in_progress')
     """
