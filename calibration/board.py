@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 from piecebridge.vision.cells import (
     _CENTRE_SHIFT,
@@ -174,3 +175,35 @@ def learn_setup(
         "quietest_piece": round(lo_occ, 3),
     }
     return setup, report
+
+
+def annotate(frame_bgr: np.ndarray, setup: BoardSetup) -> np.ndarray:
+    """The calibration photo with the grid, north, and each cell read back with the setup.
+
+    A strip on the left shows each suit's learned coin (facing north) and pawn, enlarged.
+    """
+    from piecebridge.vision.cells import classify
+    from piecebridge.vision.debug import draw_decisions, draw_grid
+
+    decisions = classify(rectify(frame_bgr, setup.H, PX, MARGIN), setup.looks)
+    out = draw_decisions(draw_grid(frame_bgr, setup.H), setup.H, decisions)
+    tile = max(48, frame_bgr.shape[0] // 10)
+    for i, suit in enumerate(SUITS):
+        for j, look in enumerate((setup.looks.coins[suit], setup.looks.pawns[suit])):
+            img = _look_to_bgr(look, setup)
+            y, x = 10 + i * (tile + 6), 10 + j * (tile + 6)
+            if y + tile <= out.shape[0] and x + tile <= out.shape[1]:
+                out[y : y + tile, x : x + tile] = cv2.resize(
+                    img, (tile, tile), interpolation=cv2.INTER_NEAREST
+                )
+    return out
+
+
+def _look_to_bgr(look: np.ndarray, setup: BoardSetup) -> np.ndarray:
+    """A descriptor crop back to a viewable BGR patch (mean lightness restored)."""
+    from piecebridge.vision.cells import CHROMA_WEIGHT
+
+    lab = look.astype(np.float32).copy()
+    lab[..., 0] += float(setup.tile_color_lab[0])
+    lab[..., 1:] = lab[..., 1:] / CHROMA_WEIGHT + np.asarray(setup.tile_color_lab[1:], np.float32)
+    return cv2.cvtColor(np.clip(lab, 0, 255).astype(np.uint8), cv2.COLOR_LAB2BGR)

@@ -42,6 +42,7 @@ PX = 24  # rectified pixels per cell for classification
 MARGIN = 0.5  # cells of rectified margin around the board (room for shifts)
 CROP = 20  # descriptor window, pixels (0.83 cell: inside the grid lines)
 SHIFTS = (-2, 0, 2)
+FACING_SEARCH = 4  # pixels searched each way when reading a coin's facing
 CHROMA_WEIGHT = 1.5  # colour matters as much as shape for telling suits apart
 
 
@@ -133,7 +134,7 @@ class PieceLooks:
     empty_ratio: float = 2.5
     min_similarity: float = 0.55
     min_margin: float = 0.04
-    min_facing_margin: float = 0.1
+    min_facing_margin: float = 0.015
     learned: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -156,7 +157,7 @@ class PieceLooks:
             empty_ratio=float(d["empty_ratio"]),
             min_similarity=float(d["min_similarity"]),
             min_margin=float(d["min_margin"]),
-            min_facing_margin=float(d.get("min_facing_margin", 0.1)),
+            min_facing_margin=float(d.get("min_facing_margin", 0.015)),
             learned=bool(d.get("learned", True)),
         )
 
@@ -194,14 +195,6 @@ class PieceLooks:
                 cols.append(np.rot90(t, k).ravel())
                 labels.append(("pawn", suit, None))
         return _unit(np.asarray(cols)).T.astype(np.float32), labels
-
-    def facing_templates(self) -> dict[str, np.ndarray]:
-        """Per suit, the unit non-symmetric part of the coin look in each facing (4, D)."""
-        out = {}
-        for suit, t in self.coins.items():
-            a = _antisymmetric(t)
-            out[suit] = _unit(np.asarray([np.rot90(a, FACING_ROT[f]).ravel() for f in FACINGS]))
-        return out
 
 
 def _crop_from_patch(patch_bgr: np.ndarray) -> np.ndarray:
@@ -243,36 +236,43 @@ def classify(rect_bgr: np.ndarray, looks: PieceLooks) -> list[CellDecision]:
     desc = _unit(crops.reshape(crops.shape[0], crops.shape[1], -1))
     all_sims = desc @ T  # (64, shifts, K)
     sims = all_sims.max(axis=1)  # best shift per template
-    shift = all_sims.argmax(axis=1)
-    facing_looks = looks.facing_templates()
+    rel = lab.copy()
+    rel[..., 1:] = (rel[..., 1:] - tile_ab) * CHROMA_WEIGHT
     out = []
     for i, cell in enumerate(CELL_ORDER):
         d = _decide(cell, ratio[i], sims[i], labels, looks)
         if d.kind == "coin":
-            best = int(np.argmax(sims[i]))
-            _read_facing(d, crops[i, shift[i, best]], facing_looks[d.suit], looks)
+            y, x = _YS[i, _CENTRE_SHIFT, 0, 0], _XS[i, _CENTRE_SHIFT, 0, 0]
+            r = FACING_SEARCH
+            window = rel[y - r : y + CROP + r, x - r : x + CROP + r]
+            _read_facing(d, window, looks.coins[d.suit], looks)
         out.append(d)
     return out
 
 
-def _antisymmetric(crop: np.ndarray) -> np.ndarray:
-    """The part of a crop that changes under quarter turns (its directional markings)."""
-    sym = sum(np.rot90(crop, k) for k in range(4)) / 4.0
-    return crop - sym
-
-
 def _read_facing(
-    d: CellDecision, crop: np.ndarray, facing_looks: np.ndarray, looks: PieceLooks
+    d: CellDecision, window: np.ndarray, coin_look: np.ndarray, looks: PieceLooks
 ) -> None:
-    """Set ``d.facing`` from the coin's own markings: compare only its non-symmetric part."""
-    a = _unit(_antisymmetric(crop).ravel())
-    scores = facing_looks @ a  # (4,)
+    """Set ``d.facing`` from the coin's own markings.
+
+    The suit's look is matched in each of its four turns at every 1-px shift of a window
+    around the cell; the symmetric parts (rim, symbol body) fit equally in all turns, so the
+    turn that also lines up the directional markings wins.
+    """
+    scores = np.array(
+        [cv2.matchTemplate(window, t, cv2.TM_CCOEFF_NORMED).max() for t in _turned(coin_look)]
+    )
     order = np.argsort(scores)[::-1]
     d.facing = FACINGS[int(order[0])]
     margin = float(scores[order[0]] - scores[order[1]])
     d.confidence = float(min(d.confidence, np.clip(margin / (3 * looks.min_facing_margin), 0, 1)))
     if margin < looks.min_facing_margin:
         d.kind = "unknown"
+
+
+def _turned(look: np.ndarray) -> list[np.ndarray]:
+    """The look facing north, east, south, west (contiguous float32 for matchTemplate)."""
+    return [np.ascontiguousarray(np.rot90(look, FACING_ROT[f]), np.float32) for f in FACINGS]
 
 
 def _decide(

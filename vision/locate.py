@@ -114,8 +114,9 @@ def _order_quad(quad: np.ndarray) -> np.ndarray:
     return np.roll(quad, -start, axis=0)
 
 
-def _outline_candidates(bgr: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Board outlines (image pixels, ordered) with the tile colour that produced each."""
+def _outline_candidates(bgr: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, bool]]:
+    """Board outlines (image pixels, ordered), the tile colour that produced each, and
+    whether the outline's blob runs into the frame edge."""
     scale = WORK_WIDTH / bgr.shape[1]
     small = cv2.resize(bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     small = cv2.medianBlur(small, 5)
@@ -132,7 +133,14 @@ def _outline_candidates(bgr: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, close_kernel)
         quad = _quad_from_mask(mask)
         if quad is not None:
-            out.append((_order_quad(quad) / scale, colour))
+            h, w = mask.shape
+            at_edge = bool(
+                quad[:, 0].min() < 2
+                or quad[:, 1].min() < 2
+                or quad[:, 0].max() > w - 3
+                or quad[:, 1].max() > h - 3
+            )
+            out.append((_order_quad(quad) / scale, colour, at_edge))
     return out
 
 
@@ -253,6 +261,13 @@ def _check_in_frame(H: np.ndarray, shape: tuple[int, ...]) -> None:
         raise BoardNotFound("board cut off by the frame edge: move the camera so all 16 tiles show")
 
 
+def _corner_gap(H: np.ndarray, quad: np.ndarray) -> float:
+    """Median distance (cells) between the fitted board's corners and an outline's corners."""
+    fitted = project(H, CANONICAL_CORNERS)
+    gaps = [np.median(np.linalg.norm(np.roll(fitted, k, axis=0) - quad, axis=1)) for k in range(4)]
+    return float(min(gaps) / cell_size_px(H))
+
+
 def find_board(bgr: np.ndarray, tile_color_lab: np.ndarray | None = None) -> BoardFit:
     """Locate the board from scratch. North is not decided here (see :mod:`geometry`).
 
@@ -267,8 +282,8 @@ def find_board(bgr: np.ndarray, tile_color_lab: np.ndarray | None = None) -> Boa
         raise BoardNotFound("no board in view: no tile-coloured region large enough")
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
     best: BoardFit | None = None
-    touches_edge = False
-    for quad, colour in candidates:
+    cut_off = False
+    for quad, colour, at_edge in candidates:
         H0 = cv2.getPerspectiveTransform(
             CANONICAL_CORNERS.astype(np.float32), quad.astype(np.float32)
         )
@@ -276,19 +291,21 @@ def find_board(bgr: np.ndarray, tile_color_lab: np.ndarray | None = None) -> Boa
         if fit is None:
             continue
         fit = refine_homography(gray, fit.H, px_per_cell=48, search=0.25) or fit
+        # The grid must explain the whole outline; a partial board fits crosses and gaps
+        # at the wrong scale.
+        if _corner_gap(fit.H, quad) > 0.6:
+            cut_off = cut_off or at_edge
+            continue
+        if at_edge:
+            cut_off = True
+            continue
         fit.tile_color_lab = colour
         if best is None or fit.crosses_found > best.crosses_found:
             best = fit
         if best.crosses_found >= 12:
             break
     if best is None:
-        h, w = bgr.shape[:2]
-        for quad, _ in candidates:
-            if quad[:, 0].min() < 3 or quad[:, 1].min() < 3:
-                touches_edge = True
-            if quad[:, 0].max() > w - 4 or quad[:, 1].max() > h - 4:
-                touches_edge = True
-        if touches_edge:
+        if cut_off:
             raise BoardNotFound(
                 "board cut off by the frame edge: move the camera so all 16 tiles show"
             )

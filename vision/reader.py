@@ -20,8 +20,10 @@ piecebridge.vision.locate.BoardNotFound: no board in view: no tile-coloured regi
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import cv2
@@ -42,6 +44,8 @@ from piecebridge.vision.locate import (
     find_crosses,
     refine_homography,
 )
+
+from piecebridge.errors import UserError
 
 #: Crosses further than this (cells) from the locked grid mean the camera or board moved.
 MOVED_CELLS = 0.15
@@ -191,3 +195,26 @@ __all__ = [
     "cell_polygons",
     "scale_homography",
 ]
+
+
+def load_frame(path: str | os.PathLike) -> np.ndarray:
+    """Read a BGR image; a missing or unreadable file raises UserError (one line)."""
+    p = Path(path)
+    if not p.is_file():
+        raise UserError(f"cannot read image {path}: no such file")
+    data = np.fromfile(str(p), dtype=np.uint8)
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if image is None:
+        raise UserError(f"cannot read image {path}: not an image file or damaged")
+    return image
+
+
+def load_undistorter(path: str | os.PathLike | None) -> Any:
+    """Undistorter for a camera YAML (from :mod:`piecebridge.calibration.camera`), or None."""
+    if not path:
+        return None
+    try:
+        from piecebridge.calibration.camera import load_camera_calibration
+    except ImportError:  # pragma: no cover - only while the camera module is missing
+        raise UserError("camera calibration support is not installed") from None
+    return load_camera_calibration(path).undistorter()

@@ -1,0 +1,57 @@
+"""``piecebridge calibrate board IMAGE --out SETUP.json``: teach a camera the board.
+
+The photo must show the ``reflec-calibration/1`` layout. Writes the setup and, beside it,
+``SETUP.png`` with the grid, north and every learned piece marked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from piecebridge.cli import CommandTree
+
+
+def register(cli: CommandTree) -> None:
+    p = cli.command(
+        "board",
+        group="calibrate",
+        help="learn board pose, north and piece looks from a photo of the calibration layout",
+    )
+    p.add_argument("image", metavar="IMAGE", help="photo of the reflec-calibration/1 layout")
+    p.add_argument("--out", metavar="SETUP.json", required=True, help="setup file to write")
+    p.add_argument(
+        "--camera-calibration",
+        metavar="FILE.yaml",
+        help="lens calibration from `piecebridge calibrate camera`; the photo is undistorted first",
+    )
+    p.add_argument("--json", action="store_true", help="print what was learned as JSON")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import cv2
+
+    from piecebridge.calibration.board import annotate, learn_setup
+    from piecebridge.errors import UserError
+    from piecebridge.vision.reader import load_frame, load_undistorter
+
+    out = Path(args.out)
+    if not out.parent.is_dir():
+        raise UserError(f"cannot write {out}: folder {out.parent} does not exist")
+    undistort = load_undistorter(args.camera_calibration)
+    frame = load_frame(args.image)
+    if undistort is not None:
+        frame = undistort(frame)
+    setup, report = learn_setup(frame, camera_calibration=args.camera_calibration)
+    setup.save(out)
+    png = out.with_suffix(".png")
+    cv2.imwrite(str(png), annotate(frame, setup))
+    report["setup"] = str(out)
+    report["picture"] = str(png)
+    if args.json:
+        print(json.dumps(report))
+    else:
+        print(f"wrote {out} and {png} (tile crosses found: {report['crosses_found']}/16)")
+    return 0

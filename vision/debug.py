@@ -1,0 +1,97 @@
+"""Pictures that show why vision decided what it did (``--debug-dir``, calibration PNG).
+
+>>> import numpy as np
+>>> from piecebridge.vision.geometry import scale_homography
+>>> img = draw_grid(np.zeros((100, 100, 3), np.uint8), scale_homography(10, 1))
+>>> img.shape
+(100, 100, 3)
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import cv2
+import numpy as np
+from piecebridge.vision.cells import CellDecision
+from piecebridge.vision.geometry import N, cell_centre, project, rectify, scale_homography
+
+KIND_BGR = {"coin": (0, 200, 0), "pawn": (255, 128, 0), "unknown": (0, 0, 255)}
+SUIT_LETTER = {"suns": "S", "moons": "M", "crowns": "C", "arms": "A"}
+ARROW = {"north": (0, -1), "east": (1, 0), "south": (0, 1), "west": (-1, 0)}
+
+
+def draw_grid(image: np.ndarray, H: np.ndarray, colour=(0, 255, 255)) -> np.ndarray:
+    """Draw the 9x9 cell lines of board homography ``H`` and mark the north edge."""
+    out = image.copy()
+    thick = max(1, round(image.shape[1] / 800))
+    for i in range(N + 1):
+        for a, b in (((i, 0), (i, N)), ((0, i), (N, i))):
+            p = project(H, np.array([a, b], float))
+            cv2.line(out, _pt(p[0]), _pt(p[1]), colour, thick, cv2.LINE_AA)
+    north = project(H, np.array([[N / 2, -0.4]]))[0]
+    _label(out, "N", north, (0, 0, 255), 1.0 * thick)
+    return out
+
+
+def draw_decisions(image: np.ndarray, H: np.ndarray, decisions: list[CellDecision]) -> np.ndarray:
+    """Write each non-empty cell's verdict (suit letter, facing arrow, confidence) on it."""
+    out = image.copy()
+    scale = max(0.35, float(np.linalg.norm(project(H, [[1, 0]]) - project(H, [[0, 0]]))) / 60)
+    for d in decisions:
+        if d.kind == "empty":
+            continue
+        x, y = cell_centre(d.cell)
+        centre = project(H, np.array([[x, y]]))[0]
+        colour = KIND_BGR[d.kind]
+        if d.kind == "unknown":
+            text = "?"
+        else:
+            text = SUIT_LETTER.get(d.suit or "", "?") + ("P" if d.kind == "pawn" else "")
+        _label(out, text, centre + (0, -8 * scale), colour, 0.6 * scale)
+        _label(out, f"{d.confidence:.2f}", centre + (0, 14 * scale), colour, 0.4 * scale)
+        if d.kind == "coin" and d.facing:
+            dx, dy = ARROW[d.facing]
+            tip = project(H, np.array([[x + 0.4 * dx, y + 0.4 * dy]]))[0]
+            cv2.arrowedLine(out, _pt(centre), _pt(tip), colour, max(1, round(scale)), cv2.LINE_AA)
+    return out
+
+
+def write_debug(
+    directory: str | os.PathLike,
+    frame: np.ndarray,
+    H: np.ndarray,
+    decisions: list[CellDecision],
+) -> list[Path]:
+    """Write the frame with grid, the rectified board, and the per-cell decisions."""
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    px, margin = 64, 0.5
+    rect = rectify(frame, H, px, margin)
+    A = scale_homography(px, margin)
+    files = {
+        "1-frame-grid.png": draw_decisions(draw_grid(frame, H), H, decisions),
+        "2-rectified.png": rect,
+        "3-rectified-grid.png": draw_grid(rect, A),
+        "4-decisions.png": draw_decisions(draw_grid(rect, A, (200, 200, 200)), A, decisions),
+    }
+    written = []
+    for name, img in files.items():
+        cv2.imwrite(str(d / name), img)
+        written.append(d / name)
+    return written
+
+
+def _pt(p: np.ndarray) -> tuple[int, int]:
+    return round(float(p[0])), round(float(p[1]))
+
+
+def _label(img: np.ndarray, text: str, at: np.ndarray, colour, scale: float) -> None:
+    """Centred text with a dark outline, readable on any background."""
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    thick = max(1, round(2 * scale))
+    (w, h), _ = cv2.getTextSize(text, font, scale, thick)
+    org = (round(float(at[0]) - w / 2), round(float(at[1]) + h / 2))
+    cv2.putText(img, text, org, font, scale, (0, 0, 0), thick + 2, cv2.LINE_AA)
+    cv2.putText(img, text, org, font, scale, colour, thick, cv2.LINE_AA)
