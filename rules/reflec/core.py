@@ -67,6 +67,10 @@ class Direction(enum.Enum):
     SOUTH = "south"
     WEST = "west"
 
+    # Members are singletons compared by identity: a C-level identity hash keeps
+    # board hashing (the explain search keys on boards) fast.
+    __hash__ = object.__hash__
+
     @property
     def delta(self) -> tuple[int, int]:
         """(d_column, d_row) of one step."""
@@ -129,6 +133,8 @@ class Suit(enum.Enum):
     CROWNS = "crowns"
     ARMS = "arms"
 
+    __hash__ = object.__hash__  # see Direction
+
     @classmethod
     def parse(cls, text: str) -> Suit:
         try:
@@ -141,26 +147,75 @@ SUITS: tuple[Suit, ...] = tuple(Suit)
 COINS_PER_SUIT = 6
 
 
-@dataclass(frozen=True, slots=True)
 class Coin:
-    """A coin lying suit side up; ``facing`` is where its top points."""
+    """A coin lying suit side up; ``facing`` is where its top points.
 
+    There are only sixteen different coins, so each is made once and shared:
+    equality is identity, which keeps boards cheap to compare and hash.
+
+    >>> Coin(Suit.SUNS, Direction.EAST) is Coin(Suit.SUNS, Direction.EAST)
+    True
+    """
+
+    __slots__ = ("facing", "suit")
     suit: Suit
     facing: Direction
+
+    def __new__(cls, suit: Suit, facing: Direction) -> Coin:
+        coin = _COINS.get((suit, facing))
+        if coin is None:
+            if not isinstance(suit, Suit) or not isinstance(facing, Direction):
+                raise TypeError(f"Coin({suit!r}, {facing!r}): want a Suit and a Direction")
+            coin = object.__new__(cls)
+            object.__setattr__(coin, "suit", suit)
+            object.__setattr__(coin, "facing", facing)
+            _COINS[suit, facing] = coin
+        return coin
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("coins are immutable")
+
+    def __reduce__(self) -> tuple[type, tuple[Suit, Direction]]:
+        return Coin, (self.suit, self.facing)
+
+    def __repr__(self) -> str:
+        return f"Coin(suit={self.suit!r}, facing={self.facing!r})"
 
     def __str__(self) -> str:
         return f"{self.suit.value} coin facing {self.facing.value}"
 
 
-@dataclass(frozen=True, slots=True)
 class Pawn:
-    """A laser."""
+    """A laser. One per suit, shared like :class:`Coin`."""
 
+    __slots__ = ("suit",)
     suit: Suit
+
+    def __new__(cls, suit: Suit) -> Pawn:
+        pawn = _PAWNS.get(suit)
+        if pawn is None:
+            if not isinstance(suit, Suit):
+                raise TypeError(f"Pawn({suit!r}): want a Suit")
+            pawn = object.__new__(cls)
+            object.__setattr__(pawn, "suit", suit)
+            _PAWNS[suit] = pawn
+        return pawn
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("pawns are immutable")
+
+    def __reduce__(self) -> tuple[type, tuple[Suit]]:
+        return Pawn, (self.suit,)
+
+    def __repr__(self) -> str:
+        return f"Pawn(suit={self.suit!r})"
 
     def __str__(self) -> str:
         return f"{self.suit.value} laser"
 
+
+_COINS: dict[tuple[Suit, Direction], Coin] = {}
+_PAWNS: dict[Suit, Pawn] = {}
 
 Piece = Coin | Pawn
 

@@ -15,7 +15,7 @@ could disagree on are :class:`Options`.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Literal
 
 from piecebridge.rules.reflec.actions import (
@@ -178,6 +178,17 @@ class GameState:
 
     def living_players(self) -> list[int]:
         return [p for p, alive in enumerate(self.alive) if alive]
+
+
+_STATE_FIELDS: tuple[str, ...] = tuple(GameState.__dataclass_fields__)
+
+
+def evolve(state: GameState, **changes: object) -> GameState:
+    """``dataclasses.replace`` without its per-call introspection (the search hot path)."""
+    new = object.__new__(GameState)
+    for name in _STATE_FIELDS:
+        object.__setattr__(new, name, changes[name] if name in changes else getattr(state, name))
+    return new
 
 
 def new_game(
@@ -558,21 +569,21 @@ def _spend(state: GameState, cost: int) -> GameState:
     from_tiles = min(cost, state.tile_points)
     dice = list(state.dice)
     dice[state.current] -= cost - from_tiles
-    return replace(state, tile_points=state.tile_points - from_tiles, dice=tuple(dice))
+    return evolve(state, tile_points=state.tile_points - from_tiles, dice=tuple(dice))
 
 
 def _do_place(state: GameState, action: Place, events: list[Event]) -> GameState:
     unplaced = list(state.unplaced)
     unplaced[_SUIT_INDEX[action.suit]] -= 1
     board = state.board.with_pieces({action.cell: Coin(action.suit, action.facing)})
-    state = replace(state, board=board, unplaced=tuple(unplaced))
+    state = evolve(state, board=board, unplaced=tuple(unplaced))
     if not any(unplaced):
-        state = replace(state, phase="play", current=len(state.players) - 1)
+        state = evolve(state, phase="play", current=len(state.players) - 1)
         return _start_next_turn(state, events)
     for offset in range(1, len(state.players) + 1):
         player = (state.current + offset) % len(state.players)
         if _has_coin_to_place(state, player):
-            return replace(state, current=player)
+            return evolve(state, current=player)
     raise AssertionError("coins left to place but nobody can place them")
 
 
@@ -597,7 +608,7 @@ def _start_next_turn(state: GameState, events: list[Event]) -> GameState:
     if 0 <= state.current < n and state.phase == "play" and state.turn >= 0:
         last_turn_of[state.current] = state.turn
     keep_from = turn - n  # older records can no longer lock or forbid anything
-    state = replace(
+    state = evolve(
         state,
         current=player,
         turn=turn,
@@ -620,19 +631,19 @@ def _do_move_coin(state: GameState, action: MoveCoin, events: list[Event]) -> Ga
     moves = tuple(m for m in state.neutral_moves if m.cell != action.source)
     if state.is_neutral(coin.suit):
         moves += (NeutralMove(action.target, state.current, state.turn),)
-    return replace(state, board=board, neutral_moves=moves)
+    return evolve(state, board=board, neutral_moves=moves)
 
 
 def _do_move_laser(state: GameState, action: MoveLaser, events: list[Event]) -> GameState:
     pawn = state.board.squares[action.source]
     board = state.board.with_pieces({action.source: None, action.target: pawn})
-    return replace(state, board=board)
+    return evolve(state, board=board)
 
 
 def _do_spin(state: GameState, action: Spin, events: list[Event]) -> GameState:
     coin = state.board.squares[action.cell]
     assert isinstance(coin, Coin)
-    return replace(
+    return evolve(
         state, board=state.board.with_pieces({action.cell: Coin(coin.suit, action.facing)})
     )
 
@@ -641,7 +652,7 @@ def _do_drop(state: GameState, action: Drop, events: list[Event]) -> GameState:
     pool = list(state.pool)
     pool[_SUIT_INDEX[action.suit]] -= 1
     board = state.board.with_pieces({action.cell: Coin(action.suit, action.facing)})
-    return replace(state, board=board, pool=tuple(pool))
+    return evolve(state, board=board, pool=tuple(pool))
 
 
 def _do_swap(state: GameState, action: Swap, events: list[Event]) -> GameState:
@@ -652,9 +663,11 @@ def _do_swap(state: GameState, action: Swap, events: list[Event]) -> GameState:
         {a: Coin(coin_b.suit, coin_a.facing), b: Coin(coin_a.suit, coin_b.facing)}
     )
     moved = {a: b, b: a}  # a tracked neutral coin travels with the swap
-    moves = tuple(replace(m, cell=moved.get(m.cell, m.cell)) for m in state.neutral_moves)
+    moves = tuple(
+        NeutralMove(moved.get(m.cell, m.cell), m.player, m.turn) for m in state.neutral_moves
+    )
     record = SwapRecord((a, b), (coin_b.suit, coin_a.suit), state.current, state.turn)
-    return replace(state, board=board, neutral_moves=moves, swaps=(*state.swaps, record))
+    return evolve(state, board=board, neutral_moves=moves, swaps=(*state.swaps, record))
 
 
 def _do_fire(state: GameState, action: Fire, events: list[Event]) -> GameState:
@@ -682,7 +695,7 @@ def _remove_loop(state: GameState, cells: tuple[int, ...], events: list[Event]) 
     events.append(CoinsRemoved(cells, tuple(suits)))
     board = state.board.with_pieces(dict.fromkeys(cells))
     gone = set(cells)
-    return replace(
+    return evolve(
         state,
         board=board,
         pool=tuple(pool),
@@ -694,18 +707,18 @@ def _destroy_laser(state: GameState, cell: int, events: list[Event]) -> GameStat
     pawn = state.board.squares[cell]
     assert isinstance(pawn, Pawn)
     events.append(LaserDestroyed(cell, pawn.suit))
-    state = replace(state, board=state.board.with_pieces({cell: None}))
+    state = evolve(state, board=state.board.with_pieces({cell: None}))
     victim = next(p for p, suits in enumerate(state.players) if pawn.suit in suits)
     if state.laser_cells(victim):
         return state  # two-player game: the second laser fights on, nothing turns neutral
     alive = list(state.alive)
     alive[victim] = False
-    state = replace(state, alive=tuple(alive))
+    state = evolve(state, alive=tuple(alive))
     events.append(PlayerEliminated(victim, state.players[victim]))
     living = state.living_players()
     if len(living) == 1:
         events.append(GameOver(living[0]))
-        return replace(state, phase="over", winner=living[0], tile_points=0)
+        return evolve(state, phase="over", winner=living[0], tile_points=0)
     if victim == state.current:
         return _start_next_turn(state, events)  # a player who shot himself is out at once
     return state
