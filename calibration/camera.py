@@ -1,0 +1,817 @@
+"""Camera (lens) calibration: find a target, fit intrinsics, undistort frames.
+
+The pieces, in the order a calibration uses them::
+
+    >>> pattern = parse_pattern("chessboard:9x6", square_mm=25)
+    >>> views = [detect_pattern(load_gray(p), pattern, name=p) for p in paths]  # doctest: +SKIP
+    >>> fit = calibrate_views([v for v in views if v.found], (640, 480))  # doctest: +SKIP
+    >>> fit.calibration.save("camera.yaml")  # doctest: +SKIP
+
+and every later command::
+
+    >>> undistort = load_camera_calibration("camera.yaml").undistorter()  # doctest: +SKIP
+    >>> flat = undistort(frame)  # precomputed maps: one cv2.remap per frame  # doctest: +SKIP
+
+``COLSxROWS`` counts inner corners for a chessboard, as ``cv2.findChessboardCorners``
+does, and squares for a ChArUco board, as ``cv2.aruco.CharucoBoard`` does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import re
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from piecebridge.errors import UserError
+
+DEFAULT_DICTIONARY = "DICT_5X5_100"
+#: ChArUco views with fewer interpolated corners are not used (OpenCV needs 4
+#: for a homography; 6 keeps degenerate near-collinear sets out).
+MIN_CHARUCO_CORNERS = 6
+#: cornerSubPix half-window cap (OpenCV's customary 11) and its fraction of the
+#: corner spacing: a window reaching the neighbouring corner biases the result.
+MAX_SUBPIX_HALF_WINDOW = 11
+SUBPIX_WINDOW_FRACTION = 0.4
+_SUBPIX_CRITERIA = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 40, 0.001)
+#: Chessboard detection on images larger than this (long side, px) runs on a
+#: downscaled copy first; sub-pixel refinement then runs at full resolution.
+DETECT_MAX_SIDE = 1600
+#: How many found views are also tried with a one-larger chessboard (wrong --pattern).
+LARGER_CHECKS = 3
+
+
+# --------------------------------------------------------------------------- pattern
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A calibration target.
+
+    >>> p = parse_pattern("chessboard:9x6", square_mm=25)
+    >>> p.corner_count, p.object_points().shape
+    (54, (54, 3))
+    """
+
+    kind: str  # "chessboard" or "charuco"
+    cols: int
+    rows: int
+    square_mm: float
+    marker_mm: float | None = None
+    dictionary: str = DEFAULT_DICTIONARY
+
+    @property
+    def corner_count(self) -> int:
+        """How many corners a complete view shows."""
+        if self.kind == "chessboard":
+            return self.cols * self.rows
+        return (self.cols - 1) * (self.rows - 1)
+
+    def describe(self) -> str:
+        """``chessboard:9x6`` style text, as given on the command line."""
+        return f"{self.kind}:{self.cols}x{self.rows}"
+
+    def describe_long(self) -> str:
+        """A phrase for messages: what the user should see in the photos."""
+        if self.kind == "chessboard":
+            return f"a chessboard with {self.cols}x{self.rows} inner corners"
+        return f"a ChArUco board of {self.cols}x{self.rows} squares ({self.dictionary})"
+
+    def object_points(self) -> np.ndarray:
+        """Chessboard corners in millimetres on the target plane, (N, 3) float32, row-major."""
+        if self.kind != "chessboard":
+            return self.charuco_board().getChessboardCorners().astype(np.float32)
+        grid = np.mgrid[0 : self.cols, 0 : self.rows].T.reshape(-1, 2)
+        points = np.zeros((self.cols * self.rows, 3), np.float32)
+        points[:, :2] = grid * self.square_mm
+        return points
+
+    def charuco_board(self) -> cv2.aruco.CharucoBoard:
+        """The OpenCV board object (ChArUco only), in millimetre units."""
+        if self.kind != "charuco" or self.marker_mm is None:
+            raise ValueError("not a ChArUco pattern")
+        dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, self.dictionary))
+        return cv2.aruco.CharucoBoard(
+            (self.cols, self.rows), self.square_mm, self.marker_mm, dictionary
+        )
+
+
+_PATTERN_RE = re.compile(r"^(chessboard|charuco):(\d+)[xX](\d+)$")
+
+
+def parse_pattern(
+    text: str,
+    square_mm: float,
+    marker_mm: float | None = None,
+    dictionary: str = DEFAULT_DICTIONARY,
+) -> Pattern:
+    """Parse ``chessboard:COLSxROWS`` or ``charuco:COLSxROWS``; raise UserError if malformed.
+
+    >>> parse_pattern("charuco:7x5", 40, 30).corner_count
+    24
+    """
+    match = _PATTERN_RE.match(text.strip().lower())
+    if not match:
+        raise UserError(
+            f"bad pattern {text!r}: expected chessboard:COLSxROWS or charuco:COLSxROWS, "
+            "e.g. chessboard:9x6"
+        )
+    kind, cols, rows = match.group(1), int(match.group(2)), int(match.group(3))
+    if not square_mm or square_mm <= 0:
+        raise UserError(f"--square-mm must be positive, not {square_mm}")
+    if kind == "chessboard":
+        if cols < 2 or rows < 2:
+            raise UserError(f"a chessboard needs at least 2x2 inner corners, not {cols}x{rows}")
+        return Pattern(kind, cols, rows, float(square_mm))
+    if cols < 3 or rows < 3:
+        raise UserError(f"a ChArUco board needs at least 3x3 squares, not {cols}x{rows}")
+    marker = float(marker_mm) if marker_mm else round(0.75 * square_mm, 3)
+    if not 0 < marker < square_mm:
+        raise UserError(f"--marker-mm ({marker}) must be smaller than --square-mm ({square_mm})")
+    name = dictionary.upper()
+    if not name.startswith("DICT_"):
+        name = "DICT_" + name
+    if not hasattr(cv2.aruco, name):
+        raise UserError(f"unknown ArUco dictionary {dictionary!r} (e.g. DICT_5X5_100)")
+    available = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, name)).bytesList.shape[0]
+    needed = (cols * rows) // 2
+    if available < needed:
+        raise UserError(
+            f"{name} has {available} markers but a {cols}x{rows} ChArUco board needs "
+            f"{needed}: choose a larger dictionary"
+        )
+    return Pattern(kind, cols, rows, float(square_mm), marker, name)
+
+
+# --------------------------------------------------------------------------- images
+
+
+def load_gray(path: str | os.PathLike) -> np.ndarray:
+    """Read an image as 8-bit grayscale; raise UserError if missing or unreadable.
+
+    Uses ``np.fromfile`` + ``cv2.imdecode`` so non-ASCII paths work too.
+    """
+    return _load(path, cv2.IMREAD_GRAYSCALE)
+
+
+def load_color(path: str | os.PathLike) -> np.ndarray:
+    """Read an image as BGR; raise UserError if missing or unreadable."""
+    return _load(path, cv2.IMREAD_COLOR)
+
+
+def _load(path: str | os.PathLike, flags: int) -> np.ndarray:
+    p = Path(path)
+    if not p.is_file():
+        raise UserError(f"cannot read image {p}: no such file")
+    try:
+        data = np.fromfile(p, dtype=np.uint8)
+    except OSError as error:
+        raise UserError(f"cannot read image {p}: {error.strerror}") from None
+    image = cv2.imdecode(data, flags) if data.size else None
+    if image is None:
+        raise UserError(f"cannot read image {p}: not an image or corrupt")
+    if image.dtype != np.uint8:
+        image = cv2.convertScaleAbs(image, alpha=255.0 / max(1, int(image.max())))
+    return image
+
+
+# --------------------------------------------------------------------------- detection
+
+
+@dataclass
+class View:
+    """One image's detection: where the target's corners are.
+
+    ``image_points`` (N, 2) float32 pixels and ``object_points`` (N, 3) float32
+    millimetres, in matching order; empty when ``found`` is False, in which case
+    ``reason`` says why.
+    """
+
+    name: str
+    image_size: tuple[int, int]  # (width, height)
+    image_points: np.ndarray
+    object_points: np.ndarray
+    reason: str = ""
+
+    @property
+    def found(self) -> bool:
+        return len(self.image_points) > 0
+
+
+def detect_pattern(gray: np.ndarray, pattern: Pattern, name: str = "") -> View:
+    """Find the target's corners with sub-pixel accuracy.
+
+    >>> board = np.kron((np.indices((7, 10)).sum(0) % 2) * 255, np.ones((40, 40)))
+    >>> view = detect_pattern(np.pad(board, 40, constant_values=255).astype(np.uint8),
+    ...                       parse_pattern("chessboard:9x6", 25))
+    >>> view.found, view.image_points.shape
+    (True, (54, 2))
+    """
+    if gray.ndim == 3:
+        gray = cv2.cvtColor(gray, cv2.COLOR_BGR2GRAY)
+    size = (gray.shape[1], gray.shape[0])
+    if pattern.kind == "chessboard":
+        corners = _find_chessboard(gray, pattern)
+        if corners is None:
+            return _missing(name, size, f"{pattern.describe_long()} not found")
+        return View(name, size, corners, pattern.object_points())
+    return _detect_charuco(gray, pattern, name, size)
+
+
+def _missing(name: str, size: tuple[int, int], reason: str) -> View:
+    return View(name, size, np.empty((0, 2), np.float32), np.empty((0, 3), np.float32), reason)
+
+
+def _find_chessboard(gray: np.ndarray, pattern: Pattern) -> np.ndarray | None:
+    """Classic detector (+ adaptive cornerSubPix), falling back to the SB detector."""
+    shape = (pattern.cols, pattern.rows)
+    scale = min(1.0, DETECT_MAX_SIDE / max(gray.shape))
+    small = (
+        gray
+        if scale == 1.0
+        else cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    )
+    flags = cv2.CALIB_CB_ADAPTIVE_THRESH | cv2.CALIB_CB_NORMALIZE_IMAGE | cv2.CALIB_CB_FAST_CHECK
+    found, corners = cv2.findChessboardCorners(small, shape, flags=flags)
+    if found:
+        corners = np.asarray(corners, np.float32).reshape(-1, 2) / scale
+        return refine_corners(gray, corners, pattern)
+    # The sector-based detector copes with blur and uneven light; its corners
+    # are already sub-pixel accurate.
+    found, corners = cv2.findChessboardCornersSB(small, shape, flags=cv2.CALIB_CB_NORMALIZE_IMAGE)
+    if not found:
+        return None
+    corners = np.asarray(corners, np.float32).reshape(-1, 2) / scale
+    return corners if scale == 1.0 else refine_corners(gray, corners, pattern)
+
+
+def corner_spacing(corners: np.ndarray, pattern: Pattern) -> float:
+    """Smallest distance in pixels between neighbouring chessboard corners."""
+    grid = corners.reshape(pattern.rows, pattern.cols, 2)
+    along = np.linalg.norm(np.diff(grid, axis=1), axis=2)
+    across = np.linalg.norm(np.diff(grid, axis=0), axis=2)
+    return float(min(along.min(), across.min()))
+
+
+def refine_corners(gray: np.ndarray, corners: np.ndarray, pattern: Pattern) -> np.ndarray:
+    """cornerSubPix with a window sized to the squares.
+
+    OpenCV's customary 11 px half-window spans the neighbouring corner when the
+    squares are small in the image (left02 of OpenCV's own samples: 22 px
+    squares, per-view error 1.2 px instead of 0.2 px), so the half-window is at
+    most 40% of the corner spacing.
+    """
+    spacing = corner_spacing(corners, pattern)
+    half = int(np.clip(round(SUBPIX_WINDOW_FRACTION * spacing), 2, MAX_SUBPIX_HALF_WINDOW))
+    refined = cv2.cornerSubPix(
+        gray, corners.reshape(-1, 1, 2).astype(np.float32), (half, half), (-1, -1), _SUBPIX_CRITERIA
+    )
+    return np.asarray(refined, np.float32).reshape(-1, 2)
+
+
+def _detect_charuco(gray: np.ndarray, pattern: Pattern, name: str, size: tuple[int, int]) -> View:
+    board = pattern.charuco_board()
+    detector = cv2.aruco.CharucoDetector(board)
+    corners, ids, marker_corners, _ = detector.detectBoard(gray)
+    count = 0 if ids is None else len(ids)
+    if count < MIN_CHARUCO_CORNERS:
+        markers = len(marker_corners) if marker_corners is not None else 0
+        if markers == 0:
+            return _missing(name, size, f"no {pattern.dictionary} markers found")
+        return _missing(
+            name,
+            size,
+            f"only {count} ChArUco corners found from {markers} markers "
+            f"(need {MIN_CHARUCO_CORNERS}; check --pattern and --dictionary)",
+        )
+    ids = np.asarray(ids).reshape(-1)
+    corners = np.asarray(corners, np.float32).reshape(-1, 2)
+    object_points = board.getChessboardCorners()[ids].astype(np.float32)
+    # Corners all on one line fix nothing about the lens.
+    if _collinear(object_points):
+        return _missing(name, size, f"the {count} ChArUco corners found lie on one line")
+    return View(name, size, corners, object_points)
+
+
+def _collinear(points: np.ndarray) -> bool:
+    centred = points[:, :2] - points[:, :2].mean(axis=0)
+    singular = np.linalg.svd(centred, compute_uv=False)
+    return bool(singular[-1] < 1e-6 * max(singular[0], 1e-9))
+
+
+# --------------------------------------------------------------------------- fitting
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """A view left out of the fit, and why (for the user)."""
+
+    name: str
+    reason: str
+
+
+@dataclass
+class CalibrationFit:
+    """What :func:`calibrate_views` found: the calibration and the evidence for it."""
+
+    calibration: CameraCalibration
+    views: list[View]  # used in the final fit, in input order
+    per_view_errors: np.ndarray  # RMS px per used view
+    rvecs: list[np.ndarray]
+    tvecs: list[np.ndarray]
+    rejected: list[Rejection] = field(default_factory=list)
+    std_intrinsics: np.ndarray | None = None  # fx fy cx cy k1 k2 p1 p2 k3 ... (1 sigma)
+
+
+def calibrate_views(
+    views: Sequence[View],
+    image_size: tuple[int, int],
+    *,
+    flags: int = 0,
+    reject_ratio: float = 3.0,
+    reject_floor_px: float = 0.5,
+    min_views: int = 3,
+) -> CalibrationFit:
+    """Fit intrinsics to ``views``; drop views whose error is far above the rest and refit.
+
+    A view is rejected (one at a time, worst first) when its RMS reprojection
+    error exceeds both ``reject_ratio`` times the median and ``reject_floor_px``
+    (sub-half-pixel views are always good enough to keep). ``reject_ratio=0``
+    keeps every view.
+
+    Raises UserError when fewer than ``min_views`` usable views remain.
+    """
+    used = [v for v in views if v.found]
+    if len(used) < min_views:
+        raise UserError(
+            f"only {len(used)} image(s) show the pattern; at least {min_views} are needed"
+        )
+    rejected: list[Rejection] = []
+    while True:
+        fit = _fit(used, image_size, flags)
+        errors = fit.per_view_errors
+        worst = int(np.argmax(errors))
+        median = float(np.median(errors))
+        too_high = errors[worst] > max(reject_ratio * median, reject_floor_px)
+        if reject_ratio <= 0 or not too_high or len(used) <= min_views:
+            fit.rejected = rejected
+            return fit
+        rejected.append(
+            Rejection(
+                used[worst].name,
+                f"reprojection error {errors[worst]:.2f} px is {errors[worst] / median:.1f}x "
+                f"the median {median:.2f} px",
+            )
+        )
+        used = used[:worst] + used[worst + 1 :]
+
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp", ".pgm", ".ppm")
+
+
+def expand_image_paths(items: Sequence[str | os.PathLike]) -> list[Path]:
+    """Files as given; a folder stands for the images in it (sorted by name)."""
+    paths: list[Path] = []
+    for item in items:
+        path = Path(item)
+        if path.is_dir():
+            inside = sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+            if not inside:
+                raise UserError(f"folder {path} holds no images")
+            paths.extend(inside)
+        else:
+            paths.append(path)
+    return paths
+
+
+def detect_in_images(paths: Sequence[str | os.PathLike], pattern: Pattern) -> list[View]:
+    """Load and detect every image; raise UserError for unreadable files, mixed sizes,
+    or a chessboard that is visibly larger than ``pattern`` says.
+    """
+    views: list[View] = []
+    larger_votes: list[str | None] = []
+    for path in paths:
+        gray = load_gray(path)
+        size = (gray.shape[1], gray.shape[0])
+        if views and size != views[0].image_size:
+            first = views[0]
+            raise UserError(
+                f"images differ in size: {first.name} is {first.image_size[0]}x"
+                f"{first.image_size[1]} but {path} is {size[0]}x{size[1]}; "
+                "calibrate one camera mode at a time"
+            )
+        view = detect_pattern(gray, pattern, name=str(path))
+        if view.found and pattern.kind == "chessboard" and len(larger_votes) < LARGER_CHECKS:
+            larger_votes.append(larger_chessboard(gray, pattern))
+        views.append(view)
+    # The classic detector happily finds an 8x6 corner grid inside a 9x6 board, and a
+    # sub-grid gives a plausible but mislabelled fit: refuse when most views show more.
+    larger = [v for v in larger_votes if v]
+    if larger and len(larger) * 2 > len(larger_votes):
+        raise UserError(
+            f"the photos show a chessboard with at least {larger[0]} inner corners, not "
+            f"{pattern.cols}x{pattern.rows}: fix --pattern (COLSxROWS counts inner corners)"
+        )
+    return views
+
+
+def larger_chessboard(gray: np.ndarray, pattern: Pattern) -> str | None:
+    """``"10x6"`` if a chessboard one corner wider or taller than ``pattern`` is in view."""
+    scale = min(1.0, DETECT_MAX_SIDE / max(gray.shape))
+    small = (
+        gray
+        if scale == 1.0
+        else cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    )
+    flags = cv2.CALIB_CB_NORMALIZE_IMAGE | cv2.CALIB_CB_FAST_CHECK  # quick: one threshold pass
+    for cols, rows in ((pattern.cols + 1, pattern.rows), (pattern.cols, pattern.rows + 1)):
+        if cv2.findChessboardCorners(small, (cols, rows), flags=flags)[0]:
+            return f"{cols}x{rows}"
+    return None
+
+
+def calibrate_images(
+    paths: Sequence[str | os.PathLike],
+    pattern: Pattern,
+    *,
+    flags: int = 0,
+    reject_ratio: float = 3.0,
+) -> CalibrationFit:
+    """The whole batch calibration: read, detect, fit, reject outliers, refit.
+
+    Views without the pattern are listed first in ``fit.rejected``. Raises
+    UserError (one line) when no image or too few show the target.
+    """
+    if not paths:
+        raise UserError("no images given")
+    views = detect_in_images(paths, pattern)
+    return calibrate_detected(views, pattern, flags=flags, reject_ratio=reject_ratio)
+
+
+def calibrate_detected(
+    views: Sequence[View], pattern: Pattern, *, flags: int = 0, reject_ratio: float = 3.0
+) -> CalibrationFit:
+    """:func:`calibrate_views` with the pattern-not-found views reported as rejections."""
+    found = [v for v in views if v.found]
+    if not found:
+        hint = (
+            " (COLSxROWS counts inner corners, e.g. 9x6 for a 10x7-square board)"
+            if pattern.kind == "chessboard"
+            else " (COLSxROWS counts squares; check --dictionary)"
+        )
+        raise UserError(
+            f"none of the {len(views)} image(s) shows {pattern.describe_long()}: "
+            f"check --pattern{hint}"
+        )
+    if len(found) < 3:
+        raise UserError(
+            f"only {len(found)} of {len(views)} image(s) show {pattern.describe_long()}; "
+            "at least 3 are needed (check --pattern, or add photos)"
+        )
+    fit = calibrate_views(found, views[0].image_size, flags=flags, reject_ratio=reject_ratio)
+    missing = [Rejection(v.name, v.reason) for v in views if not v.found]
+    fit.rejected = missing + fit.rejected
+    return fit
+
+
+def reprojection_error(calibration: CameraCalibration, view: View) -> float:
+    """RMS px of ``view`` under ``calibration`` with its own best pose (for rejected views)."""
+    ok, rvec, tvec = cv2.solvePnP(
+        view.object_points, view.image_points, calibration.camera_matrix, calibration.dist_coeffs
+    )
+    if not ok:
+        return float("nan")
+    projected, _ = cv2.projectPoints(
+        view.object_points, rvec, tvec, calibration.camera_matrix, calibration.dist_coeffs
+    )
+    residual = projected.reshape(-1, 2) - view.image_points
+    return float(np.sqrt((residual**2).sum(axis=1).mean()))
+
+
+def _fit(views: list[View], image_size: tuple[int, int], flags: int) -> CalibrationFit:
+    object_points = [v.object_points.astype(np.float32) for v in views]
+    image_points = [v.image_points.astype(np.float32) for v in views]
+    try:
+        rms, matrix, dist, rvecs, tvecs, std_in, _, per_view = cv2.calibrateCameraExtended(
+            object_points, image_points, image_size, None, None, flags=flags
+        )
+    except cv2.error as error:
+        raise UserError(f"calibration failed: {_cv_message(error)}") from None
+    if not np.all(np.isfinite(matrix)) or not np.all(np.isfinite(dist)):
+        raise UserError("calibration failed: the fit diverged (views too similar or too few)")
+    calibration = CameraCalibration(
+        np.asarray(matrix, np.float64),
+        np.asarray(dist, np.float64).reshape(-1),
+        (int(image_size[0]), int(image_size[1])),
+        float(rms),
+    )
+    return CalibrationFit(
+        calibration,
+        list(views),
+        np.asarray(per_view, float).reshape(-1),
+        list(rvecs),
+        list(tvecs),
+        std_intrinsics=np.asarray(std_in, float).reshape(-1),
+    )
+
+
+def _cv_message(error: cv2.error) -> str:
+    text = str(error).strip().splitlines()
+    return text[-1] if text else "OpenCV error"
+
+
+# --------------------------------------------------------------------------- result + file
+
+
+@dataclass(frozen=True)
+class CameraCalibration:
+    """A camera's intrinsics: the content of the calibration YAML file.
+
+    ``camera_matrix`` 3x3, ``dist_coeffs`` OpenCV order (k1 k2 p1 p2 [k3 ...]),
+    ``image_size`` (width, height) the calibration was made at, ``rms`` px.
+
+    >>> K = np.array([[500.0, 0, 320], [0, 500, 240], [0, 0, 1]])
+    >>> cal = CameraCalibration(K, np.zeros(5), (640, 480), 0.2)
+    >>> cal.scaled_to((1280, 960)).fx
+    1000.0
+    """
+
+    camera_matrix: np.ndarray
+    dist_coeffs: np.ndarray
+    image_size: tuple[int, int]
+    rms: float
+
+    @property
+    def fx(self) -> float:
+        return float(self.camera_matrix[0, 0])
+
+    @property
+    def fy(self) -> float:
+        return float(self.camera_matrix[1, 1])
+
+    @property
+    def principal_point(self) -> tuple[float, float]:
+        return float(self.camera_matrix[0, 2]), float(self.camera_matrix[1, 2])
+
+    def scaled_to(self, size: tuple[int, int]) -> CameraCalibration:
+        """The same lens at another resolution of the same aspect ratio (e.g. a video mode).
+
+        Raises UserError when the aspect ratio differs: the sensor crop is then unknown.
+        """
+        width, height = self.image_size
+        if (int(size[0]), int(size[1])) == (width, height):
+            return self
+        sx, sy = size[0] / width, size[1] / height
+        if abs(sx - sy) > 0.01 * max(sx, sy):
+            raise UserError(
+                f"the frame is {size[0]}x{size[1]} but the camera calibration was made at "
+                f"{width}x{height} (another aspect ratio): calibrate this camera mode"
+            )
+        # Pixel centres: x' + 0.5 = s (x + 0.5).
+        matrix = self.camera_matrix.copy()
+        matrix[0, 0] *= sx
+        matrix[0, 1] *= sx
+        matrix[1, 1] *= sy
+        matrix[0, 2] = (matrix[0, 2] + 0.5) * sx - 0.5
+        matrix[1, 2] = (matrix[1, 2] + 0.5) * sy - 0.5
+        return CameraCalibration(
+            matrix, self.dist_coeffs.copy(), (int(size[0]), int(size[1])), self.rms
+        )
+
+    def undistorter(
+        self, image_size: tuple[int, int] | None = None, alpha: float | None = None
+    ) -> Undistorter:
+        """An :class:`Undistorter` with maps for ``image_size`` (default: the calibrated size)."""
+        return Undistorter(self, image_size, alpha=alpha)
+
+    def save(self, path: str | os.PathLike, extra: dict | None = None) -> None:
+        """Write the spec's FileStorage YAML atomically (nothing is left on failure).
+
+        ``extra`` adds scalars, strings, lists of strings or numpy arrays.
+        """
+        path = Path(path)
+        if path.suffix.lower() not in (".yaml", ".yml"):
+            raise UserError(f"the calibration file must end in .yaml or .yml, not {path.name!r}")
+        directory = path.parent if str(path.parent) else Path(".")
+        if not directory.is_dir():
+            raise UserError(f"cannot write {path}: folder {directory} does not exist")
+        handle, temp = tempfile.mkstemp(prefix=".camera-", suffix=".yaml", dir=directory)
+        os.close(handle)
+        try:
+            storage = cv2.FileStorage(temp, cv2.FILE_STORAGE_WRITE)
+            storage.write("camera_matrix", self.camera_matrix.astype(np.float64))
+            storage.write(
+                "distortion_coefficients", self.dist_coeffs.reshape(1, -1).astype(np.float64)
+            )
+            storage.write("image_width", int(self.image_size[0]))
+            storage.write("image_height", int(self.image_size[1]))
+            storage.write("rms", float(self.rms))
+            for key, value in (extra or {}).items():
+                _write_node(storage, key, value)
+            storage.release()
+            os.replace(temp, path)
+        finally:
+            if os.path.exists(temp):
+                os.unlink(temp)
+
+
+def _write_node(storage: cv2.FileStorage, key: str, value: object) -> None:
+    if isinstance(value, np.ndarray):
+        storage.write(key, value)
+    elif isinstance(value, bool | int):
+        storage.write(key, int(value))
+    elif isinstance(value, float | str):
+        storage.write(key, value)
+    elif isinstance(value, list | tuple):
+        storage.startWriteStruct(key, cv2.FileNode_SEQ)
+        for item in value:
+            _write_node(storage, "", item)
+        storage.endWriteStruct()
+    else:
+        raise TypeError(f"cannot store {key}={value!r}")
+
+
+def load_camera_calibration(path: str | os.PathLike) -> CameraCalibration:
+    """Read a calibration YAML written by ``piecebridge calibrate camera`` (or by OpenCV).
+
+    Raises UserError naming the file and the problem when it is missing or malformed.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise UserError(f"cannot read camera calibration {path}: no such file")
+    try:
+        storage = cv2.FileStorage(str(path), cv2.FILE_STORAGE_READ)
+    except (cv2.error, SystemError):  # OpenCV's parser error surfaces as either
+        raise UserError(
+            f"cannot read camera calibration {path}: not an OpenCV YAML/XML file"
+        ) from None
+    try:
+        if not storage.isOpened():
+            raise UserError(f"cannot read camera calibration {path}: not an OpenCV YAML/XML file")
+        matrix = storage.getNode("camera_matrix").mat()
+        dist = storage.getNode("distortion_coefficients").mat()
+        width = storage.getNode("image_width").real()
+        height = storage.getNode("image_height").real()
+        rms_node = storage.getNode("rms")
+        if rms_node.empty():
+            rms_node = storage.getNode("avg_reprojection_error")
+        rms = rms_node.real() if not rms_node.empty() else float("nan")
+    finally:
+        storage.release()
+    problems = []
+    if matrix is None or matrix.shape != (3, 3):
+        problems.append("camera_matrix is missing or not 3x3")
+    if dist is None or dist.size not in (4, 5, 8, 12, 14):
+        problems.append("distortion_coefficients is missing or has a wrong length")
+    if not width or not height or width <= 0 or height <= 0:
+        problems.append("image_width/image_height missing")
+    if problems:
+        raise UserError(f"bad camera calibration {path}: {'; '.join(problems)}")
+    matrix = np.asarray(matrix, np.float64)
+    dist = np.asarray(dist, np.float64).reshape(-1)
+    if not (np.all(np.isfinite(matrix)) and np.all(np.isfinite(dist))) or matrix[0, 0] <= 0:
+        raise UserError(f"bad camera calibration {path}: non-finite or non-positive values")
+    return CameraCalibration(matrix, dist, (int(width), int(height)), float(rms))
+
+
+# --------------------------------------------------------------------------- undistortion
+
+
+class Undistorter:
+    """Undistort frames with maps computed once (``cv2.initUndistortRectifyMap``).
+
+    Each call is one ``cv2.remap``; frames of another size with the same aspect
+    ratio get their own maps (made on first use and kept). ``alpha`` as in
+    ``cv2.getOptimalNewCameraMatrix`` (0: only valid pixels, 1: all source
+    pixels); ``None`` keeps the camera matrix, like ``cv2.undistort``.
+
+    >>> K = np.array([[500.0, 0, 319.5], [0, 500, 239.5], [0, 0, 1]])
+    >>> cal = CameraCalibration(K, np.array([-0.2, 0, 0, 0, 0]), (640, 480), 0.3)
+    >>> undistort = cal.undistorter()
+    >>> undistort(np.zeros((480, 640, 3), np.uint8)).shape
+    (480, 640, 3)
+    """
+
+    def __init__(
+        self,
+        calibration: CameraCalibration,
+        image_size: tuple[int, int] | None = None,
+        *,
+        alpha: float | None = None,
+    ) -> None:
+        self.calibration = calibration
+        self.alpha = alpha
+        self._maps: dict[
+            tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray, CameraCalibration]
+        ] = {}
+        self._maps_for(image_size or calibration.image_size)
+
+    @property
+    def image_size(self) -> tuple[int, int]:
+        """The size the maps were first made for."""
+        return next(iter(self._maps))
+
+    def new_camera_matrix(self, image_size: tuple[int, int] | None = None) -> np.ndarray:
+        """The camera matrix of the undistorted image (a pinhole, no distortion)."""
+        return self._maps_for(image_size or self.image_size)[2]
+
+    def _maps_for(
+        self, size: tuple[int, int]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, CameraCalibration]:
+        size = (int(size[0]), int(size[1]))
+        if size not in self._maps:
+            cal = self.calibration.scaled_to(size)
+            if self.alpha is None:
+                new_matrix = cal.camera_matrix
+            else:
+                new_matrix, _ = cv2.getOptimalNewCameraMatrix(
+                    cal.camera_matrix, cal.dist_coeffs, size, self.alpha, size
+                )
+            # Fixed-point maps (CV_16SC2) remap about twice as fast as float maps.
+            map1, map2 = cv2.initUndistortRectifyMap(
+                cal.camera_matrix, cal.dist_coeffs, None, new_matrix, size, cv2.CV_16SC2
+            )
+            self._maps[size] = (map1, map2, np.asarray(new_matrix, np.float64), cal)
+        return self._maps[size]
+
+    def __call__(self, image: np.ndarray, interpolation: int = cv2.INTER_LINEAR) -> np.ndarray:
+        """The undistorted frame (same size and type as ``image``)."""
+        map1, map2, _, _ = self._maps_for((image.shape[1], image.shape[0]))
+        return cv2.remap(image, map1, map2, interpolation, borderMode=cv2.BORDER_CONSTANT)
+
+    def undistort_points(
+        self, points: np.ndarray, image_size: tuple[int, int] | None = None
+    ) -> np.ndarray:
+        """Map raw-image pixel coordinates (N, 2) to undistorted-image pixel coordinates."""
+        _, _, new_matrix, cal = self._maps_for(image_size or self.image_size)
+        pts = np.asarray(points, np.float64).reshape(-1, 1, 2)
+        out = cv2.undistortPoints(
+            pts,
+            cal.camera_matrix,
+            cal.dist_coeffs,
+            None,
+            None,
+            new_matrix,
+            (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 50, 1e-9),
+        )
+        return np.asarray(out).reshape(-1, 2)
+
+    def distort_points(
+        self, points: np.ndarray, image_size: tuple[int, int] | None = None
+    ) -> np.ndarray:
+        """Map undistorted-image pixel coordinates (N, 2) back to the raw image."""
+        _, _, new_matrix, cal = self._maps_for(image_size or self.image_size)
+        pts = np.asarray(points, np.float64).reshape(-1, 2)
+        normal = cv2.undistortPoints(pts.reshape(-1, 1, 2), new_matrix, None).reshape(-1, 2)
+        rays = np.hstack([normal, np.ones((len(normal), 1))])
+        out, _ = cv2.projectPoints(
+            rays, np.zeros(3), np.zeros(3), cal.camera_matrix, cal.dist_coeffs
+        )
+        return np.asarray(out).reshape(-1, 2)
+
+
+# --------------------------------------------------------------------------- CLI helpers
+
+
+def add_camera_calibration_argument(parser: argparse.ArgumentParser) -> None:
+    """Give a command the uniform ``--camera-calibration FILE.yaml`` option.
+
+    Pair with :func:`undistorter_from_args` in the handler.
+    """
+    parser.add_argument(
+        "--camera-calibration",
+        metavar="FILE.yaml",
+        default=None,
+        help="lens calibration from `piecebridge calibrate camera`; frames are undistorted first",
+    )
+
+
+def undistorter_from_args(
+    args: argparse.Namespace, alpha: float | None = None
+) -> Undistorter | None:
+    """The :class:`Undistorter` for ``--camera-calibration``, or None when not given.
+
+    Raises UserError (exit 1) for a missing or malformed file.
+    """
+    path = getattr(args, "camera_calibration", None)
+    if not path:
+        return None
+    return load_camera_calibration(path).undistorter(alpha=alpha)
+
+
+def focal_error(calibration: CameraCalibration, reference_fx: float) -> float:
+    """Relative focal-length error, e.g. 0.004 for 0.4 %."""
+    return abs(calibration.fx - reference_fx) / reference_fx
+
+
+def board_tilt_degrees(rvec: np.ndarray) -> float:
+    """Angle between the target's normal and the optical axis, in degrees."""
+    rotation, _ = cv2.Rodrigues(np.asarray(rvec, np.float64))
+    return math.degrees(math.acos(min(1.0, abs(float(rotation[2, 2])))))
