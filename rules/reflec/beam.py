@@ -30,7 +30,7 @@ class Beam:
     path: tuple[int, ...]
     end: EndKind
     hit_cell: int | None = None  # the pawn's cell, for end == "pawn"
-    removed: tuple[int, ...] = ()  # sorted coin cells of the loop, for end == "loop"
+    removed: tuple[int, ...] = ()  # the loop's coin cells sorted by name, for a loop
 
     def path_names(self) -> list[str]:
         return [CELL_NAMES[c] for c in self.path]
@@ -74,7 +74,9 @@ def trace(board: Board, start: int, direction: Direction) -> Beam:
         if type(piece) is Coin:
             if cell in first_hit:
                 loop = hits[first_hit[cell] :]
-                return Beam(tuple(path), "loop", removed=tuple(sorted(set(loop))))
+                # sorted by name, as the spec's JSON lists them
+                removed = tuple(sorted(set(loop), key=CELL_NAMES.__getitem__))
+                return Beam(tuple(path), "loop", removed=removed)
             first_hit[cell] = len(hits)
             hits.append(cell)
             d = _DIR_INDEX[piece.facing]
