@@ -49,29 +49,17 @@ CHROMA_WEIGHT = 1.5  # colour matters as much as shape for telling suits apart
 # --------------------------------------------------------------------------- descriptors
 
 
-def _crop_index() -> tuple[np.ndarray, np.ndarray]:
-    """Row and column index arrays (64, S, CROP, CROP) for all cells and shifts."""
-    m = MARGIN * PX
-    ys, xs = [], []
-    r = np.arange(CROP) - CROP // 2
-    for row in range(N - 1, -1, -1):
-        for col in range(N):
-            cx = round(m + (col + 0.5) * PX)
-            cy = round(m + (N - 1 - row + 0.5) * PX)
-            y_s, x_s = [], []
-            for dy in SHIFTS:
-                for dx in SHIFTS:
-                    y_s.append(np.broadcast_to((cy + dy + r)[:, None], (CROP, CROP)))
-                    x_s.append(np.broadcast_to((cx + dx + r)[None, :], (CROP, CROP)))
-            ys.append(y_s)
-            xs.append(x_s)
-    return np.asarray(ys), np.asarray(xs)
-
-
-_YS, _XS = _crop_index()
-_CENTRE_SHIFT = len(SHIFTS) ** 2 // 2
 #: Cell names in the order of the descriptor rows (north-west first, row-major).
 CELL_ORDER = [cell_name(col, row) for row in range(N - 1, -1, -1) for col in range(N)]
+_CENTRE_SHIFT = len(SHIFTS) ** 2 // 2
+_OFFSETS = [(dy, dx) for dy in SHIFTS for dx in SHIFTS]
+
+
+def _cell_origin(i: int) -> tuple[int, int]:
+    """Top-left (y, x) of cell ``i``'s centred crop in the rectified board."""
+    row, col = divmod(i, N)
+    o = round(MARGIN * PX) + (PX - CROP) // 2
+    return o + row * PX, o + col * PX
 
 
 def board_lab(rect_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -83,28 +71,47 @@ def board_lab(rect_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return lab, np.median(inner[:, 1:], axis=0)
 
 
-def raw_crops(lab: np.ndarray, tile_ab: np.ndarray) -> np.ndarray:
+def raw_crops(lab: np.ndarray, tile_ab: np.ndarray, rel: np.ndarray | None = None) -> np.ndarray:
     """Crops (64, shifts, CROP, CROP, 3): L minus its crop mean, a and b minus tile chroma."""
-    crops = lab[_YS, _XS].copy()
-    crops[..., 0] -= crops[..., 0].mean(axis=(2, 3), keepdims=True)
-    crops[..., 1:] -= tile_ab
-    crops[..., 1:] *= CHROMA_WEIGHT
+    o = round(MARGIN * PX) + (PX - CROP) // 2
+    if rel is None:
+        rel = relative_lab(lab, tile_ab)
+    crops = np.empty((N * N, len(_OFFSETS), CROP, CROP, 3), np.float32)
+    for k, (dy, dx) in enumerate(_OFFSETS):
+        # Cells are PX apart, so all 64 crops of one shift are one reshaped slice.
+        block = rel[o + dy : o + dy + N * PX, o + dx : o + dx + N * PX]
+        cells = block.reshape(N, PX, N, PX, 3)[:, :CROP, :, :CROP]
+        crops[:, k] = cells.transpose(0, 2, 1, 3, 4).reshape(N * N, CROP, CROP, 3)
+    light = crops[..., 0]
+    light -= light.mean(axis=(2, 3), keepdims=True)
     return crops
 
 
+def relative_lab(lab: np.ndarray, tile_ab: np.ndarray) -> np.ndarray:
+    """Lab with the tile chroma removed and colour weighted (a new array)."""
+    light, a, b = cv2.split(lab)
+    w = CHROMA_WEIGHT
+    return cv2.merge([light, (a - float(tile_ab[0])) * w, (b - float(tile_ab[1])) * w])
+
+
 def _unit(v: np.ndarray) -> np.ndarray:
-    return v / (np.linalg.norm(v, axis=-1, keepdims=True) + 1e-6)
+    norm = np.sqrt(np.einsum("...k,...k->...", v, v))[..., None]
+    return v / (norm + 1e-6)
 
 
 _DISC = (
     np.hypot(*np.meshgrid(np.arange(CROP) - (CROP - 1) / 2, np.arange(CROP) - (CROP - 1) / 2))
-    < 0.36 * PX
+    < 0.42 * PX
 )
 
 
 def energies(crops: np.ndarray) -> np.ndarray:
-    """RMS structure of each cell's centred crop inside a central disc (64,)."""
+    """RMS structure of each cell's centred crop inside a central disc (64,).
+
+    Every channel's mean is removed first: a flat cell of any colour has no structure.
+    """
     c = crops[:, _CENTRE_SHIFT][:, _DISC]
+    c = c - c.mean(axis=1, keepdims=True)
     return np.sqrt((c**2).sum(axis=-1).mean(axis=-1))
 
 
@@ -135,6 +142,7 @@ class PieceLooks:
     min_similarity: float = 0.55
     min_margin: float = 0.04
     min_facing_margin: float = 0.015
+    max_empty_tint: float = 12.0
     learned: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -146,6 +154,7 @@ class PieceLooks:
             "min_similarity": self.min_similarity,
             "min_margin": self.min_margin,
             "min_facing_margin": self.min_facing_margin,
+            "max_empty_tint": self.max_empty_tint,
             "learned": self.learned,
         }
 
@@ -158,6 +167,7 @@ class PieceLooks:
             min_similarity=float(d["min_similarity"]),
             min_margin=float(d["min_margin"]),
             min_facing_margin=float(d.get("min_facing_margin", 0.015)),
+            max_empty_tint=float(d.get("max_empty_tint", 12.0)),
             learned=bool(d.get("learned", True)),
         )
 
@@ -228,21 +238,24 @@ class CellDecision:
 def classify(rect_bgr: np.ndarray, looks: PieceLooks) -> list[CellDecision]:
     """Decide every cell of a rectified board (``PX`` px/cell, ``MARGIN`` margin)."""
     lab, tile_ab = board_lab(rect_bgr)
-    crops = raw_crops(lab, tile_ab)
+    rel = relative_lab(lab, tile_ab)
+    crops = raw_crops(lab, tile_ab, rel)
     energy = energies(crops)
     floor = max(float(np.median(np.sort(energy)[:16])), 1.0)
     ratio = energy / floor
+    # A flat cell of a foreign colour (a hand, a sleeve) is not an empty tile.
+    tint = np.linalg.norm(crops[:, _CENTRE_SHIFT, :, :, 1:].mean(axis=(1, 2)), axis=-1)
     T, labels = looks.templates()
     desc = _unit(crops.reshape(crops.shape[0], crops.shape[1], -1))
     all_sims = desc @ T  # (64, shifts, K)
     sims = all_sims.max(axis=1)  # best shift per template
-    rel = lab.copy()
-    rel[..., 1:] = (rel[..., 1:] - tile_ab) * CHROMA_WEIGHT
     out = []
     for i, cell in enumerate(CELL_ORDER):
         d = _decide(cell, ratio[i], sims[i], labels, looks)
+        if d.kind == "empty" and tint[i] > looks.max_empty_tint:
+            d.kind, d.confidence = "unknown", 0.0
         if d.kind == "coin":
-            y, x = _YS[i, _CENTRE_SHIFT, 0, 0], _XS[i, _CENTRE_SHIFT, 0, 0]
+            y, x = _cell_origin(i)
             r = FACING_SEARCH
             window = rel[y - r : y + CROP + r, x - r : x + CROP + r]
             _read_facing(d, window, looks.coins[d.suit], looks)

@@ -49,8 +49,8 @@ def draw_decisions(image: np.ndarray, H: np.ndarray, decisions: list[CellDecisio
             text = "?"
         else:
             text = SUIT_LETTER.get(d.suit or "", "?") + ("P" if d.kind == "pawn" else "")
-        _label(out, text, centre + (0, -8 * scale), colour, 0.6 * scale)
-        _label(out, f"{d.confidence:.2f}", centre + (0, 14 * scale), colour, 0.4 * scale)
+        _label(out, text, (*centre, 0, -8 * scale), colour, 0.6 * scale)
+        _label(out, f"{d.confidence:.2f}", (*centre, 0, 14 * scale), colour, 0.4 * scale)
         if d.kind == "coin" and d.facing:
             dx, dy = ARROW[d.facing]
             tip = project(H, np.array([[x + 0.4 * dx, y + 0.4 * dy]]))[0]

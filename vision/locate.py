@@ -26,6 +26,7 @@ import cv2
 import numpy as np
 from piecebridge.vision.geometry import (
     CANONICAL_CORNERS,
+    N,
     cell_size_px,
     project,
     rectify,
@@ -154,18 +155,25 @@ def _ridge_map(gray: np.ndarray, px_per_cell: int) -> np.ndarray:
     return cv2.morphologyEx(gray, cv2.MORPH_BLACKHAT, kernel).astype(np.float32)
 
 
-def _arm_position(profile: np.ndarray) -> tuple[float, float]:
-    """Sub-pixel peak of a 1-D ridge profile and its prominence (peak over median, in MADs)."""
-    p = cv2.GaussianBlur(profile.reshape(1, -1), (0, 0), 1.0).ravel()
-    i = int(np.argmax(p))
-    med = float(np.median(p))
-    mad = float(np.median(np.abs(p - med))) + 1e-3
-    offset = 0.0
-    if 0 < i < len(p) - 1:
-        denom = p[i - 1] - 2 * p[i] + p[i + 1]
-        if denom < 0:
-            offset = 0.5 * (p[i - 1] - p[i + 1]) / denom
-    return i + offset, (p[i] - med) / mad
+_SMOOTH = np.array([0.054, 0.244, 0.403, 0.244, 0.054], np.float32)  # Gaussian, sigma 1
+
+
+def _peaks(profiles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sub-pixel peak and prominence (peak over median, in MADs) of each row of ``profiles``."""
+    p = profiles
+    padded = np.pad(p, ((0, 0), (2, 2)), mode="edge")
+    p = sum(_SMOOTH[k] * padded[:, k : k + p.shape[1]] for k in range(5))
+    i = np.argmax(p, axis=1)
+    rows = np.arange(len(p))
+    med = np.median(p, axis=1)
+    mad = np.median(np.abs(p - med[:, None]), axis=1) + 1e-3
+    left = p[rows, np.maximum(i - 1, 0)]
+    right = p[rows, np.minimum(i + 1, p.shape[1] - 1)]
+    centre = p[rows, i]
+    denom = left - 2 * centre + right
+    inside = (i > 0) & (i < p.shape[1] - 1) & (denom < 0)
+    offset = np.where(inside, 0.5 * (left - right) / np.where(denom < 0, denom, -1), 0.0)
+    return i + offset, (centre - med) / mad
 
 
 def find_crosses(
@@ -173,43 +181,44 @@ def find_crosses(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Locate the 16 tile crosses in a rectified ridge map.
 
-    Returns rectified-pixel positions ``(16, 2)`` (NaN where not found) and the number
-    of arms that supported each. ``search`` is the half-width searched, in cells.
+    Each cross line is measured on both of its arms (the crossing itself is skipped); an arm
+    counts when its ridge stands out, and two arms of one line must agree, else one of them
+    caught a piece's edge. Returns rectified-pixel positions ``(16, 2)`` (NaN where not
+    found) and the number of arms that supported each. ``search`` is the half-width searched,
+    in cells; the rectified margin must be at least ``search + 0.85 - 1`` cells.
     """
     S, m = px_per_cell, margin_cells * px_per_cell
-    pts = np.full((16, 2), np.nan)
-    support = np.zeros(16, int)
     half_arm = int(0.85 * S)
-    inner = int(0.2 * S)  # skip the crossing itself, shared by both arms
+    inner = int(0.2 * S)
     sw = int(search * S)
-    h, w = ridge.shape
-    for t, (cx, cy) in enumerate(CROSS_CENTRES * S + m):
-        cx, cy = round(cx), round(cy)
-        xs, ys = [], []
-        x0, x1 = max(cx - sw, 0), min(cx + sw + 1, w)
-        y0, y1 = max(cy - sw, 0), min(cy + sw + 1, h)
-        for a, b in ((cy - half_arm, cy - inner), (cy + inner, cy + half_arm)):
-            band = ridge[max(a, 0) : min(b, h), x0:x1]
-            if band.size:
-                pos, prom = _arm_position(band.sum(axis=0))
-                if prom > 4.0:
-                    xs.append(x0 + pos)
-        for a, b in ((cx - half_arm, cx - inner), (cx + inner, cx + half_arm)):
-            band = ridge[y0:y1, max(a, 0) : min(b, w)]
-            if band.size:
-                pos, prom = _arm_position(band.sum(axis=1))
-                if prom > 4.0:
-                    ys.append(y0 + pos)
-        # Two arms of one line must agree, else one of them caught a piece's edge.
-        if xs and ys:
-            if len(xs) == 2 and abs(xs[0] - xs[1]) > 0.12 * S:
-                xs = []
-            if len(ys) == 2 and abs(ys[0] - ys[1]) > 0.12 * S:
-                ys = []
-        if xs and ys:
-            pts[t] = (np.mean(xs), np.mean(ys))
-            support[t] = len(xs) + len(ys)
+    centres = np.round(CROSS_CENTRES * S + m).astype(int)
+    prof_x, prof_y = [], []  # per cross: two arm profiles across the vertical / horizontal line
+    for cx, cy in centres:
+        cols = ridge[:, cx - sw : cx + sw + 1]
+        prof_x.append(cols[cy - half_arm : cy - inner].sum(axis=0))
+        prof_x.append(cols[cy + inner : cy + half_arm].sum(axis=0))
+        rows = ridge[cy - sw : cy + sw + 1]
+        prof_y.append(rows[:, cx - half_arm : cx - inner].sum(axis=1))
+        prof_y.append(rows[:, cx + inner : cx + half_arm].sum(axis=1))
+    px, qx = _peaks(np.asarray(prof_x))
+    py, qy = _peaks(np.asarray(prof_y))
+    px, qx, py, qy = (a.reshape(16, 2) for a in (px, qx, py, qy))
+    x = _combine_arms(px, qx > 4.0, 0.12 * S)
+    y = _combine_arms(py, qy > 4.0, 0.12 * S)
+    pts = np.stack([centres[:, 0] - sw + x, centres[:, 1] - sw + y], axis=1)
+    support = ((qx > 4.0).sum(axis=1) + (qy > 4.0).sum(axis=1)) * ~np.isnan(pts[:, 0])
     return pts, support
+
+
+def _combine_arms(pos: np.ndarray, ok: np.ndarray, tolerance: float) -> np.ndarray:
+    """Mean position of the valid arms of each line, NaN when none or when they disagree."""
+    both = ok.all(axis=1)
+    disagree = both & (np.abs(pos[:, 0] - pos[:, 1]) > tolerance)
+    total = (pos * ok).sum(axis=1)
+    count = ok.sum(axis=1)
+    out = np.where(count > 0, total / np.maximum(count, 1), np.nan)
+    out[disagree] = np.nan
+    return out
 
 
 def refine_homography(
@@ -312,3 +321,30 @@ def find_board(bgr: np.ndarray, tile_color_lab: np.ndarray | None = None) -> Boa
         raise BoardNotFound("no board in view: no 8x8 tile grid found")
     _check_in_frame(best.H, bgr.shape)
     return best
+
+
+def find_edges(gray: np.ndarray, px_per_cell: int, margin_cells: float) -> np.ndarray:
+    """Offset (cells, NaN if unclear) of each board side (N, E, S, W) in a rectified board.
+
+    The board's outer edge is a step from tile to table; each side is measured as the
+    strongest step across a band of +-0.4 cells, along the middle six cells of that side.
+    """
+    S = px_per_cell
+    m = round(margin_cells * S)
+    band = int(0.4 * S)
+    g = gray.astype(np.float32)
+    gy = np.abs(cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3))
+    gx = np.abs(cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3))
+    lo, hi = m + S, m + 7 * S
+    far = m + N * S
+    profiles = [
+        gy[m - band : m + band + 1, lo:hi].sum(axis=1),  # north
+        gx[lo:hi, far - band : far + band + 1].sum(axis=0),  # east
+        gy[far - band : far + band + 1, lo:hi].sum(axis=1),  # south
+        gx[lo:hi, m - band : m + band + 1].sum(axis=0),  # west
+    ]
+    profiles = np.asarray(profiles) / (hi - lo)  # mean gradient along the side
+    pos, prom = _peaks(profiles)
+    off = (pos - band) / S
+    strong = (profiles.max(axis=1) > 40.0) & (prom > 3.0)  # a real tile/table step
+    return np.where(strong, off, np.nan)

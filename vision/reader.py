@@ -42,6 +42,7 @@ from piecebridge.vision.locate import (
     _ridge_map,
     find_board,
     find_crosses,
+    find_edges,
     refine_homography,
 )
 
@@ -128,7 +129,12 @@ class BoardReader:
             return ("ok" if seen else "lost"), seen, None
         off = np.linalg.norm(pts[ok] - expected[ok], axis=1) / PX
         med = float(np.median(off))
-        if med > MOVED_CELLS:
+        # Crosses repeat every two cells and tile gaps look like lines too, so a bump by
+        # about a cell can still land on lines: the board's outer edges must stay put.
+        edges = find_edges(gray, PX, MARGIN)
+        edges_off = int((np.abs(edges[~np.isnan(edges)]) > MOVED_CELLS).sum())
+        edges_gone = int(np.isnan(edges).sum())
+        if med > MOVED_CELLS or edges_off >= 2 or edges_gone >= 3:
             return "moved", seen, off
         return ("drift" if med > DRIFT_CELLS else "ok"), seen, off
 
