@@ -13,7 +13,8 @@
  *   bits (high < 10 cycles = 0, else 1), and each latched frame (line low >= 50 us)
  *   is printed as a JSON line with its latch cycle and the RGB colours.
  * - Commands on stdin, one per line, each answered by {"ev":"ok",...}:
- *     press B | release B     (B = 0 north, 1 east, 2 south, 3 west, 4 end turn)
+ *     press B [MS] | release B   (B = 0 north, 1 east, 2 south, 3 west, 4 end turn;
+ *                             MS: release after MS simulated milliseconds)
  *     reset [HOLD_MS]         MCU reset now (brown-out, watchdog), optional silent hold
  *     fault DROP CORRUPT DUP SEED   per-million byte fault rates on both directions
  *     cycle                   print the current cycle
@@ -75,6 +76,7 @@ static unsigned long frames_out;
 static struct timespec wall0;
 static avr_cycle_count_t cycle0;
 static double hold_until = 0;
+static int reset_requested = 0;
 
 static double wall_now(void) {
     struct timespec t;
@@ -148,13 +150,36 @@ static void ws_pin(struct avr_irq_t *irq, uint32_t value, void *param) {
 /* ---- pty ---- */
 
 static void drive_buttons(void) {
-    for (int b = 0; b < 5; b++)
-        avr_raise_irq(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('D'), button_pins[b]), button_level[b]);
+    /* Pin IRQs are filtered (an unchanged value is not passed on) but avr_reset() clears
+     * PIND, so toggle to make the port see the level again. The firmware's 20 ms
+     * debounce never notices the zero-length glitch. */
+    for (int b = 0; b < 5; b++) {
+        avr_irq_t *irq = avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('D'), button_pins[b]);
+        avr_raise_irq(irq, !button_level[b]);
+        avr_raise_irq(irq, button_level[b]);
+    }
+}
+
+static avr_cycle_count_t io_timer(avr_t *a, avr_cycle_count_t when, void *param);
+static avr_cycle_count_t control_timer(avr_t *a, avr_cycle_count_t when, void *param);
+
+/* avr_reset() also empties simavr's cycle-timer list and resets the UART: set them up again. */
+static void arm(void) {
+    uint32_t flags = 0;
+    avr_ioctl(avr, AVR_IOCTL_UART_GET_FLAGS('0'), &flags);
+    flags &= ~(AVR_UART_FLAG_STDIO | AVR_UART_FLAG_POLL_SLEEP); /* no console echo, no usleep */
+    avr_ioctl(avr, AVR_IOCTL_UART_SET_FLAGS('0'), &flags);
+    avr_cycle_timer_cancel(avr, io_timer, NULL);
+    avr_cycle_timer_cancel(avr, control_timer, NULL);
+    avr_cycle_timer_register(avr, BYTE_CYCLES, io_timer, NULL);
+    avr_cycle_timer_register(avr, CONTROL_CYCLES, control_timer, NULL);
+    drive_buttons();
 }
 
 static void do_reset(void) {
     avr_reset(avr);
-    drive_buttons();
+    for (int b = 0; b < 5; b++) button_level[b] = 1; /* pending release timers are gone */
+    arm();
     rx_pending_while_off = 0;
     emit("{\"ev\":\"reset\",\"cycle\":%llu}", (unsigned long long)avr->cycle);
 }
@@ -238,6 +263,15 @@ static avr_cycle_count_t io_timer(avr_t *a, avr_cycle_count_t when, void *param)
 
 /* ---- control channel ---- */
 
+static avr_cycle_count_t release_timer(avr_t *a, avr_cycle_count_t when, void *param) {
+    (void)when;
+    int b = (int)(intptr_t)param;
+    button_level[b] = 1;
+    avr_raise_irq(avr_io_getirq(a, AVR_IOCTL_IOPORT_GETIRQ('D'), button_pins[b]), 1);
+    emit("{\"ev\":\"released\",\"button\":%d,\"cycle\":%llu}", b, (unsigned long long)a->cycle);
+    return 0;
+}
+
 static char ctl_buf[256];
 static size_t ctl_len;
 
@@ -250,8 +284,12 @@ static void control_line(char *line) {
     if ((!strcmp(cmd, "press") || !strcmp(cmd, "release")) && a1 >= 0 && a1 < 5) {
         button_level[a1] = !strcmp(cmd, "release");
         avr_raise_irq(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('D'), button_pins[a1]), button_level[a1]);
+        /* press B MS: release after MS simulated milliseconds (independent of wall speed). */
+        if (!button_level[a1] && n >= 3 && a2 > 0)
+            avr_cycle_timer_register(avr, (avr_cycle_count_t)a2 * (F_CPU / 1000), release_timer, (void *)(intptr_t)a1);
     } else if (!strcmp(cmd, "reset")) {
-        do_reset();
+        /* Not from inside a cycle timer: the main loop resets between avr_run() calls. */
+        reset_requested = 1;
         if (a1 > 0) hold_until = wall_now() + a1 / 1000.0;
     } else if (!strcmp(cmd, "fault") && n >= 4) {
         drop_ppm = (uint32_t)a1;
@@ -344,6 +382,10 @@ int main(int argc, char **argv) {
     cfmakeraw(&tio);
     tcsetattr(master, TCSANOW, &tio);
     const char *slave = ptsname(master);
+    /* Until a slave has been opened once the master never reports a hang-up, so open and
+     * close it here: from now on POLLHUP means "no host has the port open". */
+    int s = open(slave, O_RDWR | O_NOCTTY);
+    if (s >= 0) close(s);
     if (link) {
         unlink(link);
         if (symlink(slave, link) != 0) perror("pbsim: symlink");
@@ -352,14 +394,7 @@ int main(int argc, char **argv) {
 
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('D'), 6), ws_pin, NULL);
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUTPUT), uart_out, NULL);
-    /* No console echo and no usleep when the firmware polls an empty UART: keep cycles exact. */
-    uint32_t flags = 0;
-    avr_ioctl(avr, AVR_IOCTL_UART_GET_FLAGS('0'), &flags);
-    flags &= ~(AVR_UART_FLAG_STDIO | AVR_UART_FLAG_POLL_SLEEP);
-    avr_ioctl(avr, AVR_IOCTL_UART_SET_FLAGS('0'), &flags);
-    drive_buttons();
-    avr_cycle_timer_register(avr, BYTE_CYCLES, io_timer, NULL);
-    avr_cycle_timer_register(avr, CONTROL_CYCLES, control_timer, NULL);
+    arm();
 
     slave_open = pty_is_open();
     emit("{\"ev\":\"ready\",\"pty\":\"%s\",\"f_cpu\":%lu,\"pid\":%d}", slave, F_CPU, (int)getpid());
@@ -380,6 +415,10 @@ int main(int argc, char **argv) {
             do_reset();
             clock_gettime(CLOCK_MONOTONIC, &wall0);
             cycle0 = avr->cycle;
+        }
+        if (reset_requested) {
+            reset_requested = 0;
+            do_reset();
         }
         int state = avr_run(avr);
         if (state == cpu_Done || state == cpu_Crashed) {
