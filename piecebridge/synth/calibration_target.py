@@ -1,0 +1,164 @@
+"""Photos of a calibration target with known ground truth (for tests and benchmarks).
+
+The target (chessboard or ChArUco) is drawn into a table raster and photographed
+with :func:`piecebridge.synth.photo.photograph`, whose camera has known
+intrinsics and OpenCV lens distortion, from random poses that put the target
+all over the frame at various tilts::
+
+    >>> from piecebridge.calibration.camera import parse_pattern
+    >>> scene = TargetScene.of(parse_pattern("chessboard:9x6", 25))
+    >>> lens = Camera(image_size=(640, 480), focal_px=600.0, dist_coeffs=(-0.2, 0.05, 0, 0, 0))
+    >>> shots = scene.views(lens, 3, np.random.default_rng(0))
+    >>> shots[0].image.shape, shots[0].corners.shape
+    ((480, 640, 3), (54, 2))
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from piecebridge.calibration.camera import Pattern
+from piecebridge.synth.photo import Camera, PhotoStyle, photograph
+
+#: Raster resolution of the drawn target; the photos sample it at about 1 px per mm or
+#: coarser, so 0.25 mm keeps every edge sharp to a fraction of an image pixel.
+MM_PER_PX = 0.25
+TABLE_GREY = 110
+
+
+@dataclass
+class TargetShot:
+    """One photo: ``image`` BGR uint8, ``corners`` the exact pixel positions (N, 2) of the
+    pattern's corners in :meth:`Pattern.object_points` order, and the camera used."""
+
+    image: np.ndarray
+    corners: np.ndarray
+    camera: Camera
+
+
+@dataclass
+class TargetScene:
+    """A target lying on a grey table; ``origin_mm`` is the board's top-left corner."""
+
+    pattern: Pattern
+    raster: np.ndarray
+    origin_mm: tuple[float, float]
+    size_mm: tuple[float, float]
+
+    @classmethod
+    def of(cls, pattern: Pattern, margin_mm: float | None = None) -> TargetScene:
+        """Draw ``pattern`` on white paper (``margin_mm`` wide) on a table."""
+        squares = (
+            (pattern.cols + 1, pattern.rows + 1)
+            if pattern.kind == "chessboard"
+            else (pattern.cols, pattern.rows)
+        )
+        size = (squares[0] * pattern.square_mm, squares[1] * pattern.square_mm)
+        margin = pattern.square_mm if margin_mm is None else margin_mm
+        table = 2 * margin + 3 * max(size)  # room to look past the board's edges
+        # On the raster grid, so the drawn edges are exactly where corners_mm says.
+        origin = tuple(round((table - s) / 2 / MM_PER_PX) * MM_PER_PX for s in size)
+        n = round(table / MM_PER_PX)
+        raster = np.full((n, n, 3), TABLE_GREY, np.uint8)
+        paper = [round((o - margin) / MM_PER_PX) for o in origin]
+        far = [round((o + s + margin) / MM_PER_PX) for o, s in zip(origin, size, strict=True)]
+        raster[paper[1] : far[1], paper[0] : far[0]] = 245
+        board = _board_image(pattern, squares)
+        x0, y0 = (round(o / MM_PER_PX) for o in origin)
+        raster[y0 : y0 + board.shape[0], x0 : x0 + board.shape[1]] = board[..., None]
+        return cls(pattern, raster, origin, size)
+
+    def corners_mm(self) -> np.ndarray:
+        """Table positions (N, 2) of the pattern's corners, in object-point order."""
+        points = self.pattern.object_points()[:, :2].astype(np.float64)
+        if self.pattern.kind == "chessboard":
+            points = points + self.pattern.square_mm  # first inner corner is one square in
+        # Raster pixel (0, 0) is centred on the table origin, so a drawn edge at raster
+        # index k lies at (k - 0.5) mm_per_px.
+        return points + np.array(self.origin_mm) - 0.5 * MM_PER_PX
+
+    def photograph(self, camera: Camera, style: PhotoStyle, rng: np.random.Generator) -> TargetShot:
+        """Photograph the scene through ``camera``."""
+        photo = photograph(self.raster, MM_PER_PX, camera, style, rng)
+        return TargetShot(photo.image, photo.project(self.corners_mm()), camera)
+
+    def views(
+        self,
+        lens: Camera,
+        count: int,
+        rng: np.random.Generator,
+        *,
+        style: PhotoStyle | None = None,
+        max_tilt_deg: float = 40.0,
+        fill: tuple[float, float] = (0.35, 0.6),
+    ) -> list[TargetShot]:
+        """``count`` photos through ``lens`` (its intrinsics) from random poses.
+
+        The target's centre is placed all over the frame, tilted up to
+        ``max_tilt_deg`` towards a random direction, filling a ``fill`` share of the
+        frame's width; every corner stays inside the frame.
+        """
+        style = style or PhotoStyle.clean().replace(defocus_sigma_px=0.7)
+        shots = []
+        while len(shots) < count:
+            camera = self._random_camera(lens, rng, max_tilt_deg, fill)
+            if camera is not None:
+                shots.append(self.photograph(camera, style, rng))
+        return shots
+
+    def _random_camera(
+        self, lens: Camera, rng: np.random.Generator, max_tilt: float, fill: tuple[float, float]
+    ) -> Camera | None:
+        width, height = lens.image_size
+        centre = np.array(self.origin_mm) + np.array(self.size_mm) / 2
+        share = rng.uniform(*fill)
+        height_mm = lens.focal_px * self.size_mm[0] / (share * width)
+        tilt = math.degrees(math.acos(rng.uniform(math.cos(math.radians(max_tilt)), 1.0)))
+        # Aim the optical axis beside the board so the board lands off-centre in the frame.
+        offset_px = rng.uniform(-0.5, 0.5, 2) * (1 - share) * np.array([width, height])
+        yaw = rng.uniform(-180, 180)
+        c, s = math.cos(math.radians(yaw)), math.sin(math.radians(yaw))
+        shift = -np.array(
+            [c * offset_px[0] - s * offset_px[1], s * offset_px[0] + c * offset_px[1]]
+        )
+        camera = lens.replace(
+            target_mm=tuple(centre + shift * height_mm / lens.focal_px),
+            height_mm=height_mm,
+            tilt_deg=tilt,
+            tilt_azimuth_deg=rng.uniform(0, 360),
+            yaw_deg=yaw,
+        )
+        corners = camera.project(self.corners_mm())
+        margin = 0.02 * width
+        inside = (
+            (corners[:, 0] > margin).all()
+            and (corners[:, 0] < width - 1 - margin).all()
+            and (corners[:, 1] > margin).all()
+            and (corners[:, 1] < height - 1 - margin).all()
+        )
+        return camera if inside and (camera.depth_mm(self.corners_mm()) > 0).all() else None
+
+
+def _board_image(pattern: Pattern, squares: tuple[int, int]) -> np.ndarray:
+    """The board (squares only, no margin) at MM_PER_PX, edges anti-aliased."""
+    supersample = 4
+    px_per_square = pattern.square_mm / MM_PER_PX * supersample
+    if abs(px_per_square - round(px_per_square)) > 1e-6:
+        raise ValueError(f"square size must be a multiple of {MM_PER_PX / supersample} mm")
+    px = round(px_per_square)
+    if pattern.kind == "chessboard":
+        # OpenCV's convention: the top-left square is black.
+        white = np.indices((squares[1], squares[0])).sum(axis=0) % 2 == 1
+        big = np.where(np.kron(white, np.ones((px, px), bool)), 245, 20).astype(np.uint8)
+    else:
+        big = pattern.charuco_board().generateImage(
+            (squares[0] * px, squares[1] * px), marginSize=0
+        )
+        big = np.where(big > 127, 245, 20).astype(np.uint8)
+    return cv2.resize(
+        big, None, fx=1 / supersample, fy=1 / supersample, interpolation=cv2.INTER_AREA
+    )

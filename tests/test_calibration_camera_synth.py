@@ -1,0 +1,118 @@
+"""Camera calibration on rendered target photos with known intrinsics and distortion."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from piecebridge.calibration.camera import (
+    CameraCalibration,
+    calibrate_views,
+    detect_pattern,
+    parse_pattern,
+)
+
+from piecebridge.synth.calibration_target import TargetScene
+from piecebridge.synth.photo import Camera, PhotoStyle
+
+LENS = Camera(
+    image_size=(640, 480),
+    focal_px=620.0,
+    aspect=1.0,
+    principal_px=(326.0, 236.0),
+    dist_coeffs=(-0.28, 0.09, 0.0008, -0.0005, 0.0),
+)
+
+
+def distortion_field_error(found: CameraCalibration, lens: Camera, seen: np.ndarray) -> float:
+    """Largest difference (px) between the two lenses' undistorted positions where corners
+    were seen (inside the hull of ``seen``, all detected corners).
+
+    Coefficients trade off against each other (k3 against k2 with few views), and a
+    polynomial lens model is meaningless beyond the data (the coverage advice asks
+    for views there), so the lens is judged by what it does to the pixels it saw.
+    """
+    w, h = lens.image_size
+    xs, ys = np.meshgrid(np.linspace(0, w - 1, 33), np.linspace(0, h - 1, 25))
+    grid = np.stack([xs.ravel(), ys.ravel()], axis=1)
+    hull = cv2.convexHull(seen.astype(np.float32))
+    inside = [cv2.pointPolygonTest(hull, (float(x), float(y)), False) >= 0 for x, y in grid]
+    pixels = grid[np.array(inside)].reshape(-1, 1, 2)
+    truth = cv2.undistortPoints(pixels, lens.K, lens.dist, P=lens.K).reshape(-1, 2)
+    # Each undistorts into its own camera matrix, as the Undistorter does: this compares
+    # the distortion displacement, not the (separately tested) focal length.
+    matrix = found.camera_matrix
+    ours = cv2.undistortPoints(pixels, matrix, found.dist_coeffs, P=matrix).reshape(-1, 2)
+    return float(np.linalg.norm(truth - ours, axis=1).max())
+
+
+def _seen(views) -> np.ndarray:
+    return np.concatenate([v.image_points for v in views])
+
+
+@pytest.fixture(scope="module")
+def chessboard_shots():
+    scene = TargetScene.of(parse_pattern("chessboard:9x6", 25))
+    style = PhotoStyle.clean().replace(defocus_sigma_px=0.8, noise_sigma=0.01, jpeg_quality=92)
+    return scene.views(LENS, 12, np.random.default_rng(7), style=style)
+
+
+def test_detected_corners_match_ground_truth(chessboard_shots):
+    pattern = parse_pattern("chessboard:9x6", 25)
+    errors = []
+    for shot in chessboard_shots[:6]:
+        view = detect_pattern(shot.image, pattern)
+        assert view.found
+        errors.append(np.linalg.norm(view.image_points - shot.corners, axis=1))
+    errors = np.concatenate(errors)
+    assert np.median(errors) < 0.15
+    assert np.percentile(errors, 99) < 0.6
+
+
+def test_chessboard_recovers_focal_length_and_distortion(chessboard_shots):
+    pattern = parse_pattern("chessboard:9x6", 25)
+    views = [detect_pattern(s.image, pattern, name=f"v{i}") for i, s in enumerate(chessboard_shots)]
+    fit = calibrate_views([v for v in views if v.found], LENS.image_size)
+    cal = fit.calibration
+    assert len(fit.views) >= 11
+    assert cal.rms < 0.3
+    # Tolerances from benchmarks/calibration_synthetic.py (12 views, this noise): about 3x
+    # the 90th percentile over seeds.
+    assert abs(cal.fx - 620.0) / 620.0 < 0.01
+    assert abs(cal.fy - 620.0) / 620.0 < 0.01
+    assert np.hypot(cal.principal_point[0] - 326.0, cal.principal_point[1] - 236.0) < 4.0
+    assert abs(cal.dist_coeffs[0] - (-0.28)) < 0.05
+    assert distortion_field_error(cal, LENS, _seen(fit.views)) < 0.5
+
+
+def test_charuco_recovers_focal_length():
+    pattern = parse_pattern("charuco:8x6", 25, 18)
+    scene = TargetScene.of(pattern)
+    shots = scene.views(LENS, 10, np.random.default_rng(3))
+    views = [detect_pattern(s.image, pattern, name=f"c{i}") for i, s in enumerate(shots)]
+    found = [v for v in views if v.found]
+    assert len(found) >= 9
+    for view, shot in zip(views[:3], shots[:3], strict=True):
+        # Ids say which corner each detection is: compare with the truth at that id.
+        ids = [
+            int(np.flatnonzero((pattern.object_points() == o).all(1))[0])
+            for o in view.object_points
+        ]
+        assert np.median(np.linalg.norm(view.image_points - shot.corners[ids], axis=1)) < 0.2
+    cal = calibrate_views(found, LENS.image_size).calibration
+    assert abs(cal.fx - 620.0) / 620.0 < 0.01
+    assert distortion_field_error(cal, LENS, _seen(found)) < 0.5
+
+
+def test_partly_hidden_charuco_still_gives_a_view():
+    """ChArUco's point: a board cut by the frame edge still yields identified corners."""
+    pattern = parse_pattern("charuco:8x6", 25, 18)
+    scene = TargetScene.of(pattern)
+    shot = scene.views(LENS, 1, np.random.default_rng(5))[0]
+    image = shot.image.copy()
+    image[:, : image.shape[1] // 2 + 40] = 110  # hide the left part of the frame
+    cols = shot.corners[:, 0]
+    visible = int((cols > image.shape[1] // 2 + 60).sum())
+    view = detect_pattern(image, pattern)
+    if visible >= 8:
+        assert view.found and 6 <= len(view.image_points) <= visible + 4
