@@ -16,13 +16,15 @@ static const uint8_t default_palette[PB_PALETTE_SIZE][3] = {
     {120, 120, 120}, {255, 255, 0}, {0, 120, 40},  {20, 0, 60}};
 
 uint16_t pb_crc16(const uint8_t *data, uint16_t n) {
-    /* CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF, no reflection. Bitwise: no 512-byte table. */
+    /* CRC-16/GENIBUS: poly 0x1021, init 0xFFFF, final xor 0xFFFF, no reflection. The final
+     * xor matters: without it a frame whose CRC ends in 0x00 stays valid with extra zero
+     * bytes appended (found by the fuzzer). Bitwise: no 512-byte table in RAM/flash. */
     uint16_t crc = 0xFFFF;
     while (n--) {
         crc ^= (uint16_t)(*data++) << 8;
         for (uint8_t i = 0; i < 8; i++) crc = (crc & 0x8000) ? (uint16_t)((crc << 1) ^ 0x1021) : (uint16_t)(crc << 1);
     }
-    return crc;
+    return crc ^ 0xFFFF;
 }
 
 uint16_t pb_cobs_encode(const uint8_t *in, uint16_t n, uint8_t *out) {

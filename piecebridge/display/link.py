@@ -346,9 +346,12 @@ class Display:
             }
             for channel, payload in blank.items():
                 wanted = self._wanted.get(channel)
-                if wanted and wanted[0] == clear_token and wanted[2] == payload:
-                    self._shown[channel] = wanted[0]
-                elif wanted and channel in ("laser", "blink") and not any(wanted[2][3:]):
+                if wanted is None:
+                    continue
+                # Set by this clear(), or an empty laser/blink asked for later: both blank.
+                same = wanted[0] == clear_token and wanted[2] == payload
+                empty_overlay = channel in ("laser", "blink") and not any(wanted[2][3:])
+                if same or empty_overlay:
                     self._shown[channel] = wanted[0]
 
     def _mark_all_unshown(self) -> None:

@@ -1,7 +1,7 @@
 """The display wire protocol: COBS framing, CRC-16, sequence numbers.
 
 A frame on the wire is ``COBS(type, seq, payload..., crc_hi, crc_lo) + b"\\x00"`` with
-CRC-16/CCITT-FALSE over ``type, seq, payload``. It mirrors
+CRC-16/GENIBUS over ``type, seq, payload``. It mirrors
 ``firmware/piecebridge_display/pb_core.c``; ``firmware/PROTOCOL.md`` is the reference.
 
 >>> frame = encode_frame(PING, 7)
@@ -60,17 +60,19 @@ class Frame:
 
 
 def crc16(data: bytes) -> int:
-    """CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF).
+    """CRC-16/GENIBUS (poly 0x1021, init 0xFFFF, final xor 0xFFFF).
+
+    The final xor keeps a frame from staying valid with zero bytes appended.
 
     >>> hex(crc16(b"123456789"))
-    '0x29b1'
+    '0xd64e'
     """
     crc = 0xFFFF
     for byte in data:
         crc ^= byte << 8
         for _ in range(8):
             crc = ((crc << 1) ^ 0x1021) & 0xFFFF if crc & 0x8000 else (crc << 1) & 0xFFFF
-    return crc
+    return crc ^ 0xFFFF
 
 
 def cobs_encode(data: bytes) -> bytes:

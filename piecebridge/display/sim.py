@@ -7,7 +7,8 @@ on a laptop with nothing attached, through the same code paths as with the board
 
 >>> device = EmulatedDisplay()
 >>> from piecebridge.display import protocol as P
->>> device.receive(P.encode_frame(P.SYNC, 1) + P.encode_frame(P.BOARD, 2, bytes([0x10]) + bytes(31)))
+>>> board = bytes([0x10]) + bytes(31)  # a1 = palette 1 (red)
+>>> device.receive(P.encode_frame(P.SYNC, 1) + P.encode_frame(P.BOARD, 2, board))
 >>> device.led_rgb()[0]
 (64, 0, 0)
 """
@@ -152,7 +153,13 @@ class EmulatedDisplay:
                 return P.NACK_PAYLOAD
             self.cells = [(p[c >> 1] >> (0 if c & 1 else 4)) & 15 for c in range(P.MATRIX_LEDS)]
         elif ftype == P.LASER:
-            if n < 3 or p[0] >= 16 or p[2] > P.MAX_LASER or n != 3 + p[2] or max(p[3:], default=0) >= 64:
+            if (
+                n < 3
+                or p[0] >= 16
+                or p[2] > P.MAX_LASER
+                or n != 3 + p[2]
+                or max(p[3:], default=0) >= 64
+            ):
                 return P.NACK_PAYLOAD
             self.laser_colour, self.laser_step = p[0], p[1]
             self.laser = list(p[3:])
@@ -277,6 +284,7 @@ def _visible(rgb: tuple[int, int, int], brightness: int) -> tuple[int, int, int]
 
 def render_text(leds: list[tuple[int, int, int]], brightness: int = 255) -> str:
     """The matrix (north up) and status strip as 24-bit ANSI-coloured dots."""
+
     def dot(rgb: tuple[int, int, int]) -> str:
         if not any(rgb):
             return "\x1b[38;2;60;60;60m·\x1b[0m"
@@ -289,8 +297,16 @@ def render_text(leds: list[tuple[int, int, int]], brightness: int = 255) -> str:
         lines.append(f"{row + 1} {cells}")
     lines.append("  " + " ".join("abcdefgh"))
     strip = leds[64:80]
-    lines.append("  " + " ".join(dot(c) for c in strip[:4]) + "  " + " ".join(dot(c) for c in strip[4:8])
-                 + "  " + " ".join(dot(c) for c in strip[8:13]) + "   " + dot(strip[15]))
+    lines.append(
+        "  "
+        + " ".join(dot(c) for c in strip[:4])
+        + "  "
+        + " ".join(dot(c) for c in strip[4:8])
+        + "  "
+        + " ".join(dot(c) for c in strip[8:13])
+        + "   "
+        + dot(strip[15])
+    )
     lines.append("  turn     tiles     die         link")
     return "\n".join(lines)
 

@@ -39,7 +39,8 @@ def toolchain_missing() -> str | None:
         "arduino-mk": Path("/usr/share/arduino/Arduino.mk").exists(),
         "arduino-core-avr": Path("/usr/share/arduino/hardware/arduino/avr/cores/arduino").exists(),
         "libsimavr-dev": Path("/usr/include/simavr/sim_avr.h").exists(),
-        "libelf-dev": Path("/usr/include/libelf.h").exists() or Path("/usr/include/gelf.h").exists(),
+        "libelf-dev": Path("/usr/include/libelf.h").exists()
+        or Path("/usr/include/gelf.h").exists(),
     }
     missing = [name for name, ok in needs.items() if not ok]
     if not FIRMWARE_DIR.is_dir():
@@ -56,7 +57,9 @@ def build_firmware(*targets: str) -> None:
             text=True,
         )
     if result.returncode != 0:
-        raise RuntimeError(f"firmware build failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
+        raise RuntimeError(
+            f"firmware build failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+        )
 
 
 @dataclass(frozen=True)
@@ -123,11 +126,17 @@ class SimavrBoard:
                 if msg.get("ev") == "leds":
                     hexs = msg["rgb"]
                     rgb = tuple(
-                        (int(hexs[i : i + 2], 16), int(hexs[i + 2 : i + 4], 16), int(hexs[i + 4 : i + 6], 16))
+                        (
+                            int(hexs[i : i + 2], 16),
+                            int(hexs[i + 2 : i + 4], 16),
+                            int(hexs[i + 4 : i + 6], 16),
+                        )
                         for i in range(0, len(hexs), 6)
                     )
                     self.frames.append(
-                        LedFrame(msg["start"], msg["cycle"], rgb, msg["bad_timing"], msg["extra_bits"])
+                        LedFrame(
+                            msg["start"], msg["cycle"], rgb, msg["bad_timing"], msg["extra_bits"]
+                        )
                     )
                 else:
                     self.log.append(msg)
@@ -158,7 +167,9 @@ class SimavrBoard:
     def reset(self, hold_ms: int = 0) -> dict:
         return self.command(f"reset {hold_ms}")
 
-    def fault(self, drop_ppm: int = 0, corrupt_ppm: int = 0, dup_ppm: int = 0, seed: int = 1) -> None:
+    def fault(
+        self, drop_ppm: int = 0, corrupt_ppm: int = 0, dup_ppm: int = 0, seed: int = 1
+    ) -> None:
         self.command(f"fault {drop_ppm} {corrupt_ppm} {dup_ppm} {seed}")
 
     def cycle(self) -> int:

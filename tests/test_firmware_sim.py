@@ -1,0 +1,154 @@
+"""End to end through the real compiled firmware running in simavr (firmware/sim/pbsim).
+
+Host link (pyserial on the harness pty) -> firmware -> WS2812 waveform decoded from
+cycle-accurate edges -> LED colours; harness button pins -> firmware -> host events.
+The expected colours come from the Python emulation fed the same commands, so firmware
+and ``--display sim`` are also checked against each other.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from piecebridge.display import Display, EmulatedDisplay, SerialTransport, SimTransport
+from piecebridge.display import protocol as P
+from piecebridge.display import simavr
+
+pytestmark = pytest.mark.firmware
+
+BOARD = {"a1": "suns", "b2": "moons", "c4": "crowns", "h8": "arms", "e5": "laser"}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def built() -> None:
+    simavr.require_or_skip()
+    simavr.build_firmware("uno", "sim")
+
+
+@pytest.fixture
+def board():
+    with simavr.SimavrBoard(boot_ms=300) as b:
+        yield b
+
+
+def connect(board: simavr.SimavrBoard, **options: float) -> Display:
+    return Display(lambda: SerialTransport(board.pty), **options).start()
+
+
+def expected_leds(setup) -> tuple[tuple[int, int, int], ...]:
+    """What the Python emulation shows after the same API calls (animations finished)."""
+    device = EmulatedDisplay(clock=lambda: 0.0)
+    display = Display(lambda: SimTransport(device))
+    setup(display)
+    display.start()
+    assert display.wait_idle(3.0)
+    display.close()
+    return tuple(device.led_rgb())
+
+
+def test_board_update_reaches_the_leds_exactly(board):
+    def setup(d: Display) -> None:
+        d.show_board(BOARD)
+        d.status("crowns", tile_points=3, die=2)
+
+    display = connect(board)
+    try:
+        setup(display)
+        assert display.wait_idle(5.0), "display never acknowledged"
+        assert display.info is not None and display.info.led_count == 80
+        frame = board.last_frame()
+    finally:
+        display.close()
+    assert frame is not None
+    assert len(frame.rgb) == 80 and frame.extra_bits == 0
+    assert frame.bad_timing == 0, "WS2812 bit timing out of datasheet tolerance"
+    assert frame.cell("a1") == (64, 0, 0)  # red at brightness 64/256
+    assert frame.cell("d4") == (0, 0, 0)
+    assert frame.rgb == expected_leds(setup)
+
+
+def test_hello_only_after_the_reset_that_opening_the_port_causes(board):
+    opened = time.monotonic()
+    display = connect(board)
+    try:
+        display.show_board({"a1": "white"})
+        assert display.wait_idle(5.0)
+        took = time.monotonic() - opened
+    finally:
+        display.close()
+    events = [m["ev"] for m in board.log]
+    assert events[:2] == ["open", "reset"], events
+    assert took >= 0.3, "the host must not be served before the bootloader pause ends"
+
+
+def test_laser_animates_cell_by_cell_then_stays(board):
+    path = ["a2", "a3", "b3", "c3", "c4"]
+    display = connect(board)
+    try:
+        display.show_board({"a1": "suns"})
+        assert display.wait_idle(5.0)
+        start = board.frame_count()
+        display.show_laser(path, colour="laser", step_ms=40)
+        assert display.wait_idle(5.0)
+        full = board.wait_frame(lambda f: all(any(f.cell(c)) for c in path), 5.0, start)
+    finally:
+        display.close()
+    assert full is not None, "the whole beam never showed"
+    lit_counts = [sum(1 for c in path if any(f.cell(c))) for f in board.frames[start:]]
+    assert lit_counts[0] == 1, "the first animation frame shows only the first cell"
+    assert lit_counts == sorted(lit_counts), "cells appear in order and stay"
+    assert set(lit_counts) == {1, 2, 3, 4, 5}
+    # 40 ms per step (10 units of 4 ms) in simulated cycles, +- a frame time.
+    firsts: dict[int, simavr.LedFrame] = {}
+    for f, n in zip(board.frames[start:], lit_counts, strict=True):
+        firsts.setdefault(n, f)
+    steps = [firsts[n] for n in sorted(firsts)]
+    gaps = [b.cycle - a.cycle for a, b in zip(steps, steps[1:], strict=False)]
+    assert all(0.035 * simavr.F_CPU < g < 0.045 * simavr.F_CPU for g in gaps), gaps
+
+
+def test_blink_toggles_and_stops_after_its_cycles(board):
+    display = connect(board)
+    try:
+        display.show_board({"d4": "green"})
+        assert display.wait_idle(5.0)
+        start = board.frame_count()
+        display.blink(["d4"], colour="white", period_ms=100, cycles=2)
+        assert display.wait_idle(5.0)
+        time.sleep(0.6)
+        board.wait_frame(lambda f: f.cell("d4") == (0, 50, 0), 3.0, board.frame_count() - 1)
+    finally:
+        display.close()
+    seen = [f.cell("d4") for f in board.frames[start:]]
+    white = (64, 64, 64)
+    toggles = sum(1 for a, b in zip(seen, seen[1:], strict=False) if a != b)
+    assert seen[0] == white and seen[-1] == (0, 50, 0)
+    assert toggles == 3, seen  # white, green, white, green: two cycles then stop
+
+
+def test_button_press_becomes_a_host_event_once(board):
+    display = connect(board)
+    try:
+        assert display.wait_idle(5.0)
+        got = []
+        for name in ("north", "end_turn", "west"):
+            board.press(name, hold_ms=60)
+            event = display.get_event(timeout=3.0)
+            got.append(event.button if event else None)
+        time.sleep(0.3)  # a retransmitted BUTTON must not become a second event
+        assert display.events() == []
+    finally:
+        display.close()
+    assert got == ["north", "end_turn", "west"]
+
+
+def test_bounce_shorter_than_debounce_is_ignored(board):
+    display = connect(board)
+    try:
+        assert display.wait_idle(5.0)
+        board.press("south", hold_ms=8)  # < 20 ms debounce
+        assert display.get_event(timeout=0.5) is None
+    finally:
+        display.close()
