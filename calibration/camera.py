@@ -604,6 +604,7 @@ class CameraCalibration:
             raise UserError(f"cannot write {path}: folder {directory} does not exist")
         handle, temp = tempfile.mkstemp(prefix=".camera-", suffix=".yaml", dir=directory)
         os.close(handle)
+        os.chmod(temp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual mode
         try:
             storage = cv2.FileStorage(temp, cv2.FILE_STORAGE_WRITE)
             storage.write("camera_matrix", self.camera_matrix.astype(np.float64))
@@ -620,6 +621,12 @@ class CameraCalibration:
         finally:
             if os.path.exists(temp):
                 os.unlink(temp)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _write_node(storage: cv2.FileStorage, key: str, value: object) -> None:
