@@ -396,3 +396,196 @@ def curl_card(card: CardTexture, rng: np.random.Generator, amount: float | None 
     light = light[None, :, None] if along_x else light[:, None, None]
     rgb = np.clip(rgb * light, 0, 255).astype(np.uint8)
     return replace(card, rgb=rgb, alpha=alpha, graphite=graphite)
+
+
+# ----------------------------------------------------------------------------- photo
+
+
+def _table_raster(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
+    """A busy table top (BGR float 0..1): wood grain or cloth, with clutter on it."""
+    h, w = shape
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    low = cv2.resize(rng.random((6, 8)).astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
+    kind = rng.integers(0, 3)
+    base = rng.uniform(0.15, 0.8, 3).astype(np.float32)
+    if kind == 0:  # wood: warped stripes
+        ang = rng.uniform(0, math.pi)
+        u = xx * math.cos(ang) + yy * math.sin(ang)
+        grain = np.sin(u / rng.uniform(6, 25) + 8 * low) * 0.5 + 0.5
+        tone = (
+            (0.75 + 0.25 * grain)[..., None]
+            * np.array([0.35, 0.55, 0.75], np.float32)
+            * base.mean()
+            * 1.6
+        )
+    elif kind == 1:  # checked cloth
+        p = rng.uniform(40, 160)
+        check = ((xx // p + yy // p) % 2).astype(np.float32)
+        tone = base * (0.75 + 0.25 * check)[..., None]
+    else:  # plain, mottled
+        tone = base * (0.85 + 0.3 * low)[..., None]
+    img = np.clip(tone, 0, 1).astype(np.float32)
+    # Clutter: papers with printed lines, coloured things, coins, pens.
+    for _ in range(rng.integers(3, 12)):
+        c = (float(rng.uniform(0, w)), float(rng.uniform(0, h)))
+        size = rng.uniform(0.05, 0.35) * min(h, w)
+        col = tuple(float(v) for v in rng.uniform(0, 1, 3))
+        shape_kind = rng.integers(0, 4)
+        if shape_kind == 0:
+            box = cv2.boxPoints((c, (size, size * rng.uniform(0.3, 1.5)), rng.uniform(0, 180)))
+            cv2.fillConvexPoly(img, box.astype(np.int32), col, cv2.LINE_AA)
+        elif shape_kind == 1:
+            cv2.circle(img, (int(c[0]), int(c[1])), int(size / 4), col, -1, cv2.LINE_AA)
+        elif shape_kind == 2:  # a sheet of paper with lines of print on it
+            box = cv2.boxPoints((c, (size, size * 1.3), rng.uniform(0, 180)))
+            cv2.fillConvexPoly(img, box.astype(np.int32), (0.9, 0.9, 0.9), cv2.LINE_AA)
+            m = cv2.getRotationMatrix2D(c, rng.uniform(0, 180), 1.0)
+            for k in range(int(size / 25)):
+                y = c[1] - size / 2 + 25 * k
+                p = np.array([[c[0] - size / 2.5, y, 1], [c[0] + size / 2.5, y, 1]]) @ m.T
+                cv2.line(img, tuple(p[0].astype(int)), tuple(p[1].astype(int)), (0.2,) * 3, 3)
+        else:
+            p0 = np.array(c)
+            d = rng.normal(0, 1, 2)
+            p1 = p0 + d / np.linalg.norm(d) * size
+            cv2.line(
+                img, tuple(p0.astype(int)), tuple(p1.astype(int)), col, int(rng.integers(8, 30))
+            )
+    return img
+
+
+def _compose_world(card: CardTexture, m_mm: np.ndarray, cam, rng) -> tuple[np.ndarray, tuple]:
+    """The table raster under the camera's whole view, with the card laid on it."""
+    ppm = card.px_per_mm
+    x0, y0, x1, y1 = cam.footprint_mm(margin_px=8)
+    ww, wh = int((x1 - x0) * ppm) + 2, int((y1 - y0) * ppm) + 2
+    table = _table_raster(rng, (max(wh // 4, 8), max(ww // 4, 8)))
+    world = cv2.resize((table * 255).astype(np.uint8), (ww, wh), interpolation=cv2.INTER_LINEAR)
+    # Card texture -> world pixels: card px -> card-centred mm -> world px.
+    ch, cw = card.alpha.shape
+    m = m_mm.copy()
+    m[:, :2] = m_mm[:, :2]  # rotation is scale-free; only the translation changes units
+    m[:, 2] = (m_mm[:, 2] - [x0, y0]) * ppm
+    corners = np.array([[0, 0], [cw, 0], [cw, ch], [0, ch]], float) @ m[:, :2].T + m[:, 2]
+    bx0, by0 = np.maximum(np.floor(corners.min(0)).astype(int) - 8, 0)
+    bx1, by1 = np.minimum(np.ceil(corners.max(0)).astype(int) + 8, [ww, wh])
+    m[:, 2] -= [bx0, by0]
+    size = (int(bx1 - bx0), int(by1 - by0))
+    face = cv2.warpAffine(card.rgb[..., ::-1], m, size).astype(np.float32) / 255
+    alpha = cv2.warpAffine(card.alpha, m, size).astype(np.float32)[..., None] / 255
+    region = world[by0:by1, bx0:bx1].astype(np.float32) / 255
+    rim = cv2.GaussianBlur(alpha[..., 0], (0, 0), 0.4 * ppm)[..., None]
+    region = region * (1 - 0.7 * np.clip(rim - alpha, 0, 1))  # the card's thin shadow
+    region = region * (1 - alpha) + face * alpha
+    world[by0:by1, bx0:bx1] = np.clip(region * 255, 0, 255).astype(np.uint8)
+    return world, (x0, y0)
+
+
+def photograph_card(
+    rng: np.random.Generator,
+    *,
+    image_size: tuple[int, int] = (2000, 1500),
+    card: CardTexture | None = None,
+    difficulty: float = 1.0,
+    style=None,
+):
+    """Photograph a card lying on a busy table with a phone; returns ``(photo, truth)``.
+
+    Any rotation, a perspective tilt, lens distortion, a slight curl, uneven light,
+    the phone's shadow, glare, blur, noise and JPEG (scaled by ``difficulty`` 0..1).
+    ``truth`` is the card's ``card/1`` object plus ``"corners_px"``: each grid's frame
+    corners TL, TR, BR, BL in the photo as printed upright (before curl), for checks.
+    """
+    from piecebridge.synth.photo import Camera, PhotoStyle, ShadowBlob, photograph
+
+    card = card or render_card(rng)
+    if difficulty > 0:
+        card = curl_card(card, rng, amount=rng.uniform(0, 2.5 * difficulty))
+    ppm = card.px_per_mm
+    mm_per_px = 1 / ppm
+    ch, cw = card.alpha.shape
+    angle = rng.uniform(0, 360)
+    # Card placement in world mm: centred on the origin, turned by ``angle``.
+    m_mm = cv2.getRotationMatrix2D((cw / 2 * mm_per_px, ch / 2 * mm_per_px), angle, 1.0)
+    m_mm[:, 2] -= [cw / 2 * mm_per_px, ch / 2 * mm_per_px]
+    corners = []
+    for g in range(len(card.layout.grid_origins)):
+        pts = card.layout.grid_corners_mm(g)
+        corners.append(pts @ m_mm[:, :2].T + m_mm[:, 2])
+    card_c = np.zeros(2)
+    cam = Camera(
+        image_size=image_size,
+        focal_px=image_size[0] * rng.uniform(0.75, 1.1),
+        dist_coeffs=(rng.uniform(-0.12, 0.06) * difficulty, 0.0, 0.0, 0.0, 0.0),
+        target_mm=tuple(card_c + rng.normal(0, 4, 2)),
+        height_mm=300.0,
+        tilt_deg=rng.uniform(0, 30) * difficulty,
+        tilt_azimuth_deg=rng.uniform(0, 360),
+        yaw_deg=rng.uniform(0, 360),
+    )
+    card_pts = np.concatenate(corners)
+    cam = cam.fitted(card_pts, fill=rng.uniform(0.45, 0.9))
+    world_u8, origin = _compose_world(card, m_mm, cam, rng)
+    if style is None:
+        d = difficulty
+        shadows = ()
+        if rng.random() < 0.5 * d:  # the phone's shadow across part of the card
+            off = rng.normal(0, 20, 2)
+            shadows = (
+                ShadowBlob(
+                    tuple(card_c + off),
+                    (rng.uniform(60, 140), rng.uniform(30, 70)),
+                    rng.uniform(0, 180),
+                    strength=rng.uniform(0.15, 0.45),
+                    softness_mm=rng.uniform(3, 20),
+                ),
+            )
+        px_per_mm_img = 1 / cam.mm_per_px_at(tuple(card_c))
+        style = PhotoStyle(
+            lamp_offset_mm=(rng.uniform(-300, 300), rng.uniform(-300, 300), rng.uniform(500, 1500)),
+            ambient=rng.uniform(0.3, 0.8),
+            gradient=rng.uniform(0, 0.3) * d,
+            gradient_angle_deg=rng.uniform(0, 360),
+            vignette=rng.uniform(0, 0.3),
+            exposure=rng.uniform(0.8, 1.15),
+            white_balance_bgr=tuple(rng.uniform(0.85, 1.1, 3)),
+            shadows=shadows,
+            glare=rng.uniform(0, 0.25) * d,
+            ground_gloss=rng.uniform(0, 0.3),
+            defocus_sigma_px=rng.uniform(0, 0.05) * px_per_mm_img * d,
+            motion_px=rng.uniform(0, 0.1) * px_per_mm_img * d if rng.random() < 0.3 else 0,
+            motion_angle_deg=rng.uniform(0, 180),
+            noise_sigma=rng.uniform(0.002, 0.015) * d,
+            shot_noise=rng.uniform(0.005, 0.03) * d,
+            jpeg_quality=int(rng.integers(70, 96)),
+        )
+    photo = photograph(world_u8, mm_per_px, cam, style, rng, world_origin_mm=origin)
+    truth = dict(card.truth)
+    truth["corners_px"] = [photo.project(c).round(1).tolist() for c in corners]
+    return photo, truth
+
+
+# ----------------------------------------------------------------------------- splits
+
+#: seed bases of the fixture splits: thresholds and the cell model are tuned only on
+#: ``tune``; ``test`` is held out; ``print`` photographs the exact board of
+#: ``piecebridge print card`` (held out too).
+SPLITS = {"tune": 1_000, "test": 5_000_000, "print": 9_000_000}
+
+
+def split_photo(split: str, index: int, image_size: tuple[int, int] = (2000, 1500)):
+    """Photo ``index`` of a named split: ``(bgr_image, truth)``, fully determined by
+    ``(split, index, image_size)``.
+
+    >>> img, truth = split_photo("tune", 0, (640, 480))
+    >>> img.shape, truth["format"]
+    ((480, 640, 3), 'card/1')
+    """
+    rng = np.random.default_rng([SPLITS[split], index])
+    if split == "print":
+        layout = CardLayout(caption="piecebridge card board")
+        card = render_card(rng, layout=layout)
+    else:
+        card = render_card(rng)
+    photo, truth = photograph_card(rng, image_size=image_size, card=card)
+    return photo.image, truth

@@ -1,0 +1,1007 @@
+"""The Piecepack Reflec table, photographed: 16 tiles laid 4x4, coins, pawns, dice, clutter.
+
+A *rig* is what stays fixed between photos taken by one mounted camera (camera pose and lens,
+table, piece art, how the tiles were laid, where the lamp is); a *shot* is one photo of a position
+on that rig (light level, a hand, blur, noise...).  Every shot comes with its ground truth, a
+``reflec-board/1`` dict with an added ``"synth"`` member (board corners and cell centres in the
+image, cells covered by a hand, the difficulty levels, the camera).
+
+Splits and seeds: ``sample("tune", i)`` and ``sample("test", i)`` draw from disjoint random
+streams (keyed by the split), so tuning never sees a test image.  Shots ``i`` share rig
+``i // SHOTS_PER_RIG``; ``calibration_sample(split, rig)`` photographs the ``reflec-calibration/1``
+layout on that rig, for vision with a board setup.
+
+>>> shot = sample("tune", 0, Difficulty.easy(), image_size=(480, 270))
+>>> shot.image.shape, shot.truth["format"]
+((270, 480, 3), 'reflec-board/1')
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from piecebridge.synth import art as artmod
+from piecebridge.synth.photo import (
+    Box,
+    Camera,
+    Capsule,
+    Overlay,
+    Photo,
+    PhotoStyle,
+    Revolved,
+    ShadowBlob,
+    Solid,
+    make_hand,
+    photograph,
+)
+
+TILE_MM = 50.8  # Piecepack tiles are 2 inches square
+CELL_MM = TILE_MM / 2
+COIN_DIAMETER_MM = 19.05
+COIN_THICKNESS_MM = 3.2
+DIE_MM = 12.7
+COLUMNS = "abcdefgh"
+FACINGS = ("north", "east", "south", "west")
+FACING_DEG = {"north": 0.0, "east": 90.0, "south": 180.0, "west": 270.0}
+SUITS = artmod.SUITS
+SPLIT_KEYS = {"tune": 7001, "test": 7002}
+SHOTS_PER_RIG = 4
+FACTORS = ("tilt", "lens", "blur", "light", "occlusion", "noise", "glare", "clutter")
+
+
+# --------------------------------------------------------------------------------------------
+# Positions
+# --------------------------------------------------------------------------------------------
+
+
+def parse_cell(cell: str) -> tuple[int, int]:
+    """``"c4"`` -> ``(2, 3)`` (column index west->east, row index south->north)."""
+    if (
+        not isinstance(cell, str)
+        or len(cell) != 2
+        or cell[0] not in COLUMNS
+        or cell[1] not in "12345678"
+    ):
+        raise ValueError(f"cell {cell!r} is not on the board (a1..h8)")
+    return COLUMNS.index(cell[0]), int(cell[1]) - 1
+
+
+def cell_name(col: int, row: int) -> str:
+    return f"{COLUMNS[col]}{row + 1}"
+
+
+ALL_CELLS = tuple(cell_name(c, r) for r in range(8) for c in range(8))
+
+
+def validate_board(board: Mapping) -> dict:
+    """Check a ``reflec-board/1`` dict and return a clean copy.
+
+    Raises ``ValueError`` naming the offending item.
+    """
+    if board.get("format", "reflec-board/1") != "reflec-board/1":
+        raise ValueError(f"format {board.get('format')!r} is not reflec-board/1")
+    seen: dict[str, str] = {}
+    coins, pawns = [], []
+    for kind, items in (("coin", board.get("coins", [])), ("pawn", board.get("pawns", []))):
+        for item in items:
+            parse_cell(item.get("cell"))
+            if item.get("suit") not in SUITS:
+                raise ValueError(f"{kind} {item}: unknown suit {item.get('suit')!r}")
+            if kind == "coin" and item.get("facing") not in FACINGS:
+                raise ValueError(f"coin {item}: unknown facing {item.get('facing')!r}")
+            if item["cell"] in seen:
+                raise ValueError(
+                    f"{kind} {item}: cell {item['cell']} already holds a {seen[item['cell']]}"
+                )
+            seen[item["cell"]] = kind
+            if kind == "coin":
+                coins.append({"cell": item["cell"], "suit": item["suit"], "facing": item["facing"]})
+            else:
+                pawns.append({"cell": item["cell"], "suit": item["suit"]})
+    return {"format": "reflec-board/1", "coins": coins, "pawns": pawns}
+
+
+def calibration_board() -> dict:
+    """The ``reflec-calibration/1`` layout as a ``reflec-board/1`` dict (formats.md)."""
+    coins = [
+        {"cell": cell_name(c, r), "suit": suit, "facing": "north"}
+        for r, suit in enumerate(SUITS)
+        for c in range(6)
+    ]
+    pawns = [{"cell": cell_name(6, r), "suit": suit} for r, suit in enumerate(SUITS)]
+    return {"format": "reflec-board/1", "coins": coins, "pawns": pawns}
+
+
+def random_board(rng: np.random.Generator, max_coins: int = 24, max_pawns: int = 4) -> dict:
+    """A legal-looking position: up to 4 pawns of different suits, up to 6 coins per suit.
+
+    Early-game positions (pawns in corners, few coins) and crowded mid-games are both drawn.
+    """
+    n_pawns = int(
+        rng.choice([2, 3, 4, 4, 4, 1]) if max_pawns >= 4 else rng.integers(0, max_pawns + 1)
+    )
+    n_pawns = min(n_pawns, max_pawns)
+    suits = list(rng.permutation(SUITS)[:n_pawns])
+    cells = list(rng.permutation(ALL_CELLS))
+    pawns = []
+    corners = ["a1", "h1", "h8", "a8"]
+    for s in suits:
+        if rng.random() < 0.35 and corners:
+            c = corners.pop(int(rng.integers(len(corners))))
+            if c in cells:
+                cells.remove(c)
+        else:
+            c = cells.pop()
+            if c in corners:
+                corners.remove(c)
+        pawns.append({"cell": c, "suit": str(s)})
+    n_coins = int(min(max_coins, rng.choice([rng.integers(0, 9), rng.integers(8, 25)])))
+    coin_suits = [str(s) for s in (suits or SUITS) for _ in range(6)]
+    rng.shuffle(coin_suits)
+    coins = []
+    for suit in coin_suits[:n_coins]:
+        coins.append({"cell": cells.pop(), "suit": suit, "facing": str(rng.choice(FACINGS))})
+    return {"format": "reflec-board/1", "coins": coins, "pawns": pawns}
+
+
+# --------------------------------------------------------------------------------------------
+# Difficulty
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Difficulty:
+    """Levels (0 = none, 1 = the hardest we render) of each named difficulty factor.
+
+    * ``tilt`` 0-30° from vertical; ``lens`` radial distortion up to k1=-0.3;
+    * ``blur`` defocus (sigma up to 2.2 px) and motion (up to 10 px);
+    * ``light`` uneven, coloured light, exposure error, a phone shadow;
+    * ``occlusion`` a hand/arm over the board (reaching deeper as the level rises);
+    * ``noise`` sensor noise and JPEG quality (95 down to 45);
+    * ``glare`` specular glare on glossy coins and tiles;
+    * ``clutter`` dice, coins, tiles, a mug, a phone, paper beside the board.
+
+    ``Difficulty.realistic()`` draws a fresh mix per rig/shot; ``Difficulty.sweep("blur", 0.8)``
+    holds every factor at a mild baseline except one, so benchmarks can show weak spots.
+
+    >>> Difficulty.sweep("tilt", 1.0).levels(np.random.default_rng(0))["tilt"]
+    1.0
+    """
+
+    name: str = "realistic"
+    fixed: tuple[tuple[str, float], ...] | None = None
+
+    BASELINE = (
+        ("tilt", 0.1), ("lens", 0.2), ("blur", 0.05), ("light", 0.15), ("occlusion", 0.0),
+        ("noise", 0.15), ("glare", 0.1), ("clutter", 0.3),
+    )  # fmt: skip
+
+    @classmethod
+    def realistic(cls) -> Difficulty:
+        return cls("realistic", None)
+
+    @classmethod
+    def easy(cls) -> Difficulty:
+        return cls("easy", tuple((f, 0.0) for f in FACTORS))
+
+    @classmethod
+    def baseline(cls) -> Difficulty:
+        return cls("baseline", cls.BASELINE)
+
+    @classmethod
+    def sweep(cls, factor: str, level: float) -> Difficulty:
+        if factor not in FACTORS:
+            raise ValueError(f"unknown difficulty factor {factor!r} (one of {', '.join(FACTORS)})")
+        levels = dict(cls.BASELINE)
+        levels[factor] = float(level)
+        return cls(f"{factor}={level:g}", tuple(levels.items()))
+
+    @classmethod
+    def parse(cls, text: str) -> Difficulty:
+        """``"realistic"``, ``"easy"``, ``"baseline"`` or ``"FACTOR=LEVEL[,FACTOR=LEVEL...]"``."""
+        if text in ("realistic", "easy", "baseline"):
+            return getattr(cls, text)()
+        levels = dict(cls.BASELINE)
+        for part in text.split(","):
+            name, _, value = part.partition("=")
+            if name not in FACTORS or not value:
+                raise ValueError(
+                    f"bad difficulty {part!r}: use FACTOR=LEVEL with {', '.join(FACTORS)}"
+                )
+            levels[name] = float(value)
+        return cls(text, tuple(levels.items()))
+
+    def levels(self, rng: np.random.Generator) -> dict[str, float]:
+        """Concrete levels for one rig+shot (draws the mix when realistic)."""
+        if self.fixed is not None:
+            return dict(self.fixed)
+        u = rng.uniform
+        return {
+            "tilt": u(0, 0.6) if rng.random() < 0.8 else u(0.6, 1.0),
+            "lens": u(0, 0.7),
+            "blur": u(0, 0.25) if rng.random() < 0.75 else u(0.25, 0.7),
+            "light": u(0.1, 0.8),
+            "occlusion": u(0.3, 0.9) if rng.random() < 0.25 else 0.0,
+            "noise": u(0.1, 0.7),
+            "glare": u(0, 0.7),
+            "clutter": u(0.2, 1.0),
+        }
+
+
+# --------------------------------------------------------------------------------------------
+# Board layout (how the tiles were laid)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TileLayout:
+    """Centres ``(4, 4, 2)`` mm and twists ``(4, 4)`` degrees of the 16 tiles.
+
+    Tile ``[j, i]``: ``i`` west->east, ``j`` north->south.  North is ``-y`` in the world.
+    """
+
+    centers: np.ndarray
+    angles: np.ndarray
+    thickness_mm: float = 2.5
+
+    def _tile_of(self, col: int, row: int) -> tuple[int, int, float, float]:
+        i, qx = divmod(col, 2)
+        j, qy = divmod(7 - row, 2)
+        return j, i, (qx - 0.5) * CELL_MM, (qy - 0.5) * CELL_MM
+
+    def tile_point(self, j: int, i: int, local: np.ndarray) -> np.ndarray:
+        a = math.radians(self.angles[j, i])
+        rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+        return np.asarray(local, float) @ rot.T + self.centers[j, i]
+
+    def cell_center(self, cell: str) -> np.ndarray:
+        """World ``(x, y)`` mm of a cell's centre on its (possibly twisted) tile."""
+        j, i, ox, oy = self._tile_of(*parse_cell(cell))
+        return self.tile_point(j, i, np.array([ox, oy]))
+
+    def cell_points(self, cell: str, n: int = 5, inset: float = 0.1) -> np.ndarray:
+        """``(n*n, 2)`` world points spread over a cell (for coverage tests)."""
+        j, i, ox, oy = self._tile_of(*parse_cell(cell))
+        g = (np.linspace(inset, 1 - inset, n) - 0.5) * CELL_MM
+        gx, gy = np.meshgrid(g + ox, g + oy)
+        return self.tile_point(j, i, np.column_stack([gx.ravel(), gy.ravel()]))
+
+    def board_corners(self) -> np.ndarray:
+        """Outer corners of the corner tiles, ``(4, 2)`` mm: NW (a8), NE (h8), SE (h1), SW (a1)."""
+        h = TILE_MM / 2
+        return np.array(
+            [
+                self.tile_point(0, 0, np.array([-h, -h])),
+                self.tile_point(0, 3, np.array([h, -h])),
+                self.tile_point(3, 3, np.array([h, h])),
+                self.tile_point(3, 0, np.array([-h, h])),
+            ]
+        )
+
+    def tile_corners(self, j: int, i: int, shrink_mm: float = 0.0) -> np.ndarray:
+        h = TILE_MM / 2 - shrink_mm
+        return self.tile_point(j, i, np.array([(-h, -h), (h, -h), (h, h), (-h, h)]))
+
+
+def make_layout(
+    rng: np.random.Generator,
+    gap_mm: tuple[float, float] = (0.3, 2.5),
+    twist_deg: float = 1.2,
+    jitter_mm: float = 0.8,
+    thickness_mm: float = 2.5,
+) -> TileLayout:
+    """Tiles laid by hand: gaps vary per row/column, each tile shifted and twisted a little."""
+    gaps_x = rng.uniform(*gap_mm, size=3)
+    gaps_y = rng.uniform(*gap_mm, size=3)
+    xs = np.concatenate([[0], np.cumsum(TILE_MM + gaps_x)])
+    ys = np.concatenate([[0], np.cumsum(TILE_MM + gaps_y)])
+    xs -= xs.mean()
+    ys -= ys.mean()
+    centers = np.zeros((4, 4, 2))
+    centers[..., 0] = xs[None, :]
+    centers[..., 1] = ys[:, None]
+    centers += rng.normal(0, jitter_mm / 2, size=(4, 4, 2))
+    angles = np.clip(rng.normal(0, twist_deg / 2, size=(4, 4)), -twist_deg * 1.5, twist_deg * 1.5)
+    return TileLayout(centers, angles, thickness_mm)
+
+
+# --------------------------------------------------------------------------------------------
+# Table, tiles
+# --------------------------------------------------------------------------------------------
+
+TABLES = ("wood", "dark-wood", "felt", "laminate", "cloth")
+
+
+def _noise(rng: np.random.Generator, shape: tuple[int, int], cells: tuple[int, int]) -> np.ndarray:
+    """Smooth noise (float32, ~N(0,1)) by upscaling a small random grid."""
+    small = rng.standard_normal((cells[1], cells[0])).astype(np.float32)
+    return cv2.resize(small, (shape[1], shape[0]), interpolation=cv2.INTER_CUBIC)
+
+
+def draw_table(
+    kind: str, shape: tuple[int, int], mm_per_px: float, rng: np.random.Generator
+) -> np.ndarray:
+    """A top-down table surface (BGR uint8) of ``shape`` pixels at ``mm_per_px``."""
+    h, w = shape
+    wmm, hmm = w * mm_per_px, h * mm_per_px
+    if kind in ("wood", "dark-wood"):
+        base = np.array((70, 120, 170) if kind == "wood" else (35, 55, 85), np.float32)
+        vertical = rng.random() < 0.5
+        # grain: fine stripes along one axis, slow variation along the other
+        along = (
+            (max(2, int(wmm / 300)), max(2, int(hmm / 3)))
+            if not vertical
+            else (max(2, int(wmm / 3)), max(2, int(hmm / 300)))
+        )
+        grain = _noise(rng, (h, w), along)
+        blotch = _noise(rng, (h, w), (max(2, int(wmm / 80)), max(2, int(hmm / 80))))
+        v = 1 + 0.10 * grain + 0.06 * blotch
+        img = base[None, None, :] * v[..., None]
+        # plank seams
+        plank = rng.uniform(90, 180)
+        for k in range(int((wmm if vertical else hmm) / plank) + 1):
+            pos = int(k * plank / mm_per_px)
+            if vertical:
+                img[:, pos : pos + 2] *= 0.55
+            else:
+                img[pos : pos + 2] *= 0.55
+    elif kind == "felt":
+        base = np.array(
+            rng.choice([(60, 110, 30), (110, 60, 30), (60, 60, 60), (40, 40, 110)]), np.float32
+        )
+        fine = rng.standard_normal((h, w)).astype(np.float32)
+        fine = cv2.GaussianBlur(fine, (0, 0), 0.8)
+        v = (
+            1
+            + 0.12 * fine
+            + 0.05 * _noise(rng, (h, w), (max(2, int(wmm / 60)), max(2, int(hmm / 60))))
+        )
+        img = base[None, None, :] * v[..., None]
+    elif kind == "laminate":
+        base = np.array(rng.choice([(225, 225, 220), (190, 200, 205), (150, 150, 150)]), np.float32)
+        speck = (rng.random((h, w)) < 0.01).astype(np.float32)
+        v = (
+            1
+            + 0.03 * _noise(rng, (h, w), (max(2, int(wmm / 50)), max(2, int(hmm / 50))))
+            - 0.25 * speck
+        )
+        img = base[None, None, :] * v[..., None]
+    else:  # checked table cloth: a grid-like pattern right beside the board
+        c1 = np.array(rng.choice([(60, 60, 190), (150, 90, 40), (60, 140, 60)]), np.float32)
+        c2 = np.array((225, 230, 235), np.float32)
+        period = rng.uniform(18, 40) / mm_per_px
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        a = ((xx // period) % 2).astype(np.float32)
+        b = ((yy // period) % 2).astype(np.float32)
+        mix = (a + b) / 2
+        img = c2[None, None, :] * (1 - mix[..., None]) + c1[None, None, :] * mix[..., None]
+        img *= (1 + 0.04 * rng.standard_normal((h, w)).astype(np.float32))[..., None]
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def _tile_texture(art: artmod.PieceArt, px: int, rng: np.random.Generator) -> np.ndarray:
+    """Grid side of one tile, ``px`` square, BGRA (alpha = rounded tile outline)."""
+    mm = TILE_MM / px
+    base = np.array(art.tile_bgr, np.float32)
+    if art.tile_grain > 0:
+        cells = (max(2, px // 40), 3) if rng.random() < 0.5 else (3, max(2, px // 40))
+        grain = _noise(rng, (px, px), (cells[0] * 8, cells[1] * 8) if False else cells)
+        fine = _noise(rng, (px, px), (px // 3, 4) if cells[0] > cells[1] else (4, px // 3))
+        v = 1 + art.tile_grain * (0.05 * grain + 0.05 * fine) + rng.normal(0, 0.04)
+    else:
+        v = 1 + 0.01 * _noise(rng, (px, px), (6, 6))
+    img = np.clip(base[None, None, :] * v[..., None], 0, 255).astype(np.uint8)
+    c = (px - 1) / 2
+    half = art.tile_line_mm / 2 / mm
+    m = art.tile_line_margin_mm / mm
+    col = art.tile_line_bgr
+    s = 16
+    cv2.rectangle(
+        img,
+        (round((c - half) * s), round(m * s)),
+        (round((c + half) * s), round((px - 1 - m) * s)),
+        col,
+        -1,
+        cv2.LINE_AA,
+        4,
+    )
+    cv2.rectangle(
+        img,
+        (round(m * s), round((c - half) * s)),
+        (round((px - 1 - m) * s), round((c + half) * s)),
+        col,
+        -1,
+        cv2.LINE_AA,
+        4,
+    )
+    if art.tile_border_bgr is not None:
+        cv2.rectangle(img, (0, 0), (px - 1, px - 1), art.tile_border_bgr, max(1, round(0.4 / mm)))
+    # worn, slightly darker edges (bevel)
+    edge = np.minimum.reduce(np.meshgrid(np.arange(px), np.arange(px))) if False else None
+    del edge
+    yy, xx = np.mgrid[0:px, 0:px]
+    d = np.minimum(np.minimum(xx, px - 1 - xx), np.minimum(yy, px - 1 - yy)) * mm
+    shade = 1 - 0.25 * np.clip(1 - d / 0.8, 0, 1)
+    img = (img * shade[..., None]).astype(np.uint8)
+    # rounded corners
+    alpha = np.zeros((px, px), np.uint8)
+    r = 2.0 / mm
+    cv2.rectangle(alpha, (round(r), 0), (round(px - 1 - r), px - 1), 255, -1)
+    cv2.rectangle(alpha, (0, round(r)), (px - 1, round(px - 1 - r)), 255, -1)
+    for cx, cy in ((r, r), (px - 1 - r, r), (r, px - 1 - r), (px - 1 - r, px - 1 - r)):
+        cv2.circle(alpha, (round(cx * 16), round(cy * 16)), round(r * 16), 255, -1, cv2.LINE_AA, 4)
+    return np.dstack([img, alpha])
+
+
+def _board_overlay(
+    layout: TileLayout, art: artmod.PieceArt, rng: np.random.Generator, mm_per_px: float
+) -> Overlay:
+    """All 16 tiles drawn on one BGRA raster lying at the tiles' top height."""
+    corners = np.concatenate([layout.tile_corners(j, i) for j in range(4) for i in range(4)])
+    lo = corners.min(0) - 2.0
+    hi = corners.max(0) + 2.0
+    w, h = np.ceil((hi - lo) / mm_per_px).astype(int) + 1
+    out = np.zeros((h, w, 4), np.uint8)
+    tpx = round(TILE_MM / mm_per_px)
+    for j in range(4):
+        for i in range(4):
+            tex = _tile_texture(art, tpx, rng)
+            a = math.radians(layout.angles[j, i])
+            # texture pixel -> overlay pixel
+            cx, cy = (layout.centers[j, i] - lo) / mm_per_px
+            k = (TILE_MM / tpx) / mm_per_px
+            m = np.array(
+                [
+                    [k * math.cos(a), -k * math.sin(a), 0.0],
+                    [k * math.sin(a), k * math.cos(a), 0.0],
+                ]
+            )
+            t = (tpx - 1) / 2
+            m[:, 2] = np.array([cx, cy]) - m[:, :2] @ np.array([t, t])
+            x0 = max(int(cx - tpx * 0.75), 0)
+            y0 = max(int(cy - tpx * 0.75), 0)
+            x1 = min(int(cx + tpx * 0.75) + 1, w)
+            y1 = min(int(cy + tpx * 0.75) + 1, h)
+            m[:, 2] -= (x0, y0)
+            patch = cv2.warpAffine(
+                tex, m, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT
+            )
+            a8 = patch[..., 3:4].astype(np.float32) / 255
+            reg = out[y0:y1, x0:x1].astype(np.float32)
+            blended = reg * (1 - a8) + patch.astype(np.float32) * a8
+            blended[..., 3] = np.maximum(reg[..., 3], patch[..., 3])
+            out[y0:y1, x0:x1] = blended.astype(np.uint8)
+    return Overlay(out, mm_per_px, (float(lo[0]), float(lo[1])), layout.thickness_mm)
+
+
+# --------------------------------------------------------------------------------------------
+# Rig and shot
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rig:
+    """The fixed parts of a camera setup (see module doc)."""
+
+    camera: Camera
+    art: str
+    layout: TileLayout
+    table: str
+    table_seed: int
+    lamp_offset_mm: tuple[float, float, float]
+    tint: float  # -1 cool daylight .. +1 warm lamp
+    levels: dict = field(default_factory=dict)
+
+    def replace(self, **changes: object) -> Rig:
+        return dataclasses.replace(self, **changes)
+
+
+@dataclass
+class Shot:
+    """One rendered photo: ``image`` (BGR uint8), ``truth`` (reflec-board/1 + ``"synth"``)."""
+
+    image: np.ndarray
+    truth: dict
+    photo: Photo
+    rig: Rig
+
+
+def make_rig(
+    rng: np.random.Generator,
+    levels: Mapping[str, float],
+    *,
+    art: str | None = None,
+    image_size: tuple[int, int] = (1920, 1080),
+) -> Rig:
+    """Draw a camera setup: lens from ``levels['lens']``, tilt from ``levels['tilt']``."""
+    w, h = image_size
+    hfov = math.radians(rng.uniform(55, 75))
+    f = (w / 2) / math.tan(hfov / 2)
+    lens = levels.get("lens", 0.0)
+    k1 = -0.3 * lens * rng.uniform(0.7, 1.0)
+    dist = (k1, -0.3 * k1 * rng.uniform(0, 1), *rng.normal(0, 0.0015 * lens, 2), 0.0)
+    art_name = art or str(rng.choice(["classic", "classic", "french"]))
+    layout = make_layout(rng, thickness_mm=2.5 if art_name == "classic" else 1.6)
+    cam = Camera(
+        image_size=image_size,
+        focal_px=f,
+        principal_px=(w / 2 - 0.5 + rng.normal(0, w / 200), h / 2 - 0.5 + rng.normal(0, h / 200)),
+        dist_coeffs=tuple(float(v) for v in dist),
+        target_mm=tuple(float(v) for v in rng.normal(0, 12, 2)),
+        height_mm=500.0,
+        tilt_deg=30.0 * levels.get("tilt", 0.0),
+        tilt_azimuth_deg=float(rng.uniform(0, 360)),
+        yaw_deg=float(np.clip(rng.normal(0, 5), -12, 12)),
+    )
+    fill = rng.uniform(0.62, 0.88)
+    corners = layout.board_corners()
+    cam = cam.fitted(np.column_stack([corners, np.full(4, layout.thickness_mm)]), fill)
+    lamp_dir = rng.uniform(0, 2 * math.pi)
+    lamp = (
+        float(math.cos(lamp_dir) * rng.uniform(50, 600)),
+        float(math.sin(lamp_dir) * rng.uniform(50, 600)),
+        float(rng.uniform(500, 1400)),
+    )
+    return Rig(
+        camera=cam,
+        art=art_name,
+        layout=layout,
+        table=str(rng.choice(TABLES)),
+        table_seed=int(rng.integers(2**31)),
+        lamp_offset_mm=lamp,
+        tint=float(rng.uniform(-1, 1)),
+        levels=dict(levels),
+    )
+
+
+def _style(rig: Rig, levels: Mapping[str, float], rng: np.random.Generator) -> PhotoStyle:
+    light, glare = levels.get("light", 0.0), levels.get("glare", 0.0)
+    blur, noise = levels.get("blur", 0.0), levels.get("noise", 0.0)
+    tint = rig.tint * light
+    warm = (1 - 0.25 * max(tint, 0), 1 - 0.08 * abs(tint), 1 - 0.2 * max(-tint, 0))
+    cool = (warm[2], warm[1], warm[0])
+    shadows: list[ShadowBlob] = []
+    if rng.random() < light:
+        t = np.asarray(rig.camera.target_mm)
+        shadows.append(
+            ShadowBlob(
+                tuple(t + rng.normal(0, 80, 2)),
+                (float(rng.uniform(80, 220)), float(rng.uniform(60, 160))),
+                float(rng.uniform(0, 180)),
+                strength=float(0.15 + 0.4 * light * rng.uniform(0.5, 1)),
+                softness_mm=float(rng.uniform(15, 40)),
+            )
+        )
+    spots = []
+    for _ in range(int(rng.integers(0, 1 + round(2 * glare)))):
+        c = np.asarray(rig.camera.target_mm) + rng.uniform(-110, 110, 2)
+        spots.append((float(c[0]), float(c[1]), float(rng.uniform(10, 30))))
+    wb = tuple(float(v) for v in 1 + rng.normal(0, 0.06 * light, 3))
+    return PhotoStyle(
+        lamp_offset_mm=rig.lamp_offset_mm,
+        lamp_bgr=warm,
+        ambient=float(np.clip(0.55 - 0.3 * light * rng.uniform(0.5, 1), 0.2, 1)),
+        ambient_bgr=cool,
+        gradient=float(0.45 * light * rng.uniform(0.3, 1)),
+        gradient_angle_deg=float(rng.uniform(0, 360)),
+        vignette=float(0.08 + 0.3 * light),
+        exposure=float(np.clip(1 + rng.normal(0, 0.15 * light), 0.65, 1.3)),
+        white_balance_bgr=wb,
+        cast_shadow_strength=float(0.3 + 0.3 * light),
+        shadows=tuple(shadows),
+        glare=float(1.2 * glare),
+        glare_radius_mm=float(rng.uniform(25, 60)),
+        glare_spots=tuple(spots),
+        ground_gloss=float(0.05 + 0.15 * glare),
+        defocus_sigma_px=float(2.2 * blur * rng.uniform(0.5, 1)),
+        motion_px=float(10 * blur * rng.uniform(0.3, 1)) if rng.random() < 0.5 else 0.0,
+        motion_angle_deg=float(rng.uniform(0, 180)),
+        noise_sigma=float(0.003 + 0.025 * noise),
+        shot_noise=float(0.01 + 0.05 * noise),
+        jpeg_quality=round(95 - 50 * noise),
+    )
+
+
+def _pieces(
+    board: Mapping, rig: Rig, rng: np.random.Generator
+) -> tuple[list[Solid], dict[str, tuple[float, float, float, float]]]:
+    """Coins and pawns as solids, and each piece's ``(x, y, base, top)`` mm by cell."""
+    art = artmod.ART[rig.art]
+    lay = rig.layout
+    base = lay.thickness_mm
+    solids: list[Solid] = []
+    where: dict[str, tuple[float, float, float, float]] = {}
+    faces = {s: artmod.coin_face(art, s) for s in SUITS}
+    for coin in board["coins"]:
+        c = lay.cell_center(coin["cell"]) + rng.normal(0, 0.9, 2)
+        j, i, _, _ = lay._tile_of(*parse_cell(coin["cell"]))
+        angle = FACING_DEG[coin["facing"]] + float(lay.angles[j, i]) + rng.normal(0, 3.0)
+        r = COIN_DIAMETER_MM / 2
+        t = COIN_THICKNESS_MM
+        prof = [(0, r - 0.4), (0.4, r), (t - 0.4, r), (t, r - 0.4)]
+        where[coin["cell"]] = (float(c[0]), float(c[1]), base, base + t)
+        solids.append(
+            Revolved(
+                tuple(c),
+                prof,
+                np.asarray(art.coin_edge_bgr) / 255,
+                faces[coin["suit"]],
+                angle,
+                gloss=art.coin_gloss,
+                step_mm=0.4,
+                base_mm=base,
+            )
+        )
+    for pawn in board["pawns"]:
+        c = lay.cell_center(pawn["cell"]) + rng.normal(0, 0.8, 2)
+        where[pawn["cell"]] = (float(c[0]), float(c[1]), base, base + art.pawn_profile[-1][0])
+        solids.append(
+            Revolved(
+                tuple(c),
+                art.pawn_profile,
+                np.asarray(art.suit_bgr[pawn["suit"]]) / 255,
+                gloss=art.pawn_gloss,
+                shininess=25.0,
+                step_mm=0.4,
+                base_mm=base,
+            )
+        )
+    return solids, where
+
+
+def _clutter(
+    rig: Rig, level: float, rng: np.random.Generator, board_suits: Sequence[str]
+) -> list[Solid]:
+    """Things beside the board: dice, the 4-3-2-1 tiles, spare coins, a mug, phone, pencil."""
+    art = artmod.ART[rig.art]
+    corners = rig.layout.board_corners()
+    lo, hi = corners.min(0), corners.max(0)
+    n = round(level * 8)
+    solids: list[Solid] = []
+    placed: list[tuple[np.ndarray, float]] = []
+
+    def spot(radius: float) -> np.ndarray | None:
+        for _ in range(30):
+            side = int(rng.integers(4))
+            dist = rng.uniform(12, 90) + radius
+            if side in (0, 2):
+                x = rng.uniform(lo[0] - 60, hi[0] + 60)
+                y = lo[1] - dist if side == 0 else hi[1] + dist
+            else:
+                y = rng.uniform(lo[1] - 60, hi[1] + 60)
+                x = lo[0] - dist if side == 3 else hi[0] + dist
+            p = np.array([x, y])
+            if all(np.linalg.norm(p - q) > radius + r + 4 for q, r in placed):
+                placed.append((p, radius))
+                return p
+        return None
+
+    kinds = ["die", "die", "tile", "coin", "coin", "pencil", "mug", "phone", "tile", "die"]
+    for kind in list(rng.permutation(kinds))[:n]:
+        suit = str(rng.choice(board_suits or SUITS))
+        if kind == "die":
+            p = spot(10)
+            if p is None:
+                continue
+            tex = artmod.die_face(art, suit, int(rng.integers(0, 6)))
+            col = np.asarray(art.suit_bgr[suit] if art.name == "classic" else (235, 235, 235)) / 255
+            solids.append(
+                Box(
+                    tuple(p),
+                    (DIE_MM, DIE_MM),
+                    DIE_MM,
+                    tuple(col),
+                    float(rng.uniform(0, 90)),
+                    1.5,
+                    tex,
+                    gloss=0.3,
+                )
+            )
+        elif kind == "tile":
+            p = spot(37)
+            if p is None:
+                continue
+            tex = np.zeros((128, 128, 3), np.uint8)
+            tex[:] = art.tile_bgr
+            v = int(rng.integers(1, 5))
+            cv2.putText(
+                tex,
+                "A" if v == 1 else str(v),
+                (40, 90),
+                cv2.FONT_HERSHEY_SIMPLEX,
+                2.4,
+                (30, 30, 30),
+                6,
+                cv2.LINE_AA,
+            )
+            solids.append(
+                Box(
+                    tuple(p),
+                    (TILE_MM, TILE_MM),
+                    2.5,
+                    tuple(np.asarray(art.tile_bgr) / 300),
+                    float(rng.uniform(-20, 20)),
+                    2.0,
+                    tex,
+                    gloss=0.1,
+                )
+            )
+        elif kind == "coin":
+            p = spot(11)
+            if p is None:
+                continue
+            tex = artmod.coin_value_face(art, suit, int(rng.integers(0, 6)))
+            r = COIN_DIAMETER_MM / 2
+            solids.append(
+                Revolved(
+                    tuple(p),
+                    [(0, r - 0.4), (0.4, r), (2.8, r), (3.2, r - 0.4)],
+                    tuple(np.asarray(art.coin_edge_bgr) / 255),
+                    tex,
+                    float(rng.uniform(0, 360)),
+                    gloss=art.coin_gloss,
+                    step_mm=0.4,
+                )
+            )
+        elif kind == "pencil":
+            p = spot(50)
+            if p is None:
+                continue
+            solids.append(
+                Box(
+                    tuple(p),
+                    (150, 7),
+                    7,
+                    (0.1, 0.75, 0.95),
+                    float(rng.uniform(0, 180)),
+                    3.0,
+                    gloss=0.2,
+                )
+            )
+        elif kind == "mug":
+            p = spot(45)
+            if p is None:
+                continue
+            tex = np.zeros((128, 128, 3), np.uint8)
+            mug = tuple(int(v) for v in rng.integers(40, 230, 3))
+            tex[:] = mug
+            cv2.circle(tex, (64, 64), 54, (20, 40, 60), -1, cv2.LINE_AA)
+            solids.append(
+                Revolved(
+                    tuple(p),
+                    [(0, 33), (3, 36), (90, 40), (95, 40)],
+                    tuple(np.asarray(mug) / 255),
+                    tex,
+                    gloss=0.5,
+                    step_mm=1.5,
+                )
+            )
+        elif kind == "phone":
+            p = spot(80)
+            if p is None:
+                continue
+            tex = np.full((160, 80, 3), 25, np.uint8)
+            tex[6:-6, 4:-4] = (45, 35, 30)
+            solids.append(
+                Box(
+                    tuple(p),
+                    (72, 150),
+                    8,
+                    (0.15, 0.15, 0.17),
+                    float(rng.uniform(0, 180)),
+                    8.0,
+                    tex,
+                    gloss=0.6,
+                )
+            )
+    return solids
+
+
+def _hand(rig: Rig, level: float, rng: np.random.Generator) -> list[Capsule]:
+    """A hand reaching over the board from a random side, deeper as ``level`` rises."""
+    if level <= 0:
+        return []
+    from_deg = float(rng.uniform(0, 360))
+    a = math.radians(from_deg)
+    back = np.array([math.sin(a), math.cos(a)])
+    # fingertips at a distance from the board centre that shrinks with the level
+    reach = 130 * (1 - level) * rng.uniform(0.7, 1.1)
+    target = np.asarray(rig.layout.centers.mean((0, 1))) + back * reach + rng.normal(0, 20, 2)
+    height = float(rng.uniform(15, 110))
+    return make_hand(
+        rng, tuple(target), from_deg, height_mm=height, scale=float(rng.uniform(0.9, 1.1))
+    )
+
+
+def render_shot(
+    board: Mapping,
+    rig: Rig,
+    levels: Mapping[str, float],
+    rng: np.random.Generator,
+    *,
+    noise_rng: np.random.Generator | None = None,
+    hand: bool | None = None,
+) -> Shot:
+    """Photograph ``board`` (reflec-board/1) on ``rig`` with the given difficulty levels."""
+    board = validate_board(board)
+    art = artmod.ART[rig.art]
+    cam = rig.camera
+    style = _style(rig, levels, rng)
+    # raster scales: the board finer than one image pixel, the table coarser where it is far
+    board_scale = min(0.2, cam.mm_per_px_at(cam.target_mm) * 0.7)
+    x0, y0, x1, y1 = cam.footprint_mm(margin_px=8)
+    c = rig.layout.centers.mean((0, 1))
+    x0, y0 = max(x0, c[0] - 1200), max(y0, c[1] - 1200)
+    x1, y1 = min(x1, c[0] + 1200), min(y1, c[1] + 1200)
+    table_scale = max(board_scale * 1.5, math.sqrt((x1 - x0) * (y1 - y0) / 2.5e6))
+    tw, th = int((x1 - x0) / table_scale) + 2, int((y1 - y0) / table_scale) + 2
+    table_rng = np.random.default_rng(rig.table_seed)
+    world = draw_table(rig.table, (th, tw), table_scale, table_rng)
+    # tile sides show where the tiles stand (the tops are drawn raised, at their thickness)
+    side = np.asarray(art.tile_bgr, np.float32) * 0.55
+    for j in range(4):
+        for i in range(4):
+            poly = (rig.layout.tile_corners(j, i, 0.3) - (x0, y0)) / table_scale
+            cv2.fillConvexPoly(
+                world, np.round(poly * 16).astype(np.int32), side.tolist(), cv2.LINE_AA, 4
+            )
+    board_ov = _board_overlay(
+        rig.layout, art, np.random.default_rng(rig.table_seed + 1), board_scale
+    )
+    pieces, where = _pieces(board, rig, rng)
+    suits = sorted({p["suit"] for p in board["pawns"]})
+    clutter = _clutter(
+        rig, levels.get("clutter", 0.0), np.random.default_rng(rig.table_seed + 2), suits
+    )
+    want_hand = levels.get("occlusion", 0.0) > 0 if hand is None else hand
+    caps = _hand(rig, max(levels.get("occlusion", 0.0), 0.3), rng) if want_hand else []
+    photo = photograph(
+        world,
+        table_scale,
+        cam,
+        style,
+        noise_rng if noise_rng is not None else rng,
+        world_origin_mm=(x0, y0),
+        overlays=[board_ov],
+        solids=[*pieces, *clutter],
+        occluders=caps,
+    )
+    truth = dict(board)
+    truth["synth"] = _synth_truth(photo, rig, levels, where)
+    return Shot(photo.image, truth, photo, rig)
+
+
+def _synth_truth(
+    photo: Photo, rig: Rig, levels: Mapping[str, float], where: Mapping[str, tuple]
+) -> dict:
+    lay = rig.layout
+    t = lay.thickness_mm
+    corners = photo.project(np.column_stack([lay.board_corners(), np.full(4, t)]))
+    centers = {c: photo.project([(*lay.cell_center(c), t)])[0] for c in ALL_CELLS}
+    occluded = []
+    h, w = photo.occlusion.shape
+    if photo.occlusion.any():
+        for cell in ALL_CELLS:
+            p = photo.project(np.column_stack([lay.cell_points(cell), np.full(25, t)]))
+            xi = np.clip(np.round(p[:, 0]).astype(int), 0, w - 1)
+            yi = np.clip(np.round(p[:, 1]).astype(int), 0, h - 1)
+            if photo.occlusion[yi, xi].mean() >= 0.25:
+                occluded.append(cell)
+    cam = photo.camera
+    return {
+        "art": rig.art,
+        "table": rig.table,
+        "levels": {k: round(float(v), 4) for k, v in levels.items()},
+        "image_size": list(cam.image_size),
+        "board_corners_px": [[round(float(v), 3) for v in p] for p in corners],
+        "cell_centers_px": {c: [round(float(v), 3) for v in p] for c, p in centers.items()},
+        "occluded_cells": occluded,
+        # image position of each piece's base centre and top centre (pawns lean: they differ)
+        "pieces_px": {
+            cell: {
+                "base": [round(float(v), 3) for v in photo.project([(x, y, b)])[0]],
+                "top": [round(float(v), 3) for v in photo.project([(x, y, t)])[0]],
+            }
+            for cell, (x, y, b, t) in where.items()
+        },
+        "camera": {
+            "camera_matrix": cam.K.round(6).tolist(),
+            "distortion_coefficients": cam.dist.round(8).tolist(),
+            "rvec": cam.rvec.round(8).tolist(),
+            "tvec": cam.tvec.round(6).tolist(),
+            "tilt_deg": round(cam.tilt_deg, 3),
+            "tile_top_mm": t,
+        },
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Splits
+# --------------------------------------------------------------------------------------------
+
+
+def _rngs(split: str, rig_index: int, shot: int) -> dict[str, np.random.Generator]:
+    if split not in SPLIT_KEYS:
+        raise ValueError(f"unknown split {split!r} (tune or test)")
+    k = SPLIT_KEYS[split]
+    g = np.random.default_rng
+    return {
+        "rig": g([k, rig_index, 0]),
+        "rig_levels": g([k, rig_index, 0, 1]),
+        "shot": g([k, rig_index, 1 + shot]),
+        "shot_levels": g([k, rig_index, 1 + shot, 1]),
+        "noise": g([k, rig_index, 1 + shot, 2]),
+        "position": g([k, rig_index, 1 + shot, 3]),
+    }
+
+
+RIG_FACTORS = ("tilt", "lens", "clutter")
+
+
+def rig_for(
+    split: str,
+    rig_index: int,
+    difficulty: Difficulty | None = None,
+    *,
+    art: str | None = None,
+    image_size: tuple[int, int] = (1920, 1080),
+) -> Rig:
+    """The rig shared by shots ``rig_index * SHOTS_PER_RIG ...`` of a split."""
+    difficulty = difficulty or Difficulty.realistic()
+    r = _rngs(split, rig_index, 0)
+    levels = difficulty.levels(r["rig_levels"])
+    rig_levels = {f: levels[f] for f in RIG_FACTORS}
+    return make_rig(r["rig"], rig_levels, art=art, image_size=image_size)
+
+
+def sample(
+    split: str,
+    index: int,
+    difficulty: Difficulty | None = None,
+    *,
+    board: Mapping | None = None,
+    art: str | None = None,
+    image_size: tuple[int, int] = (1920, 1080),
+) -> Shot:
+    """Shot ``index`` of a split (deterministic).  ``board`` overrides the random position."""
+    difficulty = difficulty or Difficulty.realistic()
+    rig_index, shot = divmod(index, SHOTS_PER_RIG)
+    rig = rig_for(split, rig_index, difficulty, art=art, image_size=image_size)
+    r = _rngs(split, rig_index, shot)
+    levels = difficulty.levels(r["shot_levels"])
+    levels.update(rig.levels)
+    pos = dict(board) if board is not None else random_board(r["position"])
+    shot_ = render_shot(pos, rig, levels, r["shot"], noise_rng=r["noise"])
+    shot_.truth["synth"].update(
+        {"split": split, "index": index, "rig": rig_index, "difficulty": difficulty.name}
+    )
+    return shot_
+
+
+def calibration_sample(
+    split: str,
+    rig_index: int,
+    difficulty: Difficulty | None = None,
+    *,
+    art: str | None = None,
+    image_size: tuple[int, int] = (1920, 1080),
+) -> Shot:
+    """The ``reflec-calibration/1`` layout photographed on a rig, taken with care: no hand,
+    little blur; light and noise as the rig's usual."""
+    difficulty = difficulty or Difficulty.realistic()
+    rig = rig_for(split, rig_index, difficulty, art=art, image_size=image_size)
+    r = _rngs(split, rig_index, 10_000)
+    levels = difficulty.levels(r["shot_levels"])
+    levels.update(rig.levels)
+    levels.update(occlusion=0.0, blur=min(levels["blur"], 0.1))
+    shot = render_shot(calibration_board(), rig, levels, r["shot"], noise_rng=r["noise"])
+    shot.truth["synth"].update(
+        {"split": split, "rig": rig_index, "calibration": True, "difficulty": difficulty.name}
+    )
+    return shot

@@ -1,0 +1,108 @@
+"""The Reflec scene: ground truth matches what was drawn, splits and seeds are reproducible."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from piecebridge.synth import art as artmod
+from piecebridge.synth.reflec import (
+    ALL_CELLS,
+    COIN_DIAMETER_MM,
+    Difficulty,
+    calibration_board,
+    calibration_sample,
+    random_board,
+    sample,
+    validate_board,
+)
+
+SMALL = (640, 360)
+
+
+def _mean_color(img: np.ndarray, at, r: int = 2) -> np.ndarray:
+    x, y = np.round(at).astype(int)
+    return img[y - r : y + r + 1, x - r : x + r + 1].reshape(-1, 3).mean(0)
+
+
+def test_calibration_layout_follows_the_spec():
+    board = calibration_board()
+    coins = {c["cell"]: c for c in board["coins"]}
+    assert len(coins) == 24 and all(c["facing"] == "north" for c in coins.values())
+    assert coins["a1"]["suit"] == coins["f1"]["suit"] == "suns"
+    assert coins["c2"]["suit"] == "moons" and coins["e3"]["suit"] == "crowns"
+    assert coins["f4"]["suit"] == "arms" and "g1" not in coins and "a5" not in coins
+    pawns = {p["cell"]: p["suit"] for p in board["pawns"]}
+    assert pawns == {"g1": "suns", "g2": "moons", "g3": "crowns", "g4": "arms"}
+
+
+def test_random_positions_are_legal_looking():
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        b = validate_board(random_board(rng))
+        assert len(b["coins"]) <= 24 and len(b["pawns"]) <= 4
+        suits = [p["suit"] for p in b["pawns"]]
+        assert len(set(suits)) == len(suits)
+        for s in artmod.SUITS:
+            assert sum(c["suit"] == s for c in b["coins"]) <= 6
+
+
+def test_bad_board_is_rejected_naming_the_item():
+    with pytest.raises(ValueError, match="z9"):
+        validate_board({"coins": [{"cell": "z9", "suit": "suns", "facing": "north"}]})
+    with pytest.raises(ValueError, match="c4"):
+        validate_board(
+            {
+                "coins": [{"cell": "c4", "suit": "suns", "facing": "north"}],
+                "pawns": [{"cell": "c4", "suit": "moons"}],
+            }
+        )
+
+
+def test_same_seed_same_image_and_splits_differ():
+    a = sample("tune", 5, Difficulty.realistic(), image_size=SMALL)
+    b = sample("tune", 5, Difficulty.realistic(), image_size=SMALL)
+    c = sample("test", 5, Difficulty.realistic(), image_size=SMALL)
+    assert np.array_equal(a.image, b.image) and a.truth == b.truth
+    assert not np.array_equal(a.image, c.image)
+
+
+@pytest.mark.parametrize("art", ["classic", "french"])
+def test_truth_matches_what_was_drawn(art):
+    shot = calibration_sample("tune", 2, Difficulty.easy(), art=art, image_size=(960, 540))
+    syn, lay, img = shot.truth["synth"], shot.rig.layout, shot.image.astype(float)
+    a = artmod.ART[art]
+    top = lay.thickness_mm
+    coin_cells = {c["cell"] for c in shot.truth["coins"]}
+    pawn_cells = {p["cell"] for p in shot.truth["pawns"]}
+    r = COIN_DIAMETER_MM / 2
+    for cell in ALL_CELLS:
+        c = lay.cell_center(cell)
+        np.testing.assert_allclose(
+            shot.photo.project([(*c, top)])[0], syn["cell_centers_px"][cell], atol=1e-3
+        )
+        if cell in pawn_cells:
+            continue
+        # coin background between symbol and rim, or bare tile beside the cell centre
+        if cell in coin_cells:
+            # 0.75 r out from the coin's own centre, away from the symbol and the top mark
+            ctr = np.array(syn["pieces_px"][cell]["top"])
+            edge = shot.photo.project([(*c, top), (*(c + np.array([0.75 * r, 0])), top)])
+            at, ref = ctr + np.array([1.0, 0.0]) * np.linalg.norm(edge[1] - edge[0]), a.coin_bgr
+        else:
+            at, ref = shot.photo.project([(*(c + np.array([5.0, 5.0])), top)])[0], a.tile_bgr
+        col = _mean_color(img, at, 1)
+        assert np.abs(col - ref).max() < 60, (cell, col, ref)
+    # the suit colour that dominates the middle of each coin is the coin's suit
+    suit_cols = np.array([a.suit_bgr[s] for s in artmod.SUITS], float)
+    for coin in shot.truth["coins"]:
+        x, y = syn["pieces_px"][coin["cell"]]["top"]
+        patch = img[round(y) - 6 : round(y) + 7, round(x) - 6 : round(x) + 7].reshape(-1, 3)
+        d = np.linalg.norm(patch[:, None, :] - suit_cols[None], axis=2)
+        near = d.min(1) < 60
+        votes = np.bincount(d.argmin(1)[near], minlength=4)
+        assert votes.argmax() == artmod.SUITS.index(coin["suit"]), (coin, votes)
+    corners = np.array(syn["board_corners_px"])
+    assert (
+        corners[0, 1] < corners[3, 1] and corners[0, 0] < corners[1, 0]
+    )  # NW above SW, left of NE
