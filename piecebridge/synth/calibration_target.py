@@ -162,3 +162,50 @@ def _board_image(pattern: Pattern, squares: tuple[int, int]) -> np.ndarray:
     return cv2.resize(
         big, None, fx=1 / supersample, fy=1 / supersample, interpolation=cv2.INTER_AREA
     )
+
+
+def hand_held_video(
+    scene: TargetScene,
+    lens: Camera,
+    poses: int,
+    rng: np.random.Generator,
+    *,
+    hold: int = 3,
+    moves: int = 1,
+    style: PhotoStyle | None = None,
+) -> list[tuple[np.ndarray, bool]]:
+    """Frames of a person showing the target to a camera: ``poses`` random poses, each
+    held still for ``hold`` frames, with ``moves`` motion-blurred frames between them.
+
+    Returns ``(frame, still)`` pairs; ``still`` says whether the frame belongs to a hold.
+    """
+    style = style or PhotoStyle.clean().replace(defocus_sigma_px=0.7, noise_sigma=0.01)
+    cameras: list[Camera] = []
+    while len(cameras) < poses:
+        camera = scene._random_camera(lens, rng, 40.0, (0.4, 0.65))
+        if camera is not None:
+            cameras.append(camera)
+    frames: list[tuple[np.ndarray, bool]] = []
+    for index, camera in enumerate(cameras):
+        if index:
+            previous = cameras[index - 1]
+            for step in range(1, moves + 1):
+                between = _blend(previous, camera, step / (moves + 1))
+                blur = style.replace(motion_px=12.0, motion_angle_deg=float(rng.uniform(0, 180)))
+                frames.append((scene.photograph(between, blur, rng).image, False))
+        for _ in range(hold):
+            frames.append((scene.photograph(camera, style, rng).image, True))
+    return frames
+
+
+def _blend(a: Camera, b: Camera, t: float) -> Camera:
+    def mix(x: float, y: float) -> float:
+        return (1 - t) * x + t * y
+
+    return a.replace(
+        target_mm=(mix(a.target_mm[0], b.target_mm[0]), mix(a.target_mm[1], b.target_mm[1])),
+        height_mm=mix(a.height_mm, b.height_mm),
+        tilt_deg=mix(a.tilt_deg, b.tilt_deg),
+        tilt_azimuth_deg=mix(a.tilt_azimuth_deg, b.tilt_azimuth_deg),
+        yaw_deg=mix(a.yaw_deg, b.yaw_deg),
+    )
