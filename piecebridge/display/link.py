@@ -134,7 +134,8 @@ class Display:
         ``on_button = fn`` (called in the link thread: keep it short), or
         ``get_event(timeout=0)`` / ``events()`` without blocking.
     Link:
-        ``connected``, ``info`` (the HELLO), ``stats``, ``wait_idle(timeout)``.
+        ``connected``, ``info`` (the HELLO), ``stats``, ``wait_idle(timeout)``,
+        ``reconnect()``, ``close()``; a lost port is reopened on its own.
 
     >>> d = Display(open_transport=None)  # not started: calls only record the picture
     >>> d.show_board({"c4": "crowns", "d5": "laser"})
@@ -166,6 +167,7 @@ class Display:
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._idle = threading.Event()
+        self._reconnect = threading.Event()
         self._thread: threading.Thread | None = None
         self._synced = False
         # Wanted picture: channel -> (token, frame type, payload). A new token means
@@ -280,6 +282,11 @@ class Display:
         if self._thread is not None:
             self._thread.join(timeout=2.0)
             self._thread = None
+
+    def reconnect(self) -> None:
+        """Drop the port and open it again (what a USB unplug and replug amounts to)."""
+        self._reconnect.set()
+        self._kick()
 
     def __enter__(self) -> Display:
         return self.start()
@@ -443,6 +450,9 @@ class _Session:
     def run(self) -> None:
         d = self.d
         while not d._stop.is_set():
+            if d._reconnect.is_set():
+                d._reconnect.clear()
+                raise ConnectionError("reconnect requested")
             data = self.t.read()
             now = time.monotonic()
             if data:

@@ -1,0 +1,155 @@
+"""The link on a bad line, through the real firmware in simavr.
+
+Faults are injected by the harness on the wire itself (both directions), resets and
+port reopening are done to the simulated MCU and pty, and the UART overrun of a real
+ATmega328P (2 bytes kept while interrupts are off for the LEDs) is modelled.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+import serial
+
+from piecebridge.display import Display, EmulatedDisplay, SerialTransport, SimTransport
+from piecebridge.display import protocol as P
+from piecebridge.display import simavr
+
+pytestmark = pytest.mark.firmware
+COLOURS = ["suns", "moons", "crowns", "arms", "white", "amber", "laser", "off"]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def built() -> None:
+    simavr.require_or_skip()
+    simavr.build_firmware("uno", "sim")
+
+
+@pytest.fixture
+def board():
+    with simavr.SimavrBoard(boot_ms=300) as b:
+        yield b
+
+
+def random_board(rng: random.Random) -> dict[str, str]:
+    cells = rng.sample([P.cell_name(i) for i in range(64)], 12)
+    return {c: rng.choice(COLOURS) for c in cells}
+
+
+def matrix_for(cells: dict[str, str]) -> tuple:
+    device = EmulatedDisplay(clock=lambda: 0.0)
+    display = Display(lambda: SimTransport(device))
+    display.show_board(cells)
+    display.start()
+    assert display.wait_idle(3.0)
+    display.close()
+    return tuple(device.led_rgb()[:64])
+
+
+def test_corrupted_dropped_duplicated_bytes_never_show_a_wrong_picture(board):
+    rng = random.Random(7)
+    boards = [random_board(rng) for _ in range(16)]
+    allowed = {tuple([(0, 0, 0)] * 64)} | {matrix_for(b) for b in boards}
+    display = Display(lambda: SerialTransport(board.pty), ack_timeout=0.1).start()
+    try:
+        assert display.wait_idle(5.0)
+        # 0.5 % of bytes dropped, 0.5 % bit-flipped, 0.5 % doubled, both directions: about
+        # one frame in three is damaged.
+        board.fault(5000, 5000, 5000, seed=11)
+        for cells in boards:
+            display.show_board(cells)
+            assert display.wait_idle(10.0), f"stuck: {display.stats}"
+        board.fault(0, 0, 0)
+        stats = board.stats()
+        final = board.last_frame()
+    finally:
+        display.close()
+    assert stats["dropped"] + stats["corrupted"] + stats["duplicated"] > 0, "no fault happened"
+    assert display.stats.retransmits + display.stats.nacks > 0
+    assert final is not None and final.rgb[:64] == matrix_for(boards[-1])
+    shown = [f.rgb[:64] for f in board.frames]
+    wrong = [i for i, m in enumerate(shown) if m not in allowed]
+    assert not wrong, f"{len(wrong)} LED frames showed a picture nobody asked for"
+
+
+def test_mcu_reset_mid_session_resyncs_within_two_seconds(board):
+    cells = {"c3": "crowns", "f6": "arms"}
+    display = Display(lambda: SerialTransport(board.pty)).start()
+    try:
+        display.show_board(cells)
+        display.status("arms", 2, 4)
+        assert display.wait_idle(5.0)
+        before = board.last_frame()
+        mark = board.frame_count()
+        t0 = time.monotonic()
+        board.reset(hold_ms=500)  # external reset: the bootloader waits ~0.5 s
+        blank = board.wait_frame(lambda f: not any(f.cell("c3")), 3.0, mark)
+        assert blank is not None, "the reset did not blank the LEDs"
+        restored = board.wait_frame(lambda f: f.rgb == before.rgb, 3.0, board.frames.index(blank))
+        took = time.monotonic() - t0
+    finally:
+        display.close()
+    assert restored is not None, "display state was not re-sent after the reset"
+    assert took < 2.0, f"resync took {took:.2f} s"
+    assert display.stats.resyncs >= 1
+
+
+def test_port_closed_and_reopened_restores_the_display(board):
+    display = Display(lambda: SerialTransport(board.pty)).start()
+    try:
+        display.show_board({"e4": "suns"})
+        assert display.wait_idle(5.0)
+        before = board.last_frame()
+        mark = len(board.log)
+        display.reconnect()  # the host side goes away and comes back, like a replug
+        time.sleep(0.1)
+        display.show_board({"e4": "suns", "e5": "moons"})  # the game goes on meanwhile
+        assert display.wait_idle(5.0)
+        after = board.last_frame()
+    finally:
+        display.close()
+    events = [m["ev"] for m in board.log[mark:]]
+    assert "close" in events and "open" in events and "reset" in events, events
+    assert after.cell("e4") == before.cell("e4") and any(after.cell("e5"))
+    assert display.stats.reconnects >= 1
+
+
+def test_uart_overrun_is_modelled_and_the_ack_paced_link_survives_it(board):
+    # A host that streams frames without waiting loses bytes while the LEDs are sent...
+    port = serial.Serial(board.pty, 115200, timeout=0.05)
+    try:
+        reader = P.FrameReader()
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline and not any(
+            f.type == P.HELLO for f in reader.feed(port.read(64))
+        ):
+            pass
+        port.write(P.encode_frame(P.SYNC, 1))
+        port.write(P.encode_frame(P.LASER, 2, P.laser_payload(["a1"] * 100, 13, step_ms=4)))
+        time.sleep(0.1)
+        port.write(b"".join(P.encode_frame(P.PING, 3 + i) for i in range(40)))
+        time.sleep(0.5)
+        acks = [f for f in reader.feed(port.read(4096)) if f.type == P.ACK]
+    finally:
+        port.close()
+    overruns = board.stats()["overrun"]
+    assert overruns > 0, "no byte was lost to overrun: the model is not working"
+    assert len(acks) < 42, "every streamed frame got through despite the overrun"
+
+    # ... while the ACK-paced link keeps a 250-frames-per-second animation and still wins.
+    display = Display(lambda: SerialTransport(board.pty)).start()
+    try:
+        display.show_laser([P.cell_name(i % 64) for i in range(100)], step_ms=4)
+        rng = random.Random(3)
+        boards = [random_board(rng) for _ in range(8)]
+        for cells in boards:
+            display.show_board(cells)
+            assert display.wait_idle(10.0)
+        display.clear_laser()
+        assert display.wait_idle(5.0)
+        final = board.last_frame()
+    finally:
+        display.close()
+    assert final.rgb[:64] == matrix_for(boards[-1])
