@@ -13,9 +13,8 @@ import time
 import pytest
 import serial
 
-from piecebridge.display import Display, EmulatedDisplay, SerialTransport, SimTransport
+from piecebridge.display import Display, EmulatedDisplay, SerialTransport, SimTransport, simavr
 from piecebridge.display import protocol as P
-from piecebridge.display import simavr
 
 pytestmark = pytest.mark.firmware
 COLOURS = ["suns", "moons", "crowns", "arms", "white", "amber", "laser", "off"]

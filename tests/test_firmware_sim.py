@@ -8,13 +8,12 @@ and ``--display sim`` are also checked against each other.
 
 from __future__ import annotations
 
+import itertools
 import time
 
 import pytest
 
-from piecebridge.display import Display, EmulatedDisplay, SerialTransport, SimTransport
-from piecebridge.display import protocol as P
-from piecebridge.display import simavr
+from piecebridge.display import Display, EmulatedDisplay, SerialTransport, SimTransport, simavr
 
 pytestmark = pytest.mark.firmware
 
@@ -105,7 +104,7 @@ def test_laser_animates_cell_by_cell_then_stays(board):
     for f, n in zip(board.frames[start:], lit_counts, strict=True):
         firsts.setdefault(n, f)
     steps = [firsts[n] for n in sorted(firsts)]
-    gaps = [b.cycle - a.cycle for a, b in zip(steps, steps[1:], strict=False)]
+    gaps = [b.cycle - a.cycle for a, b in itertools.pairwise(steps)]
     assert all(0.035 * simavr.F_CPU < g < 0.045 * simavr.F_CPU for g in gaps), gaps
 
 
@@ -123,7 +122,7 @@ def test_blink_toggles_and_stops_after_its_cycles(board):
         display.close()
     seen = [f.cell("d4") for f in board.frames[start:]]
     white = (64, 64, 64)
-    toggles = sum(1 for a, b in zip(seen, seen[1:], strict=False) if a != b)
+    toggles = sum(1 for a, b in itertools.pairwise(seen) if a != b)
     assert seen[0] == white and seen[-1] == (0, 50, 0)
     assert toggles == 3, seen  # white, green, white, green: two cycles then stop
 
