@@ -1,0 +1,91 @@
+"""Shared helpers for the card benchmarks: cached split photos and their cell features.
+
+Photos are rendered on demand by :func:`piecebridge.synth.card.split_photo` and
+cached under ``out/card/`` (git-ignored) as JPEG + ``card/1`` JSON, so training,
+tuning and benchmarking read the very same bytes a user's photo would be.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import cv2
+import numpy as np
+from piecebridge.vision import card as vc
+from piecebridge.vision import card_cells as cc
+
+from piecebridge.errors import UserError
+from piecebridge.synth.card import split_photo
+
+ROOT = Path(__file__).resolve().parent.parent
+CACHE = Path(os.environ.get("PIECEBRIDGE_CARD_CACHE", ROOT / "out" / "card"))
+
+
+def photo_path(split: str, index: int, size: tuple[int, int]) -> Path:
+    """Path of the cached JPEG (rendered on first use); the truth is beside it."""
+    folder = CACHE / f"{split}_{size[0]}x{size[1]}"
+    path = folder / f"{split}_{index:05d}.jpg"
+    if not path.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        img, truth = split_photo(split, index, size)
+        # The renderer already JPEG-compressed the photo; store losslessly-ish.
+        cv2.imwrite(str(path), img, [cv2.IMWRITE_JPEG_QUALITY, 97])
+        path.with_suffix(".json").write_text(json.dumps(truth))
+    return path
+
+
+def load_truth(path: Path) -> dict:
+    return json.loads(path.with_suffix(".json").read_text())
+
+
+def match_views(views, truth: dict, scale: float) -> list[int] | None:
+    """Index of the truth grid each read grid is (by the upright TL corner), or None
+    when the orientation or the grid order is wrong."""
+    out = []
+    for i, v in enumerate(views):
+        tl = v.corners[0] / scale
+        d = [np.linalg.norm(tl - np.asarray(c[0])) for c in truth["corners_px"]]
+        j = int(np.argmin(d))
+        cell = np.linalg.norm(v.corners[1] - v.corners[0]) / scale / 10
+        if d[j] > 0.5 * cell or j != i:
+            return None
+        out.append(j)
+    return out
+
+
+def features_of(path: Path, shifts=((0, 0),)) -> dict:
+    """Run the reader up to the features on one photo; labels from the truth."""
+    truth = load_truth(path)
+    try:
+        grey, scale = vc.load_photo(path)
+        quads = vc.find_grids(grey)
+        views = vc.orient_grids(grey, [vc.refine_lattice(grey, q) for q in quads])
+    except UserError as e:
+        return {"path": str(path), "error": str(e)}
+    matched = match_views(views, truth, scale)
+    if matched is None or len(views) != len(truth["grids"]):
+        return {"path": str(path), "error": "orientation/grid mismatch"}
+    xs, ms, ss = [], [], []
+    for v, j in zip(views, matched, strict=True):
+        rect = vc.remap_grid(grey, v.lattice)
+        mark, shaded = cc.truth_labels(truth["grids"][j])
+        for dy, dx in shifts:
+            r = rect
+            if dx or dy:
+                r = cv2.warpAffine(
+                    rect,
+                    np.float32([[1, 0, dx], [0, 1, dy]]),
+                    rect.shape[::-1],
+                    borderMode=cv2.BORDER_REPLICATE,
+                )
+            xs.append(cc.grid_features(r))
+            ms.append(mark)
+            ss.append(shaded)
+    return {
+        "path": str(path),
+        "x": np.concatenate(xs),
+        "mark": np.concatenate(ms),
+        "shaded": np.concatenate(ss),
+    }

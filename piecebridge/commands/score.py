@@ -1,0 +1,353 @@
+"""``piecebridge score``: read a business-card photo and score the game on it.
+
+One photo::
+
+    piecebridge score card.jpg --json          # card/1 + "score"
+    piecebridge score card.jpg --debug-dir dbg # also the detection and rectified grids
+
+Many photos (a folder, a glob, or several paths), in parallel processes, with a
+progress bar and a CSV + JSON report; a photo that cannot be read is reported
+and skipped::
+
+    piecebridge score photos/ --jobs 4 --report results
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import glob
+import json
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from piecebridge.errors import UserError
+from piecebridge.scoring import ScoreOptions, score_card1
+
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
+
+
+# ----------------------------------------------------------------------------- one photo
+
+
+def load_calibration(path: str | Path) -> tuple[np.ndarray, np.ndarray, tuple[int, int]]:
+    """``(camera_matrix, distortion, (width, height))`` from an OpenCV YAML file."""
+    if not Path(path).is_file():
+        raise UserError(f"{path}: no such camera calibration file")
+    try:
+        fs = cv2.FileStorage(str(path), cv2.FILE_STORAGE_READ)
+    except cv2.error:
+        raise UserError(f"{path}: not an OpenCV calibration file") from None
+    k = fs.getNode("camera_matrix").mat()
+    d = fs.getNode("distortion_coefficients").mat()
+    w, h = fs.getNode("image_width").real(), fs.getNode("image_height").real()
+    fs.release()
+    if k is None or d is None or k.shape != (3, 3) or not w or not h:
+        raise UserError(f"{path}: needs camera_matrix, distortion_coefficients, image size")
+    return k, d.reshape(-1), (int(w), int(h))
+
+
+def undistort(grey: np.ndarray, calib, photo_size: tuple[int, int]) -> np.ndarray:
+    """Remove lens distortion from a (possibly half-size) decoded photo."""
+    k, d, (cw, ch) = calib
+    sx, sy = grey.shape[1] / cw, grey.shape[0] / ch
+    if abs(photo_size[0] / cw - 1) > 0.01 or abs(photo_size[1] / ch - 1) > 0.01:
+        raise UserError(
+            f"the calibration is for {cw}x{ch} photos, this one is {photo_size[0]}x{photo_size[1]}"
+        )
+    ks = k.copy()
+    ks[0] *= sx
+    ks[1] *= sy
+    return cv2.undistort(grey, ks, d)
+
+
+def read_and_score(
+    path: str,
+    options: ScoreOptions | None = None,
+    calibration: str | None = None,
+    debug_dir: str | None = None,
+    annotated: str | None = None,
+) -> dict:
+    """Read one photo and score it: the ``card/1`` object with ``"score"`` added.
+
+    Raises :class:`UserError` for a photo that cannot be read. Writes the annotated
+    image to ``annotated`` (and debug images to ``debug_dir``) when given.
+    """
+    from piecebridge.vision import card as vc
+
+    t0 = time.perf_counter()
+    grey, scale = vc.load_photo(path)
+    if calibration:
+        calib = load_calibration(calibration)
+        size = (round(grey.shape[1] / scale), round(grey.shape[0] / scale))
+        grey = undistort(grey, calib, size)
+    reading = vc.read_card(grey)
+    reading.scale = scale
+    card = reading.to_card1()
+    card["score"] = score_card1(card, options)
+    card["timing_ms"] = round(1000 * (time.perf_counter() - t0), 1)
+    if annotated or debug_dir:
+        _write_pictures(path, reading, grey, annotated, debug_dir)
+    return card
+
+
+def _write_pictures(path, reading, grey, annotated, debug_dir) -> None:
+    from piecebridge.vision import card_annotate, card_cells
+
+    picture = card_annotate.annotate_grids(reading.grids)
+    stem = Path(path).stem
+    targets = []
+    if annotated:
+        targets.append((Path(annotated), picture))
+    if debug_dir:
+        d = Path(debug_dir)
+        d.mkdir(parents=True, exist_ok=True)
+        targets.append((d / f"{stem}.annotated.png", picture))
+        photo = cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR)
+        targets.append(
+            (d / f"{stem}.detection.jpg", card_annotate.draw_detection(photo, reading.grids))
+        )
+        for i, g in enumerate(reading.grids):
+            shade, strokes = card_cells.pencil_layers(g.view.rectified)
+            layers = np.hstack(
+                [
+                    g.view.rectified,
+                    (np.clip(shade * 2, 0, 1) * 255).astype(np.uint8),
+                    (strokes * 255).astype(np.uint8),
+                ]
+            )
+            targets.append((d / f"{stem}.grid{i + 1}.layers.png", layers))
+    for target, img in targets:
+        if not cv2.imwrite(str(target), img):
+            raise UserError(f"{target}: cannot write the image")
+
+
+# ----------------------------------------------------------------------------- batch
+
+
+def expand_inputs(items: list[str]) -> list[str]:
+    """Photos named by paths, folders (searched recursively) and glob patterns."""
+    out: list[str] = []
+    for item in items:
+        p = Path(item)
+        if p.is_dir():
+            out += sorted(str(f) for f in p.rglob("*") if f.suffix.lower() in IMAGE_SUFFIXES)
+        elif p.exists():
+            out.append(item)
+        else:
+            found = sorted(glob.glob(item, recursive=True))
+            if not found:
+                raise UserError(f"{item}: no such file, folder or matching photos")
+            out += [f for f in found if Path(f).suffix.lower() in IMAGE_SUFFIXES]
+    return list(dict.fromkeys(out))
+
+
+def _batch_item(args) -> dict:
+    path, options, calibration, debug_dir = args
+    # One photo per process at a time; keep OpenCV from fighting the pool for cores.
+    cv2.setNumThreads(1)
+    try:
+        card = read_and_score(path, options, calibration, debug_dir)
+        return {"path": path, "ok": True, "card": card}
+    except UserError as error:
+        return {"path": path, "ok": False, "error": str(error)}
+    except Exception as error:  # a bad photo must never stop the batch
+        return {
+            "path": path,
+            "ok": False,
+            "error": f"internal error: {type(error).__name__}: {error}",
+        }
+
+
+def _csv_row(item: dict) -> dict:
+    row = {"path": item["path"], "ok": item["ok"], "error": item.get("error", "")}
+    card = item.get("card")
+    if card:
+        grids = card["grids"]
+        score = card["score"]
+        row.update(
+            grids=len(grids),
+            marked_cells=sum(len(g["cells"]) for g in grids),
+            unknown_cells=sum(len(g.get("unknown", [])) for g in grids),
+            status=score.get("status", ""),
+            winner_symbol=score.get("winner_symbol") or "",
+            reason=score.get("reason", ""),
+            ms=card.get("timing_ms", ""),
+        )
+    return row
+
+
+CSV_FIELDS = [
+    "path",
+    "ok",
+    "grids",
+    "marked_cells",
+    "unknown_cells",
+    "status",
+    "winner_symbol",
+    "reason",
+    "ms",
+    "error",
+]
+
+
+def run_batch(
+    paths, options, calibration, debug_dir, jobs, report: Path, quiet=False
+) -> list[dict]:
+    """Score every photo in parallel processes; write ``report``.csv and .json."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    results: list[dict] = []
+    work = [(p, options, calibration, debug_dir) for p in paths]
+    columns = [TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn()]
+    with Progress(*columns, disable=quiet, transient=False, console=None) as bar:
+        task = bar.add_task("score", total=len(work))
+        if jobs <= 1:
+            for w in work:
+                results.append(_batch_item(w))
+                bar.advance(task)
+        else:
+            with ProcessPoolExecutor(max_workers=jobs) as pool:
+                futures = [pool.submit(_batch_item, w) for w in work]
+                for f in as_completed(futures):
+                    results.append(f.result())
+                    bar.advance(task)
+    order = {p: i for i, p in enumerate(paths)}
+    results.sort(key=lambda r: order[r["path"]])
+    report.parent.mkdir(parents=True, exist_ok=True)
+    with open(report.with_suffix(".csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=CSV_FIELDS)
+        w.writeheader()
+        for r in results:
+            w.writerow(_csv_row(r))
+    report.with_suffix(".json").write_text(
+        json.dumps({"format": "card-report/1", "photos": results}, indent=1)
+    )
+    return results
+
+
+# ----------------------------------------------------------------------------- CLI
+
+
+def _options(args) -> ScoreOptions:
+    def pair(text, what):
+        parts = [p.strip() for p in text.split(",")]
+        if len(parts) != 2:
+            raise UserError(f"--{what} takes two values separated by a comma, e.g. x,o")
+        return tuple(parts)
+
+    symbols = pair(args.symbols, "symbols") if args.symbols else None
+    owners = None
+    if args.owners:
+        o = pair(args.owners, "owners")
+        if sorted(o) != ["0", "1"]:
+            raise UserError("--owners is 0,1 or 1,0: the player whose board each grid is")
+        owners = (int(o[0]), int(o[1]))
+    nodes = None
+    if args.nodes0 or args.nodes1:
+        nodes = tuple(
+            [n.strip().upper() for n in s.split(",") if n.strip()] if s else None
+            for s in (args.nodes0, args.nodes1)
+        )
+    return ScoreOptions(
+        symbols=symbols, owners=owners, nodes=nodes, infer_nodes=not args.no_infer_nodes
+    )
+
+
+def _print_summary(path: str, card: dict) -> None:
+    s = card["score"]
+    print(f"{path}: {len(card['grids'])} grid(s)")
+    for g, grid in zip(s.get("grids", []), card["grids"], strict=False):
+        unk = len(grid.get("unknown", []))
+        who = f"board of {g['board_of']}" if "board_of" in g else ""
+        counts = (
+            ", ".join(f"{k} {v}" for k, v in sorted(g.get("counts", {}).items())) or "no symbols"
+        )
+        seen, captured = g.get("nodes_seen", []), g.get("nodes_captured", [])
+        print(
+            f"  grid {g.get('grid', 0) + 1} ({who}): {counts}; nodes seen {seen}, "
+            f"captured {captured}" + (f"; {unk} cell(s) unsure" if unk else "")
+        )
+    winner = f", winner {s['winner_symbol']}" if s.get("winner_symbol") else ""
+    print(f"  result: {s.get('status')}{winner} ({s.get('reason', '')})")
+
+
+def _run(args: argparse.Namespace) -> int:
+    options = _options(args)
+    if args.camera_calibration:
+        load_calibration(args.camera_calibration)  # fail early, once
+    batch = len(args.images) > 1 or any(
+        Path(p).is_dir() or not Path(p).exists() for p in args.images
+    )
+    if not batch:
+        path = args.images[0]
+        stem = Path(path).stem
+        annotated = args.annotated or (
+            str(Path(args.debug_dir) / f"{stem}.annotated.png") if args.debug_dir else None
+        )
+        card = read_and_score(path, options, args.camera_calibration, args.debug_dir, annotated)
+        card.pop("timing_ms", None)
+        if args.json:
+            print(json.dumps(card, indent=2))
+        else:
+            _print_summary(path, card)
+        return 0
+    paths = expand_inputs(args.images)
+    if not paths:
+        raise UserError("no photos to score (looked for .jpg, .jpeg, .png, ...)")
+    jobs = args.jobs or max(1, os.cpu_count() or 1)
+    report = Path(args.report)
+    results = run_batch(
+        paths, options, args.camera_calibration, args.debug_dir, jobs, report, args.quiet
+    )
+    bad = [r for r in results if not r["ok"]]
+    for r in bad:
+        print(f"piecebridge: skipped {r['path']}: {r['error']}", file=sys.stderr)
+    print(
+        f"scored {len(results) - len(bad)} of {len(results)} photos; "
+        f"report: {report.with_suffix('.csv')}, {report.with_suffix('.json')}"
+    )
+    return 1 if bad else 0
+
+
+def register(cli) -> None:
+    p = cli.command(
+        "score",
+        help="read a business-card photo (card/1) and score the game on it; many photos in batch",
+    )
+    p.add_argument("images", nargs="+", metavar="IMAGE", help="photo(s), folder(s) or glob(s)")
+    p.add_argument("--json", action="store_true", help="print the card/1 object with its score")
+    p.add_argument(
+        "--debug-dir", metavar="DIR", help="write annotated and intermediate images here"
+    )
+    p.add_argument("--annotated", metavar="FILE", help="write the annotated reading to FILE (.png)")
+    p.add_argument(
+        "--camera-calibration", metavar="FILE.yaml", help="undistort with this calibration"
+    )
+    p.add_argument(
+        "--symbols", metavar="S0,S1", help="I.D. symbols of player 0 and player 1, e.g. x,o"
+    )
+    p.add_argument("--owners", metavar="P,Q", help="whose board each grid is, e.g. 1,0")
+    p.add_argument("--nodes0", metavar="CELLS", help="player 0's Control Nodes, e.g. A1,C5,...")
+    p.add_argument("--nodes1", metavar="CELLS", help="player 1's Control Nodes")
+    p.add_argument(
+        "--no-infer-nodes", action="store_true", help="do not infer captured Nodes from shading"
+    )
+    p.add_argument(
+        "--jobs", type=int, default=0, help="batch: parallel processes (default: all cores)"
+    )
+    p.add_argument("--report", default="score-report", help="batch: report path without suffix")
+    p.add_argument("--quiet", action="store_true", help="batch: no progress bar")
+    p.set_defaults(handler=_run)

@@ -1,0 +1,600 @@
+"""Read the pencil marks on a business-card board from a phone photo.
+
+The pipeline, each step a function you can call on its own:
+
+1. :func:`find_grids` — the grids themselves are the marker: a printed 10x10 grid
+   is one connected web of dark lines with many cell-sized holes. Its outer frame
+   gives a first quadrilateral.
+2. :func:`refine_lattice` — the true cell lines: each of the 11+11 printed lines
+   is followed segment by segment (so a curled card, lens distortion or a print
+   that is not square with the card are all followed), giving the 11x11 line
+   crossings in the photo.
+3. :func:`orient_grids` — which way is up: the printed labels stand just outside
+   the top and the left edge of each grid.
+4. :func:`read_cells` — each cell, resampled from the crossings, is classified
+   (:mod:`piecebridge.vision.card_cells`) into a mark and a shaded flag with a
+   confidence; unsure cells go to ``unknown``.
+
+:func:`read_card` runs it all and returns a :class:`CardReading`, whose
+:meth:`CardReading.to_card1` is the ``card/1`` object of ``shared/spec/formats.md``.
+
+>>> import numpy as np
+>>> read_card(np.full((480, 640), 200, np.uint8))
+Traceback (most recent call last):
+...
+piecebridge.errors.UserError: no card found: no printed 10x10 grid in the photo
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+from piecebridge.vision.card_layout import cell_name
+
+from piecebridge.errors import UserError
+
+#: rectified pixels per cell; cells are read and drawn at this size
+CELL_PX = 32
+#: rectified margin around a grid, in cells (wide enough for the printed labels)
+MARGIN_CELLS = 1.5
+#: working resolution for finding grids (long side, pixels)
+DETECT_SIDE = 1000
+
+
+class CardError(UserError):
+    """The photo cannot be read as a card (no card, grid cut off, too blurred)."""
+
+
+@dataclass
+class GridView:
+    """One grid in a photo: its line crossings and its rectified image.
+
+    ``lattice[i, j]`` is the photo position (x, y) of the crossing of horizontal
+    line ``i`` (0 = top, above row 1) and vertical line ``j`` (0 = left, before
+    column A), after :func:`orient_grids` has turned the grid upright.
+    """
+
+    lattice: np.ndarray
+    rectified: np.ndarray | None = None
+    sharpness_mm: float = 0.0
+    side_ink: tuple[float, float, float, float] = (0, 0, 0, 0)
+
+    @property
+    def corners(self) -> np.ndarray:
+        """Frame corners TL, TR, BR, BL in the photo."""
+        lat = self.lattice
+        return np.array([lat[0, 0], lat[0, 10], lat[10, 10], lat[10, 0]])
+
+    @property
+    def centre(self) -> np.ndarray:
+        return self.lattice.reshape(-1, 2).mean(axis=0)
+
+
+@dataclass
+class CellReading:
+    """What is in one cell, with the classifier's confidence (0..1) in that answer."""
+
+    mark: str | None
+    shaded: bool
+    confidence: float
+
+
+@dataclass
+class GridReading:
+    view: GridView
+    cells: dict[str, CellReading]
+    unknown: list[str]
+
+    def to_json(self, with_confidence: bool = True) -> dict:
+        out: dict = {"cells": {}}
+        for name, c in sorted(self.cells.items(), key=lambda kv: _cell_order(kv[0])):
+            if c.mark is None and not c.shaded:
+                continue
+            item: dict = {"mark": c.mark, "shaded": c.shaded}
+            if with_confidence:
+                item["confidence"] = round(c.confidence, 3)
+            out["cells"][name] = item
+        if self.unknown:
+            out["unknown"] = sorted(self.unknown, key=_cell_order)
+        return out
+
+
+@dataclass
+class CardReading:
+    """Every grid read from one photo, listed left to right as printed upright."""
+
+    grids: list[GridReading]
+    image_shape: tuple[int, int]
+    scale: float = 1.0  # working pixels per photo pixel
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def to_card1(self, with_confidence: bool = True) -> dict:
+        return {"format": "card/1", "grids": [g.to_json(with_confidence) for g in self.grids]}
+
+
+def _cell_order(name: str) -> tuple[int, int]:
+    return int(name[1:]), ord(name[0])
+
+
+# ----------------------------------------------------------------------------- loading
+
+
+def load_photo(path: str | Path, min_side: int = 1600) -> tuple[np.ndarray, float]:
+    """Decode a photo to greyscale, at half size when it is large (for speed).
+
+    JPEG decoders can scale by 1/2 while decoding, which is much cheaper than
+    decoding in full and resizing; a 12-megapixel photo still gives ~45 px per cell.
+    Returns ``(grey, scale)`` where ``scale`` is decoded pixels per photo pixel.
+    """
+    data = np.fromfile(str(path), np.uint8)
+    if data.size == 0:
+        raise UserError(f"{path}: empty file")
+    return decode_photo(data, min_side, name=str(path))
+
+
+def decode_photo(data: np.ndarray, min_side: int = 1600, name: str = "image"):
+    """:func:`load_photo` from bytes already in memory."""
+    grey = cv2.imdecode(data, cv2.IMREAD_REDUCED_GRAYSCALE_2)
+    scale = 0.5
+    if grey is None:
+        raise UserError(f"{name}: not an image OpenCV can read")
+    if min(grey.shape) < min_side / 2 or max(grey.shape) < min_side:
+        grey = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE)
+        scale = 1.0
+    return grey, scale
+
+
+# ----------------------------------------------------------------------------- find
+
+
+def _order_clockwise(quad: np.ndarray) -> np.ndarray:
+    """Corners in clockwise order (image y down), starting so the first edge points
+    most nearly along +x. Parallel grids then get the same corner order."""
+    c = quad.mean(axis=0)
+    ang = np.arctan2(quad[:, 1] - c[1], quad[:, 0] - c[0])
+    q = quad[np.argsort(ang)]  # increasing angle = clockwise on screen
+    best = max(range(4), key=lambda k: _unit(q[(k + 1) % 4] - q[k])[0])
+    return np.roll(q, -best, axis=0)
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    return v / (np.linalg.norm(v) + 1e-9)
+
+
+def _fit_quad(contour: np.ndarray) -> np.ndarray | None:
+    """Four corners of a roughly quadrilateral outline, robust to marks poking out.
+
+    A first polygon gives the corners; each side is then refitted to the outline
+    points along its middle with a Huber line fit and the sides are intersected.
+    """
+    hull = cv2.convexHull(contour)
+    peri = cv2.arcLength(hull, True)
+    approx = None
+    for eps in (0.02, 0.03, 0.045, 0.06, 0.08):
+        a = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(a) == 4:
+            approx = a.reshape(4, 2).astype(np.float64)
+            break
+    if approx is None:
+        box = cv2.boxPoints(cv2.minAreaRect(contour))
+        approx = box.astype(np.float64)
+    pts = contour.reshape(-1, 2).astype(np.float64)
+    lines = []
+    for k in range(4):
+        p, q = approx[k], approx[(k + 1) % 4]
+        d = q - p
+        length = np.linalg.norm(d)
+        if length < 4:
+            return None
+        u = d / length
+        n = np.array([-u[1], u[0]])
+        rel = pts - p
+        t = rel @ u / length
+        dist = np.abs(rel @ n)
+        sel = (t > 0.1) & (t < 0.9) & (dist < 0.04 * length + 2)
+        if sel.sum() < 5:
+            lines.append((p, u))
+            continue
+        vx, vy, x0, y0 = cv2.fitLine(pts[sel].astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01)
+        lines.append((np.array([x0[0], y0[0]]), np.array([vx[0], vy[0]])))
+    corners = []
+    for k in range(4):
+        (p1, d1), (p2, d2) = lines[k - 1], lines[k]
+        a = np.array([d1, -d2]).T
+        if abs(np.linalg.det(a)) < 1e-6:
+            return None
+        s = np.linalg.solve(a, p2 - p1)
+        corners.append(p1 + s[0] * d1)
+    return np.array(corners)
+
+
+@dataclass
+class _Candidate:
+    quad: np.ndarray
+    holes: int
+    touches_border: bool
+
+
+def _grid_candidates(small: np.ndarray) -> list[_Candidate]:
+    """Connected webs of dark lines with many cell-like holes."""
+    h, w = small.shape
+    block = max(15, (min(h, w) // 40) | 1)
+    ink = cv2.adaptiveThreshold(
+        small, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, 6
+    )
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    out = []
+    min_side = 0.06 * min(h, w)
+    for i in range(1, n):
+        x, y, bw, bh, area = stats[i]
+        if bw < min_side or bh < min_side or area < 100:
+            continue
+        mask = (labels[y : y + bh, x : x + bw] == i).astype(np.uint8)
+        contours, hier = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+        if hier is None:
+            continue
+        outer = max((c for c, hh in zip(contours, hier[0], strict=True) if hh[3] < 0), key=len)
+        filled = cv2.contourArea(outer)
+        if filled < 0.02 * bw * bh * 10 or filled < 400:
+            continue
+        cell = filled / 100
+        holes = sum(
+            1
+            for c, hh in zip(contours, hier[0], strict=True)
+            if hh[3] >= 0 and 0.2 * cell < cv2.contourArea(c) < 2.0 * cell
+        )
+        if holes < 25:
+            continue
+        quad = _fit_quad(outer + np.array([x, y]))
+        if quad is None:
+            continue
+        touches = x <= 1 or y <= 1 or x + bw >= w - 1 or y + bh >= h - 1
+        out.append(_Candidate(_order_clockwise(quad), holes, touches))
+    return out
+
+
+def find_grids(grey: np.ndarray) -> list[np.ndarray]:
+    """Frame quadrilaterals (4x2, photo pixels of ``grey``) of every whole grid.
+
+    Raises :class:`CardError` when no grid is found or one runs off the photo.
+    """
+    h, w = grey.shape
+    f = min(1.0, DETECT_SIDE / max(h, w))
+    small = cv2.resize(grey, None, fx=f, fy=f, interpolation=cv2.INTER_AREA) if f < 1 else grey
+    cands = _grid_candidates(small)
+    whole = [c for c in cands if not c.touches_border]
+    if any(c.touches_border for c in cands):
+        raise CardError("a grid is cut off at the edge of the photo; step back and retake it")
+    if not whole:
+        raise CardError("no card found: no printed 10x10 grid in the photo")
+    # A card has at most two grids; keep the two most grid-like of similar size.
+    whole.sort(key=lambda c: -c.holes)
+    quads = [c.quad / f for c in whole[:2]]
+    if len(quads) == 2:
+        a0, a1 = (cv2.contourArea(q.astype(np.float32)) for q in quads)
+        if min(a0, a1) < 0.4 * max(a0, a1):
+            quads = quads[:1] if a0 >= a1 else quads[1:]
+    return quads
+
+
+# ----------------------------------------------------------------------------- lattice
+
+
+def _canonical_size(margin: float = MARGIN_CELLS, cell: int = CELL_PX) -> int:
+    return round((10 + 2 * margin) * cell)
+
+
+def _ink_response(img: np.ndarray, cell: int = CELL_PX) -> np.ndarray:
+    """Darkness relative to the local paper (0 paper .. 1 black), float32.
+
+    The paper is the grey closing (lines and strokes are thinner than the kernel)
+    so uneven light and soft shadows divide out.
+    """
+    k = max(5, (cell // 3) | 1)
+    bg = cv2.morphologyEx(img, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    bg = cv2.GaussianBlur(bg, (0, 0), cell / 6)
+    return np.clip(1 - img.astype(np.float32) / np.maximum(bg.astype(np.float32), 1), 0, 1)
+
+
+def _robust_poly(x: np.ndarray, y: np.ndarray, wts: np.ndarray, deg: int = 2) -> np.ndarray:
+    """Weighted polynomial fit that drops points a pencil stroke pulled off the line."""
+    keep = wts > 0
+    coef = np.array([0.0] * deg + [float(np.median(y))])
+    for _ in range(3):
+        deg_eff = (0 if keep.sum() < 2 else 1) if keep.sum() < deg + 2 else deg
+        if keep.sum() == 0:
+            break
+        c = np.polyfit(x[keep], y[keep], deg_eff, w=wts[keep])
+        coef = np.concatenate([np.zeros(deg - deg_eff), c])
+        res = np.abs(np.polyval(coef, x) - y)
+        thresh = max(1.0, 2.5 * np.median(res[keep]))
+        keep = (wts > 0) & (res <= thresh)
+    return coef
+
+
+def _follow_lines(resp: np.ndarray, axis: int, margin_px: float, cell: int, search: float):
+    """Fit each of the 11 lines along ``axis`` (0: horizontal lines) as a quadratic.
+
+    Every line is searched for in each of its 10 cell-long segments (the darkest
+    offset within ``search`` cells); the segment positions are then fitted robustly.
+    Returns 11 polynomial coefficient arrays giving the line's offset (rectified
+    pixels) as a function of the coordinate along it.
+    """
+    r = resp if axis == 0 else resp.T  # rows of r are scanned for horizontal lines
+    starts = np.round(margin_px + (np.arange(10) + 0.15) * cell).astype(int)
+    width = round(0.7 * cell)
+    cols = np.stack([r[:, a : a + width].mean(axis=1) for a in starts], axis=1)  # (H, 10)
+    xs = starts + width / 2
+    s = round(search * cell)
+    offs = np.arange(-s, s + 1)
+    fits = []
+    for i in range(11):
+        y0 = round(margin_px + i * cell)
+        rows = np.clip(y0 + offs, 0, r.shape[0] - 1)
+        prof = cols[rows]  # (2s+1, 10)
+        k = np.argmax(prof, axis=0)
+        kk = np.clip(k, 1, len(offs) - 2)
+        c = np.arange(10)
+        p0, p1, p2 = prof[kk - 1, c], prof[kk, c], prof[kk + 1, c]
+        den = p0 - 2 * p1 + p2
+        sub = np.where((den < 0) & (k == kk), 0.5 * (p0 - p2) / np.where(den < 0, den, -1), 0.0)
+        ys = y0 + offs[k] + sub
+        wts = np.maximum(prof[k, c] - np.median(prof, axis=0), 0) + 1e-6
+        fits.append(_robust_poly(xs, ys, wts))
+    return fits
+
+
+def _crossings(hfits, vfits) -> np.ndarray:
+    """Intersections of fitted horizontal and vertical lines (rectified pixels)."""
+    h = np.array(hfits)[:, None, :]  # (11, 1, 3): y = h(x) for row line i
+    v = np.array(vfits)[None, :, :]  # (1, 11, 3): x = v(y) for column line j
+
+    def pv(c, t):
+        return (c[..., 0] * t + c[..., 1]) * t + c[..., 2]
+
+    x = pv(v, pv(h, np.zeros((11, 11))))
+    for _ in range(4):
+        y = pv(h, x)
+        x = pv(v, y)
+    return np.stack([x, pv(h, x)], axis=-1)
+
+
+def refine_lattice(grey: np.ndarray, quad: np.ndarray, passes: int = 2) -> np.ndarray:
+    """The 11x11 printed line crossings (photo pixels) of the grid framed by ``quad``.
+
+    ``quad`` is TL, TR, BR, BL in any rotation. Each pass resamples the grid through
+    the current estimate and follows every printed line; the second pass starts
+    from the crossings found by the first, so curl and lens bending are absorbed.
+    """
+    cell = CELL_PX
+    m = MARGIN_CELLS * cell
+    ideal = m + np.arange(11) * cell
+    src = np.array(
+        [[ideal[0], ideal[0]], [ideal[10], ideal[0]], [ideal[10], ideal[10]], [ideal[0], ideal[10]]]
+    )
+    hmat = cv2.getPerspectiveTransform(src.astype(np.float32), quad.astype(np.float32))
+    gx, gy = np.meshgrid(ideal, ideal)
+    lattice = cv2.perspectiveTransform(np.stack([gx, gy], -1).reshape(-1, 1, 2), hmat).reshape(
+        11, 11, 2
+    )
+    search = 0.4
+    for _ in range(passes):
+        rect = remap_grid(grey, lattice, cell, MARGIN_CELLS)
+        resp = _ink_response(rect, cell)
+        hf = _follow_lines(resp, 0, m, cell, search)
+        vf = _follow_lines(resp, 1, m, cell, search)
+        cross = _crossings(hf, vf)
+        lattice = _lattice_to_photo(lattice, cross, cell, m)
+        search = 0.25
+    return lattice
+
+
+def _lattice_to_photo(lattice: np.ndarray, pts: np.ndarray, cell: float, m: float) -> np.ndarray:
+    """Map rectified positions back to the photo through the bilinear lattice map."""
+    u = (pts[..., 0] - m) / cell
+    v = (pts[..., 1] - m) / cell
+    return _bilinear(lattice, u, v)
+
+
+def _bilinear(lattice: np.ndarray, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Photo position of lattice coordinates (u, v in cells, may lie outside 0..10)."""
+    iu = np.clip(np.floor(u).astype(int), 0, 9)
+    iv = np.clip(np.floor(v).astype(int), 0, 9)
+    fu = (u - iu)[..., None]
+    fv = (v - iv)[..., None]
+    p00 = lattice[iv, iu]
+    p01 = lattice[iv, iu + 1]
+    p10 = lattice[iv + 1, iu]
+    p11 = lattice[iv + 1, iu + 1]
+    return (p00 * (1 - fu) + p01 * fu) * (1 - fv) + (p10 * (1 - fu) + p11 * fu) * fv
+
+
+@functools.lru_cache(maxsize=8)
+def _coarse_coords(size: int, cell: int, margin: float, step: int) -> tuple[np.ndarray, np.ndarray]:
+    n = -(-size // step)
+    # Coarse sample k stands for output pixel k*step + (step-1)/2, which is where
+    # cv2.resize (INTER_LINEAR) puts it when scaling by ``step``.
+    c = (np.arange(n) * step + step / 2 - margin * cell) / cell
+    return np.meshgrid(c, c)
+
+
+def _grid_map(lattice: np.ndarray, size: int, cell: int, margin: float, step: int = 8):
+    """Photo position of every rectified pixel (float32 HxWx2), piecewise bilinear in
+    the lattice. Computed on a coarse grid and scaled up: the map is smooth, and this
+    is ~20x cheaper than evaluating every pixel."""
+    u, v = _coarse_coords(size, cell, margin, step)
+    coarse = _bilinear(lattice, u, v).astype(np.float32)
+    n = coarse.shape[0]
+    full = cv2.resize(coarse, (n * step, n * step), interpolation=cv2.INTER_LINEAR)
+    return full[:size, :size]
+
+
+def remap_grid(
+    grey: np.ndarray, lattice: np.ndarray, cell: int = CELL_PX, margin: float = MARGIN_CELLS
+) -> np.ndarray:
+    """Resample the grid so every cell is ``cell`` pixels square, with ``margin`` cells
+    around it (the margin is extrapolated from the outer cells)."""
+    size = _canonical_size(margin, cell)
+    pos = _grid_map(lattice, size, cell, margin)
+    # Downsampling a big photo cell to 32 px: pre-blur to limit aliasing.
+    photo_cell = np.linalg.norm(lattice[0, 10] - lattice[0, 0]) / 10
+    src = grey
+    if photo_cell > 1.6 * cell:
+        sigma = 0.4 * photo_cell / cell
+        x0, y0 = np.floor(pos.reshape(-1, 2).min(0)).astype(int) - 4
+        x1, y1 = np.ceil(pos.reshape(-1, 2).max(0)).astype(int) + 4
+        x0, y0 = max(x0, 0), max(y0, 0)
+        src = cv2.GaussianBlur(grey[y0:y1, x0:x1], (0, 0), sigma)
+        pos = pos - np.array([x0, y0], np.float32)
+    return cv2.remap(
+        src, pos[..., 0], pos[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+
+
+# ----------------------------------------------------------------------------- orientation
+
+
+def _side_ink(resp: np.ndarray, cell: int = CELL_PX, margin: float = MARGIN_CELLS):
+    """Mean darkness in the strips just outside the top, right, bottom, left edges."""
+    m = round(margin * cell)
+    g = 10 * cell
+    a, b = round(0.15 * cell), round(0.95 * cell)
+    top = resp[m - b : m - a, m : m + g]
+    bottom = resp[m + g + a : m + g + b, m : m + g]
+    left = resp[m : m + g, m - b : m - a]
+    right = resp[m : m + g, m + g + a : m + g + b]
+    return tuple(float((s > 0.25).mean()) for s in (top, right, bottom, left))
+
+
+def _rotate_lattice(lattice: np.ndarray, k: int) -> np.ndarray:
+    """Turn the crossing array so that side ``k`` (0 top, 1 right, ...) becomes the top."""
+    out = lattice
+    for _ in range(k):
+        # side 1 (right) to top: the array turns counter-clockwise
+        out = np.rot90(out, 1)
+    return out.copy()
+
+
+def orient_grids(grey: np.ndarray, lattices: list[np.ndarray]) -> list[GridView]:
+    """Turn every grid so its labels read upright, and list them left to right.
+
+    Labels are printed just outside the top and left edges, so of the four turns
+    the right one has ink beyond top and left and paper beyond bottom and right.
+    Grids on one card share the turn; two grids also stand side by side along
+    their top edge, which settles near-ties.
+    """
+    sides = []
+    for lat in lattices:
+        rect = remap_grid(grey, lat)
+        sides.append(_side_ink(_ink_response(rect)))
+    sides_arr = np.array(sides)  # grids x (top, right, bottom, left)
+    scores = []
+    for k in range(4):
+        t, r, b, l_ = (sides_arr[:, (k + s) % 4] for s in range(4))
+        score = float((t + l_ - r - b).sum())
+        if len(lattices) == 2:
+            top_dir = _unit(
+                _rotate_lattice(lattices[0], k)[0, 10] - _rotate_lattice(lattices[0], k)[0, 0]
+            )
+            between = _unit(lattices[1].reshape(-1, 2).mean(0) - lattices[0].reshape(-1, 2).mean(0))
+            score += 0.5 * abs(float(top_dir @ between))
+        scores.append(score)
+    k = int(np.argmax(scores))
+    views = [
+        GridView(_rotate_lattice(lat, k), side_ink=tuple(s))
+        for lat, s in zip(lattices, sides, strict=True)
+    ]
+    if len(views) == 2:
+        right = _unit(views[0].lattice[0, 10] - views[0].lattice[0, 0])
+        down = np.array([-right[1], right[0]])
+        width = np.linalg.norm(views[0].lattice[0, 10] - views[0].lattice[0, 0])
+        delta = views[1].centre - views[0].centre
+        # Left to right; top to bottom only if they stand one above the other.
+        axis = right if abs(float(delta @ right)) > 0.5 * width else down
+        views.sort(key=lambda v: float(v.centre @ axis))
+    return views
+
+
+# ----------------------------------------------------------------------------- sharpness
+
+
+def line_width_mm(rect: np.ndarray, cell: int = CELL_PX, cell_mm: float = 3.5) -> float:
+    """Apparent width (half-maximum, mm) of the printed inner lines in a rectified grid.
+
+    Printed lines are 0.1–0.3 mm; a blurred photo spreads them. The mean profile
+    across all inner lines is measured, so pencil marks barely move it.
+    """
+    resp = _ink_response(rect, cell)
+    m = round(MARGIN_CELLS * cell)
+    half = cell // 2
+    profs = []
+    for i in range(1, 10):
+        y = m + i * cell
+        band = resp[y - half : y + half + 1, m : m + 10 * cell]
+        profs.append(np.median(band, axis=1))
+        band = resp[m : m + 10 * cell, y - half : y + half + 1]
+        profs.append(np.median(band, axis=0))
+    p = np.mean(profs, axis=0)
+    p = p - np.median(np.concatenate([p[:3], p[-3:]]))
+    peak = p[half - 2 : half + 3].max()
+    if peak <= 0.02:
+        return float("inf")
+    above = p >= peak / 2
+    return float(above.sum()) * cell_mm / cell
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+def read_card(
+    grey: np.ndarray,
+    *,
+    classifier=None,
+    max_line_mm: float = 0.9,
+) -> CardReading:
+    """Find, rectify, orient and read every grid in a greyscale photo.
+
+    Raises :class:`CardError` (a :class:`UserError`) with one clear line when the
+    photo has no card, a grid is cut off, or it is too blurred to read.
+    """
+    import time
+
+    from piecebridge.vision import card_cells
+
+    t0 = time.perf_counter()
+    if grey.ndim == 3:
+        grey = cv2.cvtColor(grey, cv2.COLOR_BGR2GRAY)
+    quads = find_grids(grey)
+    t1 = time.perf_counter()
+    lattices = [refine_lattice(grey, q) for q in quads]
+    views = orient_grids(grey, lattices)
+    t2 = time.perf_counter()
+    clf = classifier or card_cells.default_classifier()
+    grids = []
+    for v in views:
+        v.rectified = remap_grid(grey, v.lattice)
+        v.sharpness_mm = line_width_mm(v.rectified)
+        if v.sharpness_mm > max_line_mm:
+            raise CardError(
+                f"photo too blurred to read the card (printed lines look {v.sharpness_mm:.1f} mm "
+                f"wide); hold the phone still and focus on the card"
+            )
+        cells, unknown = card_cells.classify_grid(v.rectified, clf)
+        grids.append(GridReading(v, cells, unknown))
+    t3 = time.perf_counter()
+    timings = {"find": t1 - t0, "lattice": t2 - t1, "cells": t3 - t2}
+    return CardReading(grids, grey.shape, timings=timings)
+
+
+def cell_names() -> list[str]:
+    """All 100 names, row-major (A1, B1, ..., J10)."""
+    return [cell_name(r, c) for r in range(10) for c in range(10)]
+
+
+def _angle_deg(v: np.ndarray) -> float:
+    return math.degrees(math.atan2(v[1], v[0]))

@@ -1,0 +1,322 @@
+"""Cell-by-cell reading of a rectified card grid: mark + shaded, with a confidence.
+
+Input is a grid resampled by :func:`piecebridge.vision.card.remap_grid` (every
+cell ``CELL_PX`` square, a margin around). Features are chosen to survive other
+pencils and other cameras:
+
+* darkness is measured *relative to the paper around the cell* (uneven light,
+  shadows and exposure divide out);
+* the pencil layer is split into a smooth part (shading: what a grey closing
+  keeps) and a thin part (strokes), and the printed lines are bridged over, so a
+  mark is seen the same whether it sits on shading or crosses a cell line;
+* stroke darkness is normalised by the darkest strokes on the same grid, so a
+  soft and a hard pencil look alike, while an erased ghost stays faint.
+
+A small two-headed neural network (numpy only, trained by
+``benchmarks/card_train.py`` on the tuning split of the fixture renderer) maps the
+features to ``mark`` (7 classes incl. none) and ``shaded``. Cells whose best
+answer is below the confidence threshold are reported as unknown, not guessed.
+
+>>> clf = CellClassifier.random(np.random.default_rng(0), n_features=N_FEATURES)
+>>> clf.predict(np.zeros((3, N_FEATURES), np.float32))[0].shape
+(3, 7)
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+from piecebridge.vision.card_layout import cell_name
+
+CELL_PX = 32
+MARGIN_CELLS = 1.5
+MARK_CLASSES = (None, "dot", "x", "o", "slash", "plus", "triangle")
+PATCH_BINS = 16  # the mark patch (1.5 cells square) is pooled to 16x16 (3 px bins)
+N_STATS = 14
+N_FEATURES = PATCH_BINS * PATCH_BINS + N_STATS
+MODEL_PATH = Path(__file__).with_name("card_cells_model.json")
+#: below this confidence a cell goes to ``unknown`` (tuned on the tuning split)
+DEFAULT_MIN_CONFIDENCE = 0.6
+
+
+# ----------------------------------------------------------------------------- layers
+
+
+def pencil_layers(rect: np.ndarray, cell: int = CELL_PX, margin: float = MARGIN_CELLS):
+    """Split a rectified grid into ``(shade, strokes)`` densities (float32, 0..1).
+
+    ``shade`` is the smooth darkening of each place against the brightest paper
+    nearby (pencil shading, but not light falloff); ``strokes`` the thin dark
+    strokes on top, with the printed cell lines bridged over.
+    """
+    img = rect.astype(np.float32)
+    m = round(margin * cell)
+    # Paper: the brightest smoothed value within ~1.5 cells (shaded cells rarely
+    # fill such a neighbourhood completely), then smoothed again.
+    k = int(3 * cell) | 1
+    paper = cv2.dilate(cv2.blur(img, (5, 5)), cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    paper = cv2.GaussianBlur(paper, (0, 0), cell / 2)
+    close_k = max(5, (cell // 3) | 1)
+    smooth = cv2.morphologyEx(
+        img, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (close_k, close_k))
+    )
+    smooth = cv2.blur(smooth, (3, 3))
+    shade = np.clip(1 - smooth / np.maximum(paper, 1), 0, 1)
+    strokes = np.clip(1 - img / np.maximum(smooth, 1), 0, 1)
+    # Bridge the printed lines: copy across each line the lesser of its two sides, so
+    # a pencil stroke crossing it stays continuous and the line itself vanishes.
+    half = max(2, round(0.07 * cell))
+    for i in range(11):
+        p = m + i * cell
+        lo, hi = p - half - 1, p + half + 1
+        rows = np.minimum(strokes[lo], strokes[hi])
+        strokes[lo + 1 : hi] = rows
+        cols = np.minimum(strokes[:, lo], strokes[:, hi])
+        strokes[:, lo + 1 : hi] = cols[:, None]
+    return shade, strokes
+
+
+def grid_features(
+    rect: np.ndarray, cell: int = CELL_PX, margin: float = MARGIN_CELLS
+) -> np.ndarray:
+    """Feature matrix (100 x ``N_FEATURES``, row-major A1, B1, ... J10) of a grid.
+
+    Per cell: the stroke layer over the cell and a quarter cell around it (marks
+    cross the lines), pooled to ``PATCH_BINS`` squared; and statistics of the
+    shading and strokes inside the cell.
+    """
+    shade, strokes = pencil_layers(rect, cell, margin)
+    m = round(margin * cell)
+    # Reference stroke strength: the darkest strokes on this grid (a soft and a hard
+    # pencil then look alike; a faint erased ghost stays faint).
+    ref = max(float(np.percentile(strokes[m : m + 10 * cell, m : m + 10 * cell], 99.7)), 0.15)
+    norm = np.clip(strokes / ref, 0, 1.5)
+    b = cell * 3 // (2 * PATCH_BINS) if cell % 8 == 0 else 1  # pooling bin (px)
+    pad = (PATCH_BINS * b - cell) // 2
+    pooled = cv2.resize(
+        norm[: norm.shape[0] // b * b, : norm.shape[1] // b * b],
+        None,
+        fx=1 / b,
+        fy=1 / b,
+        interpolation=cv2.INTER_AREA,
+    )
+    feats = np.zeros((100, N_FEATURES), np.float32)
+    starts = [(m + j * cell - pad) // b for j in range(10)]
+    n2 = PATCH_BINS * PATCH_BINS
+    for r in range(10):
+        for c in range(10):
+            y, x = starts[r], starts[c]
+            feats[r * 10 + c, :n2] = pooled[y : y + PATCH_BINS, x : x + PATCH_BINS].ravel()
+
+    def blocks(img, inset):
+        g = img[m : m + 10 * cell, m : m + 10 * cell].reshape(10, cell, 10, cell)
+        g = g[:, inset : cell - inset, :, inset : cell - inset]
+        return g.transpose(0, 2, 1, 3).reshape(100, -1)
+
+    sh = blocks(shade, round(0.12 * cell))
+    st = blocks(norm, 0)
+    q = np.percentile(sh, (10, 25, 50, 75, 90), axis=1).T
+    stats = np.column_stack(
+        [
+            q,
+            sh.mean(1),
+            st.mean(1),
+            st.max(1),
+            (st > 0.3).mean(1),
+            (st > 0.6).mean(1),
+            feats[:, :n2].mean(1),
+            np.full(100, ref),
+            np.full(100, np.percentile(q[:, 2], 90)),
+            np.full(100, np.percentile(q[:, 2], 10)),
+        ]
+    )
+    feats[:, n2:] = stats
+    return feats
+
+
+# ----------------------------------------------------------------------------- model
+
+
+@dataclass
+class CellClassifier:
+    """A one-hidden-layer network with two heads: mark (softmax over
+    :data:`MARK_CLASSES`) and shaded (sigmoid). Plain numpy, stored as JSON."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    w1: np.ndarray
+    b1: np.ndarray
+    w2: np.ndarray
+    b2: np.ndarray
+    min_confidence: float = DEFAULT_MIN_CONFIDENCE
+    info: dict | None = None
+
+    @classmethod
+    def random(cls, rng: np.random.Generator, n_features: int, hidden: int = 96):
+        return cls(
+            np.zeros(n_features, np.float32),
+            np.ones(n_features, np.float32),
+            (rng.normal(0, 1, (n_features, hidden)) / np.sqrt(n_features)).astype(np.float32),
+            np.zeros(hidden, np.float32),
+            (rng.normal(0, 1, (hidden, len(MARK_CLASSES) + 1)) / np.sqrt(hidden)).astype(
+                np.float32
+            ),
+            np.zeros(len(MARK_CLASSES) + 1, np.float32),
+        )
+
+    def forward(self, x: np.ndarray):
+        z = (x - self.mean) / self.scale
+        h = np.maximum(z @ self.w1 + self.b1, 0)
+        return z, h, h @ self.w2 + self.b2
+
+    def predict(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(mark_probs (N, 7), shaded_prob (N,))``."""
+        _, _, out = self.forward(x.astype(np.float32))
+        logits = out[:, :-1]
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True), 1 / (1 + np.exp(-out[:, -1]))
+
+    def to_json(self) -> dict:
+        def enc(a):
+            return np.round(a.astype(np.float64), 5).tolist()
+
+        return {
+            "format": "piecebridge-card-cells/1",
+            "n_features": int(self.w1.shape[0]),
+            "mark_classes": [m for m in MARK_CLASSES],
+            "min_confidence": self.min_confidence,
+            "info": self.info or {},
+            **{k: enc(getattr(self, k)) for k in ("mean", "scale", "w1", "b1", "w2", "b2")},
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> CellClassifier:
+        if data.get("format") != "piecebridge-card-cells/1" or data["n_features"] != N_FEATURES:
+            raise ValueError("card cell model does not match this version's features")
+        arrs = {
+            k: np.asarray(data[k], np.float32) for k in ("mean", "scale", "w1", "b1", "w2", "b2")
+        }
+        return cls(**arrs, min_confidence=float(data["min_confidence"]), info=data.get("info"))
+
+    def save(self, path: Path | str) -> None:
+        Path(path).write_text(json.dumps(self.to_json(), separators=(",", ":")))
+
+    @classmethod
+    def load(cls, path: Path | str) -> CellClassifier:
+        return cls.from_json(json.loads(Path(path).read_text()))
+
+
+@functools.lru_cache(maxsize=1)
+def default_classifier() -> CellClassifier:
+    """The classifier shipped with piecebridge (``card_cells_model.json``)."""
+    return CellClassifier.load(MODEL_PATH)
+
+
+def train(
+    x: np.ndarray,
+    mark: np.ndarray,
+    shaded: np.ndarray,
+    *,
+    hidden: int = 96,
+    epochs: int = 30,
+    lr: float = 2e-3,
+    weight_decay: float = 1e-4,
+    seed: int = 0,
+    log=None,
+) -> CellClassifier:
+    """Fit a :class:`CellClassifier` with Adam on cross-entropy (both heads)."""
+    rng = np.random.default_rng(seed)
+    clf = CellClassifier.random(rng, x.shape[1], hidden)
+    clf.mean = x.mean(axis=0).astype(np.float32)
+    clf.scale = (x.std(axis=0) + 1e-3).astype(np.float32)
+    params = ["w1", "b1", "w2", "b2"]
+    m1 = {p: np.zeros_like(getattr(clf, p)) for p in params}
+    m2 = {p: np.zeros_like(getattr(clf, p)) for p in params}
+    n = len(x)
+    k = len(MARK_CLASSES)
+    onehot = np.eye(k, dtype=np.float32)[mark]
+    step = 0
+    batch = 256
+    for epoch in range(epochs):
+        order = rng.permutation(n)
+        rate = lr * (0.5 * (1 + np.cos(np.pi * epoch / epochs)))
+        for i in range(0, n, batch):
+            idx = order[i : i + batch]
+            z, h, out = clf.forward(x[idx])
+            logits = out[:, :k]
+            e = np.exp(logits - logits.max(axis=1, keepdims=True))
+            p = e / e.sum(axis=1, keepdims=True)
+            s = 1 / (1 + np.exp(-out[:, k]))
+            g_out = np.zeros_like(out)
+            g_out[:, :k] = (p - onehot[idx]) / len(idx)
+            g_out[:, k] = (s - shaded[idx]) / len(idx)
+            grads = {"w2": h.T @ g_out, "b2": g_out.sum(0)}
+            g_h = (g_out @ clf.w2.T) * (h > 0)
+            grads["w1"] = z.T @ g_h
+            grads["b1"] = g_h.sum(0)
+            step += 1
+            for pname in params:
+                g = grads[pname] + weight_decay * getattr(clf, pname) * (pname[0] == "w")
+                m1[pname] = 0.9 * m1[pname] + 0.1 * g
+                m2[pname] = 0.999 * m2[pname] + 0.001 * g * g
+                mh = m1[pname] / (1 - 0.9**step)
+                vh = m2[pname] / (1 - 0.999**step)
+                setattr(
+                    clf,
+                    pname,
+                    (getattr(clf, pname) - rate * mh / (np.sqrt(vh) + 1e-8)).astype(np.float32),
+                )
+        if log:
+            pm, ps = clf.predict(x[:20000])
+            err = np.mean((pm.argmax(1) != mark[:20000]) | ((ps > 0.5) != shaded[:20000]))
+            log(f"epoch {epoch + 1}/{epochs}: training cell error {err:.4%}")
+    return clf
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+@dataclass
+class _Cell:
+    mark: str | None
+    shaded: bool
+    confidence: float
+
+
+def classify_grid(rect: np.ndarray, clf: CellClassifier, min_confidence: float | None = None):
+    """Read all 100 cells of an upright rectified grid.
+
+    Returns ``(cells, unknown)``: ``cells`` maps every confidently read cell name
+    to a :class:`piecebridge.vision.card.CellReading`; ``unknown`` lists the rest.
+    """
+    from piecebridge.vision.card import CellReading
+
+    thr = clf.min_confidence if min_confidence is None else min_confidence
+    pm, ps = clf.predict(grid_features(rect))
+    cells: dict = {}
+    unknown: list[str] = []
+    for i in range(100):
+        name = cell_name(i // 10, i % 10)
+        k = int(pm[i].argmax())
+        conf = float(pm[i, k]) * float(max(ps[i], 1 - ps[i]))
+        if conf < thr:
+            unknown.append(name)
+            continue
+        cells[name] = CellReading(MARK_CLASSES[k], bool(ps[i] > 0.5), conf)
+    return cells, unknown
+
+
+def truth_labels(truth_grid: dict) -> tuple[np.ndarray, np.ndarray]:
+    """``(mark_index (100,), shaded (100,))`` from a ``card/1`` grid object."""
+    mark = np.zeros(100, np.int64)
+    shaded = np.zeros(100, np.float32)
+    for name, item in truth_grid.get("cells", {}).items():
+        r, c = int(name[1:]) - 1, "ABCDEFGHIJ".index(name[0])
+        mark[r * 10 + c] = MARK_CLASSES.index(item.get("mark"))
+        shaded[r * 10 + c] = float(bool(item.get("shaded")))
+    return mark, shaded
