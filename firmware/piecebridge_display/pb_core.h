@@ -49,7 +49,7 @@ enum {
     PB_ACK = 0x81,       /* [seq] */
     PB_NACK = 0x82,      /* [seq, reason] */
     PB_BUTTON = 0x83,    /* [button] ; header seq = event seq, repeated until PB_EVENT_ACK */
-    PB_HEARTBEAT = 0x84  /* [uptime s lo, hi, rx errors lo, hi] */
+    PB_HEARTBEAT = 0x84  /* [uptime s lo, hi, rx errors lo, hi, never-used RAM lo, hi] */
 };
 
 enum { PB_HELLO_REPLY = 0x01 }; /* HELLO flags bit: answers a SYNC (else: just booted) */

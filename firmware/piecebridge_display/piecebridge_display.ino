@@ -37,6 +37,23 @@ static uint16_t last_ms, hello_ms, event_ms, heartbeat_ms, host_ms;
 static uint8_t event_sent;
 static uint16_t rx_errors;
 
+/* Stack high-water mark: RAM between the end of .bss and the stack is painted at boot;
+ * bytes never overwritten are RAM that was never needed (reported in HEARTBEAT). */
+extern uint8_t __heap_start;
+static const uint8_t PAINT = 0xA5;
+
+static void paint_ram(void) {
+    uint8_t *p = &__heap_start;
+    uint8_t *sp = (uint8_t *)SP;
+    while (p < sp - 16) *p++ = PAINT;
+}
+
+static uint16_t never_used_ram(void) {
+    const uint8_t *p = &__heap_start;
+    while (p < (const uint8_t *)RAMEND && *p == PAINT) p++;
+    return (uint16_t)(p - &__heap_start);
+}
+
 static void send(uint8_t type, uint8_t seq, const uint8_t *p, uint8_t n) {
     uint8_t out[PB_MAX_ENCODED + 1];
     uint16_t len = pb_build(type, seq, p, n, out);
@@ -120,6 +137,7 @@ static void service_events(uint16_t now) {
 }
 
 void setup() {
+    paint_ram();
     reset_cause = MCUSR;
     MCUSR = 0;
     Serial.begin(115200);
@@ -148,8 +166,10 @@ void loop() {
     if (st.synced && (uint16_t)(now - heartbeat_ms) >= HEARTBEAT_MS) {
         heartbeat_ms = now;
         uint16_t up = (uint16_t)(millis() / 1000);
-        uint8_t p[4] = {(uint8_t)up, (uint8_t)(up >> 8), (uint8_t)rx_errors, (uint8_t)(rx_errors >> 8)};
-        send(PB_HEARTBEAT, 0, p, 4);
+        uint16_t spare = never_used_ram();
+        uint8_t p[6] = {(uint8_t)up,        (uint8_t)(up >> 8),    (uint8_t)rx_errors,
+                        (uint8_t)(rx_errors >> 8), (uint8_t)spare, (uint8_t)(spare >> 8)};
+        send(PB_HEARTBEAT, 0, p, 6);
     }
     if (st.link_ok && (uint16_t)(now - host_ms) >= HOST_TIMEOUT_MS) {
         st.link_ok = 0;

@@ -134,7 +134,7 @@ class Display:
         ``on_button = fn`` (called in the link thread: keep it short), or
         ``get_event(timeout=0)`` / ``events()`` without blocking.
     Link:
-        ``connected``, ``info`` (the HELLO), ``stats``, ``wait_idle(timeout)``,
+        ``connected``, ``info`` (the HELLO), ``heartbeat``, ``stats``, ``wait_idle(timeout)``,
         ``reconnect()``, ``close()``; a lost port is reopened on its own.
 
     >>> d = Display(open_transport=None)  # not started: calls only record the picture
@@ -162,6 +162,7 @@ class Display:
         self.on_button: Callable[[ButtonEvent], None] | None = None
         self.stats = LinkStats()
         self.info: P.Hello | None = None
+        self.heartbeat: P.Heartbeat | None = None
         self._events: queue.Queue[ButtonEvent] = queue.Queue()
         self._lock = threading.Lock()
         self._wake = threading.Event()
@@ -535,6 +536,9 @@ class _Session:
                 log.error("display rejected frame type %#x (reason %d)", self.out.ftype, reason)
                 self.acknowledged(self.out)
                 self.out = None
+        elif frame.type == P.HEARTBEAT:
+            with contextlib.suppress(P.FrameError):
+                d.heartbeat = P.Heartbeat.parse(frame.payload)
         elif frame.type == P.BUTTON and len(frame.payload) == 1:
             self.send(P.EVENT_ACK, 0, bytes([frame.seq]))
             if frame.seq != self.last_event_seq and frame.payload[0] < len(BUTTON_NAMES):

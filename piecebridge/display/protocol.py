@@ -250,3 +250,20 @@ class Hello:
             raise FrameError("HELLO must carry 8 bytes")
         p = payload
         return cls(p[0], f"{p[1]}.{p[2]}", p[3] | p[4] << 8, bool(p[5] & HELLO_REPLY), p[6], p[7])
+
+
+@dataclass(frozen=True)
+class Heartbeat:
+    """The display's once-a-second report: uptime, bad frames seen, RAM never used."""
+
+    uptime_s: int
+    rx_errors: int
+    never_used_ram: int | None
+
+    @classmethod
+    def parse(cls, payload: bytes) -> Heartbeat:
+        if len(payload) < 4:
+            raise FrameError("HEARTBEAT must carry at least 4 bytes")
+        p = payload
+        spare = p[4] | p[5] << 8 if len(p) >= 6 else None
+        return cls(p[0] | p[1] << 8, p[2] | p[3] << 8, spare)
