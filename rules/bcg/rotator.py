@@ -60,6 +60,7 @@ from piecebridge.rules.bcg.common import (
     options_from_json,
 )
 from piecebridge.rules.bcg.rotator_maps import (
+    CELL_NAMES,
     CELLS,
     EDGE_READINGS,
     FIXED_MAPS,
@@ -261,13 +262,23 @@ def new_game(
 # --------------------------------------------------------------------- legality
 
 
-def below(cell: int, down: str) -> int | None:
-    """The cell under ``cell`` when gravity is ``down``, or None past the rim."""
+def _neighbour(cell: int, step: tuple[int, int]) -> int | None:
     x, y = xy(cell)
-    dx, dy = DIRECTIONS[down]
-    if not on_board(x + dx, y + dy):
+    if not on_board(x + step[0], y + step[1]):
         return None
-    return index(x + dx, y + dy)
+    return index(x + step[0], y + step[1])
+
+
+_BELOW = {d: tuple(_neighbour(c, v) for c in range(CELLS)) for d, v in DIRECTIONS.items()}
+
+
+def below(cell: int, down: str) -> int | None:
+    """The cell under ``cell`` when gravity is ``down``, or None past the rim.
+
+    >>> below(0, "south"), below(0, "north")
+    (10, None)
+    """
+    return _BELOW[down][cell]
 
 
 def next_down(down: str) -> str:
@@ -396,7 +407,7 @@ def _check_drill(state: RotatorState, action: Action) -> None:
 def _ev(kind: str, cells: Iterable[int] = (), *extra: Any) -> Event:
     """Rotator events carry their cells as names in ``detail`` (10x20 names such
     as ``1:F9``; the shared ``Event.cell`` is for 10x10 grids)."""
-    return Event(kind, player=0, detail=(*(cell_name(c) for c in cells), *extra))
+    return Event(kind, player=0, detail=(*(CELL_NAMES[c] for c in cells), *extra))
 
 
 class _Turn:
@@ -459,7 +470,15 @@ class _Turn:
 
     def collapse(self, turn: int) -> None:
         """Step 2: spaces touched ``COLLAPSE_AGE`` turns ago turn back into rock."""
-        gone = [c for c, t in enumerate(self.marks) if t and turn - t >= COLLAPSE_AGE]
+        oldest = turn - COLLAPSE_AGE  # marks made in this turn or before collapse now
+        if oldest < 1:
+            return
+        # Older marks collapsed in earlier turns (an invariant), so only marks of
+        # exactly ``oldest`` are due; list.index finds them at C speed.
+        gone, c = [], -1
+        for _ in range(self.marks.count(oldest)):
+            c = self.marks.index(oldest, c + 1)
+            gone.append(c)
         for c in gone:
             self.marks[c] = 0
             self.solid.add(c)

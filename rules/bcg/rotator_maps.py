@@ -37,6 +37,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from piecebridge.rules.bcg import grid as card_grid
 from piecebridge.rules.bcg.common import BcgError
@@ -86,20 +87,28 @@ def grid_row(cell: int) -> int:
     return 10 - y if y < 10 else y - 9
 
 
+@cache
 def edge_cells(grid: int) -> tuple[int, ...]:
     """The ten cells of Row 10 of ``grid``: the short edge of the board it forms."""
     y = 0 if grid == 1 else HEIGHT - 1
     return tuple(index(x, y) for x in range(WIDTH))
 
 
-def cell_name(cell: int) -> str:
-    """``"1:J10"``-style name of a frame index (see the module docstring)."""
-    if not 0 <= cell < CELLS:
-        raise MapError(f"cell index {cell} is off the 10x20 board")
+def _name(cell: int) -> str:
     x, _ = xy(cell)
     grid = grid_of(cell)
     column = _COLUMNS[WIDTH - 1 - x] if grid == 1 else _COLUMNS[x]
     return f"{grid}:{column}{grid_row(cell)}"
+
+
+CELL_NAMES: tuple[str, ...] = tuple(_name(c) for c in range(CELLS))
+
+
+def cell_name(cell: int) -> str:
+    """``"1:J10"``-style name of a frame index (see the module docstring)."""
+    if not 0 <= cell < CELLS:
+        raise MapError(f"cell index {cell} is off the 10x20 board")
+    return CELL_NAMES[cell]
 
 
 def parse_cell(text: str) -> int:
@@ -121,6 +130,7 @@ def parse_cell(text: str) -> int:
     return index(col, row + 9)
 
 
+@cache
 def diamond(node: int, edges: str = "board") -> frozenset[int]:
     """The cells a Node covers: Manhattan distance <= 2, clipped.
 
