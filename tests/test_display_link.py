@@ -1,0 +1,225 @@
+"""The host link against the in-process emulation (same protocol as the firmware)."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+
+import pytest
+
+from piecebridge.display import (
+    Display,
+    EmulatedDisplay,
+    SimTransport,
+    colour_index,
+    open_display,
+)
+from piecebridge.display import protocol as P
+
+
+SUIT = {"suns": "red", "arms": "blue"}
+
+
+class FaultyTransport(SimTransport):
+    """The emulation behind a line that drops, flips and doubles bytes."""
+
+    def __init__(self, device: EmulatedDisplay, rate: float, seed: int) -> None:
+        super().__init__(device)
+        self.rng = random.Random(seed)
+        self.rate = rate
+        self.faults = 0
+
+    def _mangle(self, data: bytes) -> bytes:
+        out = bytearray()
+        for byte in data:
+            roll = self.rng.random()
+            if roll < self.rate:
+                self.faults += 1
+                continue
+            if roll < 2 * self.rate:
+                self.faults += 1
+                byte ^= 1 << self.rng.randrange(8)
+            out.append(byte)
+            if self.rng.random() < self.rate:
+                self.faults += 1
+                out.append(byte)
+        return bytes(out)
+
+    def read(self) -> bytes:
+        return self._mangle(super().read())
+
+    def write(self, data: bytes) -> None:
+        super().write(self._mangle(data))
+
+
+def start(
+    device: EmulatedDisplay | None = None, **options: float
+) -> tuple[Display, EmulatedDisplay]:
+    device = device or EmulatedDisplay()
+    return Display(lambda: SimTransport(device), **options).start(), device
+
+
+def cell_rgb(device: EmulatedDisplay, cell: str) -> tuple[int, int, int]:
+    return device.led_rgb()[P.cell_index(cell)]
+
+
+def scaled(name: str, level: int = 64) -> tuple[int, int, int]:
+    from piecebridge.display import PALETTE
+
+    r, g, b = PALETTE[colour_index(name)][1]
+    return ((r * (level + 1)) >> 8, (g * (level + 1)) >> 8, (b * (level + 1)) >> 8)
+
+
+def test_board_status_and_brightness_reach_the_device():
+    display, device = start()
+    try:
+        display.show_board({"a1": "suns", "c4": "crowns"})
+        display.status("arms", tile_points=2, die=5)
+        display.brightness(255)
+        assert display.wait_idle(3.0)
+        leds = device.led_rgb()
+    finally:
+        display.close()
+    assert leds[P.cell_index("a1")] == scaled("red", 255)
+    assert leds[P.cell_index("c4")] == scaled("green", 255)
+    assert leds[P.cell_index("d4")] == (0, 0, 0)
+    strip = leds[64:]
+    assert strip[:4] == [scaled("blue", 255)] * 4
+    assert sum(1 for c in strip[4:8] if any(c)) == 2
+    assert sum(1 for c in strip[8:13] if any(c)) == 5
+
+
+def test_clear_then_draw_keeps_the_order_of_calls():
+    display, device = start()
+    try:
+        display.show_board({"a1": "suns"})
+        display.show_laser(["b1", "c1"], step_ms=0)
+        display.clear()
+        display.show_board({"h8": "arms"})
+        assert display.wait_idle(3.0)
+    finally:
+        display.close()
+    assert cell_rgb(device, "a1") == (0, 0, 0)
+    assert cell_rgb(device, "b1") == (0, 0, 0)
+    assert cell_rgb(device, "h8") == scaled("blue")
+
+
+def test_calls_never_block_even_with_a_dead_port():
+    hang = threading.Event()
+
+    class Dead:
+        def open(self) -> None:
+            hang.wait(5)
+            raise ConnectionError("gone")
+
+    display = Display(lambda: Dead()).start()
+    try:
+        t0 = time.perf_counter()
+        for i in range(200):
+            display.show_board({P.cell_name(i % 64): "suns"})
+            display.status("suns", i % 5, i % 6)
+        display.show_laser(["a1", "a2"])
+        display.blink(["a1"])
+        assert display.get_event() is None
+        took = time.perf_counter() - t0
+    finally:
+        hang.set()
+        display.close()
+    assert took < 0.2
+    assert not display.connected
+
+
+def test_rapid_updates_coalesce_and_the_last_one_wins():
+    display, device = start()
+    try:
+        assert display.wait_idle(3.0)
+        sent_before = display.stats.frames_sent
+        for i in range(300):
+            display.show_board({P.cell_name(i % 64): "amber"})
+        assert display.wait_idle(3.0)
+        sent = display.stats.frames_sent - sent_before
+    finally:
+        display.close()
+    assert cell_rgb(device, P.cell_name(299 % 64)) == scaled("amber")
+    assert sum(1 for c in device.led_rgb()[:64] if any(c)) == 1
+    assert sent < 300
+
+
+def test_button_presses_arrive_once_through_queue_and_callback():
+    display, device = start()
+    seen = []
+    display.on_button = lambda event: seen.append(event.button)
+    try:
+        assert display.wait_idle(3.0)
+        for name in ("west", "end_turn"):
+            device.press(name)
+        deadline = time.monotonic() + 3
+        while len(seen) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.3)
+        events = display.events()
+    finally:
+        display.close()
+    assert seen == ["west", "end_turn"]
+    assert [e.button for e in events] == ["west", "end_turn"]
+
+
+def test_device_reset_mid_session_restores_everything():
+    display, device = start()
+    try:
+        display.show_board({"e4": "moons"})
+        display.status("moons", 1, 1)
+        display.show_laser(["e5", "e6"], step_ms=200)
+        assert display.wait_idle(3.0)
+        device.reset()
+        t0 = time.monotonic()
+        time.sleep(0.05)
+        assert display.wait_idle(2.0)
+        took = time.monotonic() - t0
+        leds = device.led_rgb()
+    finally:
+        display.close()
+    assert took < 2.0
+    assert display.stats.resyncs == 1
+    assert leds[P.cell_index("e4")] == scaled("lilac")
+    # The laser comes back as its finished picture, not re-animated.
+    assert leds[P.cell_index("e6")] == scaled("laser")
+    assert any(leds[64])
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_noisy_line_ends_in_the_right_state(seed):
+    device = EmulatedDisplay()
+    transport = FaultyTransport(device, rate=0.004, seed=seed)
+    display = Display(lambda: transport, ack_timeout=0.05).start()
+    rng = random.Random(seed)
+    try:
+        for _ in range(15):
+            cells = {P.cell_name(rng.randrange(64)): rng.choice(["suns", "arms", "white"])}
+            display.show_board(cells)
+            assert display.wait_idle(10.0), display.stats
+        leds = device.led_rgb()[:64]
+    finally:
+        display.close()
+    assert transport.faults > 0
+    expected = {P.cell_index(c): scaled(SUIT.get(v, v)) for c, v in cells.items()}
+    assert {i: c for i, c in enumerate(leds) if any(c)} == expected
+
+
+def test_unknown_colour_and_cell_raise_at_the_call():
+    display = Display(open_transport=None)
+    with pytest.raises(ValueError, match="unknown colour"):
+        display.show_board({"a1": "chartreuse"})
+    with pytest.raises(ValueError, match="Reflec cell"):
+        display.show_board({"z9": "suns"})
+    with pytest.raises(ValueError):
+        display.status("suns", 7, 0)
+
+
+def test_open_display_falls_back_to_the_emulation():
+    with open_display("sim") as display:
+        display.show_board({"b2": "crowns"})
+        assert display.wait_idle(3.0)
+        assert display.info is not None and display.info.led_count == 80
+        assert display.sim_device.led_rgb()[P.cell_index("b2")] == scaled("green")
