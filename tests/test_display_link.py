@@ -17,7 +17,6 @@ from piecebridge.display import (
 )
 from piecebridge.display import protocol as P
 
-
 SUIT = {"suns": "red", "arms": "blue"}
 
 

@@ -274,21 +274,21 @@ class SimTransport:
 # ---- drawing ----
 
 
-def _visible(rgb: tuple[int, int, int], brightness: int) -> tuple[int, int, int]:
-    """Undo the brightness scaling so a dim LED still reads as its colour on screen."""
-    if brightness >= 255 or not any(rgb):
+def _visible(rgb: tuple[int, int, int], normalise: bool) -> tuple[int, int, int]:
+    """Scale a lit LED to full intensity so a dimmed LED still reads as its colour on screen."""
+    if not normalise or not any(rgb):
         return rgb
     gain = 255 / max(rgb)
     return tuple(min(255, int(v * gain)) for v in rgb)  # type: ignore[return-value]
 
 
-def render_text(leds: list[tuple[int, int, int]], brightness: int = 255) -> str:
+def render_text(leds: list[tuple[int, int, int]], normalise: bool = True) -> str:
     """The matrix (north up) and status strip as 24-bit ANSI-coloured dots."""
 
     def dot(rgb: tuple[int, int, int]) -> str:
         if not any(rgb):
             return "\x1b[38;2;60;60;60m·\x1b[0m"
-        r, g, b = _visible(rgb, brightness)
+        r, g, b = _visible(rgb, normalise)
         return f"\x1b[38;2;{r};{g};{b}m●\x1b[0m"
 
     lines = []
@@ -311,7 +311,7 @@ def render_text(leds: list[tuple[int, int, int]], brightness: int = 255) -> str:
     return "\n".join(lines)
 
 
-def render_png(leds: list[tuple[int, int, int]], path: str | Path, brightness: int = 255) -> Path:
+def render_png(leds: list[tuple[int, int, int]], path: str | Path, normalise: bool = True) -> Path:
     """Draw the matrix and the status strip as LEDs on a dark panel; returns the path."""
     import cv2  # OpenCV is a project dependency; imported late to keep the link light.
 
@@ -323,20 +323,20 @@ def render_png(leds: list[tuple[int, int, int]], path: str | Path, brightness: i
         row, col = divmod(idx, 8)
         cx = margin + col * cell + cell // 2
         cy = margin + (7 - row) * cell + cell // 2
-        _led(img, cx, cy, cell // 2 - 6, leds[idx], brightness)
+        _led(img, cx, cy, cell // 2 - 6, leds[idx], normalise)
     small = cell // 2
     for i, rgb in enumerate(leds[64:80]):
         cx = margin + i * small + small // 2
         cy = margin * 2 + cell * 8 + small // 2
-        _led(img, cx, cy, small // 2 - 3, rgb, brightness)
+        _led(img, cx, cy, small // 2 - 3, rgb, normalise)
     out = Path(path)
     if not cv2.imwrite(str(out), cv2.cvtColor(img, cv2.COLOR_RGB2BGR)):
         raise OSError(f"cannot write {out}")
     return out
 
 
-def _led(img: np.ndarray, cx: int, cy: int, r: int, rgb: tuple[int, int, int], bright: int) -> None:
+def _led(img: np.ndarray, cx: int, cy: int, r: int, rgb: tuple[int, int, int], norm: bool) -> None:
     import cv2
 
-    colour = _visible(rgb, bright) if any(rgb) else (40, 40, 40)
+    colour = _visible(rgb, norm) if any(rgb) else (40, 40, 40)
     cv2.circle(img, (cx, cy), r, tuple(int(v) for v in colour), -1, lineType=cv2.LINE_AA)

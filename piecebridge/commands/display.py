@@ -1,0 +1,169 @@
+"""``piecebridge display demo|test``: drive the referee display (a board, simavr or the emulation).
+
+``--display auto`` (default) uses a board found by USB VID/PID and falls back to the
+in-process emulation; ``--display sim`` forces the emulation (drawn in the terminal);
+``--display simavr`` runs the real firmware in the simavr harness (needs the firmware
+toolchain, see firmware/README.md); ``--port PATH`` names a serial port.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from piecebridge.display import Display, SerialTransport, open_display, render_png, render_text
+from piecebridge.errors import UserError
+
+# A short scripted Reflec turn: pawns in the corners, a few coins, one laser shot.
+DEMO_BOARD = {
+    "a1": "suns", "h1": "moons", "h8": "crowns", "a8": "arms",
+    "c3": "suns", "d5": "moons", "f3": "crowns", "c6": "arms", "e6": "suns", "f5": "arms",
+}  # fmt: skip
+DEMO_SHOT = ["a2", "a3", "b3", "c3", "c4", "c5", "c6"]
+
+
+@contextlib.contextmanager
+def connect(args: argparse.Namespace) -> Iterator[tuple[Display, object]]:
+    """The started display and what can picture it (emulation, simavr harness or None)."""
+    if args.port:
+        display = Display(lambda: SerialTransport(args.port)).start()
+        source = None
+        board = None
+    elif args.display == "simavr":
+        from piecebridge.display import simavr
+
+        missing = simavr.toolchain_missing()
+        if missing:
+            raise UserError(f"--display simavr needs the firmware toolchain: missing {missing}")
+        simavr.build_firmware("uno", "sim")
+        board = simavr.SimavrBoard(boot_ms=300)
+        display = Display(lambda: SerialTransport(board.pty)).start()
+        source = board
+    else:
+        display = open_display(args.display)
+        source = getattr(display, "sim_device", None)
+        board = None
+    try:
+        deadline = time.monotonic() + args.timeout
+        while not display.connected and time.monotonic() < deadline:
+            time.sleep(0.02)
+        if not display.connected:
+            raise UserError(f"no display answered within {args.timeout:g} s ({describe(args)})")
+        yield display, source
+    finally:
+        display.close()
+        if board is not None:
+            board.close()
+
+
+def describe(args: argparse.Namespace) -> str:
+    return f"port {args.port}" if args.port else f"--display {args.display}"
+
+
+def current_leds(source: object) -> list[tuple[int, int, int]] | None:
+    if source is None:
+        return None
+    if hasattr(source, "led_rgb"):
+        return source.led_rgb()
+    frame = source.last_frame()
+    return list(frame.rgb) if frame else None
+
+
+def show(source: object, args: argparse.Namespace, title: str) -> None:
+    leds = current_leds(source)
+    if leds is not None and not args.quiet:
+        print(f"\n{title}\n{render_text(leds)}", file=sys.stderr)
+
+
+def _demo(args: argparse.Namespace) -> int:
+    with connect(args) as (display, source):
+        display.on_button = lambda event: print(f"button: {event.button}", file=sys.stderr)
+        steps = [
+            ("board set up; suns to play", lambda: (display.show_board(DEMO_BOARD),
+                                                    display.status("suns", 3, 2))),
+            ("suns fire north from a1", lambda: display.show_laser(DEMO_SHOT, step_ms=60)),
+            ("the beam hits the arms coin on c6", lambda: display.blink(["c6"], "white", 300, 3)),
+            ("c6 removed; moons to play", lambda: (display.clear_laser(), display.stop_blink(),
+                                                   display.show_board({k: v for k, v in
+                                                                       DEMO_BOARD.items()
+                                                                       if k != "c6"}),
+                                                   display.status("moons", 3, 3))),
+        ]  # fmt: skip
+        for title, action in steps:
+            action()
+            if not display.wait_idle(5.0):
+                raise UserError("the display stopped acknowledging")
+            time.sleep(args.delay)
+            show(source, args, title)
+        finish(display, source, args)
+    return 0
+
+
+def _test(args: argparse.Namespace) -> int:
+    with connect(args) as (display, source):
+        colours = ["suns", "moons", "crowns", "arms", "white", "amber", "purple", "cyan"]
+        display.show_board({f"{c}{r}": colours[r - 1] for c in "abcdefgh" for r in range(1, 9)})
+        display.show_laser([f"{c}4" for c in "abcdefgh"], step_ms=0)
+        display.status("crowns", 4, 5)
+        ok = display.wait_idle(5.0)
+        show(source, args, "test pattern: one colour per row, a laser on row 4")
+        finish(display, source, args)
+        info = display.info
+        report = {
+            "display": describe(args),
+            "acknowledged": ok,
+            "protocol": info.proto if info else None,
+            "firmware": info.fw_version if info else None,
+            "leds": info.led_count if info else None,
+            "frames_sent": display.stats.frames_sent,
+            "bytes_sent": display.stats.bytes_sent,
+            "retransmits": display.stats.retransmits,
+        }
+        print(
+            json.dumps(report) if args.json else "\n".join(f"{k}: {v}" for k, v in report.items())
+        )
+    return 0 if ok else 1
+
+
+def finish(display: Display, source: object, args: argparse.Namespace) -> None:
+    if args.png:
+        leds = current_leds(source)
+        if leds is None:
+            raise UserError(
+                "--png needs --display sim or simavr (a real board cannot be read back)"
+            )
+        try:
+            render_png(leds, Path(args.png))
+        except OSError as error:
+            raise UserError(f"{args.png}: {error}") from None
+        print(f"wrote {args.png}", file=sys.stderr)
+
+
+def _options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--display",
+        default="auto",
+        choices=["auto", "sim", "simavr"],
+        help="auto: a USB board, else the emulation (default); sim: emulation; "
+        "simavr: the real firmware in simavr",
+    )
+    parser.add_argument("--port", help="serial port of the board (skips USB discovery)")
+    parser.add_argument("--png", help="also draw the final picture to this PNG (sim/simavr)")
+    parser.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for HELLO")
+    parser.add_argument("--quiet", action="store_true", help="do not draw in the terminal")
+
+
+def register(cli) -> None:
+    demo = cli.command("demo", group="display", help="play a scripted Reflec turn on the display")
+    _options(demo)
+    demo.add_argument("--delay", type=float, default=0.8, help="seconds between steps")
+    demo.set_defaults(handler=_demo)
+    test = cli.command("test", group="display", help="show a test pattern and report the link")
+    _options(test)
+    test.add_argument("--json", action="store_true", help="print the report as JSON")
+    test.set_defaults(handler=_test)
