@@ -24,6 +24,7 @@ import os
 import re
 import tempfile
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -394,27 +395,36 @@ def expand_image_paths(items: Sequence[str | os.PathLike]) -> list[Path]:
 def detect_in_images(paths: Sequence[str | os.PathLike], pattern: Pattern) -> list[View]:
     """Load and detect every image; raise UserError for unreadable files, mixed sizes,
     or a chessboard that is visibly larger than ``pattern`` says.
+
+    Images are processed on all cores (OpenCV releases the GIL); errors are reported
+    for the first offending image in the given order.
     """
-    views: list[View] = []
-    larger_votes: list[str | None] = []
-    for path in paths:
-        gray = load_gray(path)
-        size = (gray.shape[1], gray.shape[0])
-        if views and size != views[0].image_size:
+    paths = list(paths)
+
+    def work(index: int) -> tuple[View, str | None]:
+        gray = load_gray(paths[index])
+        view = detect_pattern(gray, pattern, name=str(paths[index]))
+        check = view.found and pattern.kind == "chessboard" and index < LARGER_CHECKS
+        return view, larger_chessboard(gray, pattern) if check else None
+
+    workers = max(1, min(len(paths), os.cpu_count() or 1))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        results = list(pool.map(work, range(len(paths))))
+    views = [view for view, _ in results]
+    for view in views[1:]:
+        if view.image_size != views[0].image_size:
             first = views[0]
             raise UserError(
                 f"images differ in size: {first.name} is {first.image_size[0]}x"
-                f"{first.image_size[1]} but {path} is {size[0]}x{size[1]}; "
-                "calibrate one camera mode at a time"
+                f"{first.image_size[1]} but {view.name} is {view.image_size[0]}x"
+                f"{view.image_size[1]}; calibrate one camera mode at a time"
             )
-        view = detect_pattern(gray, pattern, name=str(path))
-        if view.found and pattern.kind == "chessboard" and len(larger_votes) < LARGER_CHECKS:
-            larger_votes.append(larger_chessboard(gray, pattern))
-        views.append(view)
     # The classic detector happily finds an 8x6 corner grid inside a 9x6 board, and a
-    # sub-grid gives a plausible but mislabelled fit: refuse when most views show more.
-    larger = [v for v in larger_votes if v]
-    if larger and len(larger) * 2 > len(larger_votes):
+    # sub-grid gives a plausible but mislabelled fit: refuse when most checked views show
+    # a larger board.
+    votes = [larger for view, larger in results[:LARGER_CHECKS] if view.found]
+    larger = [v for v in votes if v]
+    if larger and len(larger) * 2 > len(votes):
         raise UserError(
             f"the photos show a chessboard with at least {larger[0]} inner corners, not "
             f"{pattern.cols}x{pattern.rows}: fix --pattern (COLSxROWS counts inner corners)"
@@ -811,6 +821,37 @@ def undistorter_from_args(
     if not path:
         return None
     return load_camera_calibration(path).undistorter(alpha=alpha)
+
+
+def distortion_difference(
+    found: CameraCalibration, truth: CameraCalibration, where: np.ndarray
+) -> float:
+    """Largest difference (px) between two lenses' undistortion at the pixels ``where`` (N, 2).
+
+    Each lens undistorts into its own camera matrix (as :class:`Undistorter` does), so
+    this compares the distortion itself, not the focal length. Coefficients trade off
+    against each other (k3 against k2), so lenses are compared by what they do to pixels.
+    """
+    pixels = np.asarray(where, np.float64).reshape(-1, 1, 2)
+    ours = cv2.undistortPoints(
+        pixels, found.camera_matrix, found.dist_coeffs, None, None, found.camera_matrix
+    )
+    theirs = cv2.undistortPoints(
+        pixels, truth.camera_matrix, truth.dist_coeffs, None, None, truth.camera_matrix
+    )
+    return float(np.linalg.norm((ours - theirs).reshape(-1, 2), axis=1).max())
+
+
+def pixels_inside(
+    corner_sets: Sequence[np.ndarray], image_size: tuple[int, int], step: int = 20
+) -> np.ndarray:
+    """Grid pixels (N, 2) inside the hull of all ``corner_sets``: where the lens was observed."""
+    points = np.concatenate([np.asarray(c, np.float32).reshape(-1, 2) for c in corner_sets])
+    hull = cv2.convexHull(points)
+    xs, ys = np.meshgrid(np.arange(0, image_size[0], step), np.arange(0, image_size[1], step))
+    grid = np.stack([xs.ravel(), ys.ravel()], axis=1).astype(np.float64)
+    inside = [cv2.pointPolygonTest(hull, (float(x), float(y)), False) >= 0 for x, y in grid]
+    return grid[np.array(inside, bool)]
 
 
 def focal_error(calibration: CameraCalibration, reference_fx: float) -> float:

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 import pytest
 from piecebridge.calibration.camera import (
     CameraCalibration,
     calibrate_views,
     detect_pattern,
+    distortion_difference,
     parse_pattern,
+    pixels_inside,
 )
 
 from piecebridge.synth.calibration_target import TargetScene
@@ -25,25 +26,13 @@ LENS = Camera(
 
 
 def distortion_field_error(found: CameraCalibration, lens: Camera, seen: np.ndarray) -> float:
-    """Largest difference (px) between the two lenses' undistorted positions where corners
-    were seen (inside the hull of ``seen``, all detected corners).
+    """Largest undistortion difference (px) where corners were seen (hull of ``seen``).
 
-    Coefficients trade off against each other (k3 against k2 with few views), and a
-    polynomial lens model is meaningless beyond the data (the coverage advice asks
-    for views there), so the lens is judged by what it does to the pixels it saw.
+    A polynomial lens model means nothing beyond the data (the coverage advice asks
+    for views there), so the lens is judged on the pixels it saw.
     """
-    w, h = lens.image_size
-    xs, ys = np.meshgrid(np.linspace(0, w - 1, 33), np.linspace(0, h - 1, 25))
-    grid = np.stack([xs.ravel(), ys.ravel()], axis=1)
-    hull = cv2.convexHull(seen.astype(np.float32))
-    inside = [cv2.pointPolygonTest(hull, (float(x), float(y)), False) >= 0 for x, y in grid]
-    pixels = grid[np.array(inside)].reshape(-1, 1, 2)
-    truth = cv2.undistortPoints(pixels, lens.K, lens.dist, P=lens.K).reshape(-1, 2)
-    # Each undistorts into its own camera matrix, as the Undistorter does: this compares
-    # the distortion displacement, not the (separately tested) focal length.
-    matrix = found.camera_matrix
-    ours = cv2.undistortPoints(pixels, matrix, found.dist_coeffs, P=matrix).reshape(-1, 2)
-    return float(np.linalg.norm(truth - ours, axis=1).max())
+    truth = CameraCalibration(lens.K, lens.dist, lens.image_size, 0.0)
+    return distortion_difference(found, truth, pixels_inside([seen], lens.image_size, 10))
 
 
 def _seen(views) -> np.ndarray:
