@@ -21,7 +21,6 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-
 from piecebridge.calibration.camera import (
     CameraCalibration,
     calibrate_images,
@@ -29,7 +28,7 @@ from piecebridge.calibration.camera import (
     parse_pattern,
 )
 
-DATA = Path("/work/shared/data/calibration/opencv-stereo")
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "calibration" / "opencv-stereo"
 PUBLISHED = DATA / "left_intrinsics.yml"
 
 
@@ -117,7 +116,9 @@ def speed_rows(repeats: int) -> list[str]:
     undistort = cal.undistorter()
     maps = time.perf_counter() - start
     remap = _median_time(lambda: undistort(frame), repeats * 5)
-    direct = _median_time(lambda: cv2.undistort(frame, cal.camera_matrix, cal.dist_coeffs), repeats * 5)
+    direct = _median_time(
+        lambda: cv2.undistort(frame, cal.camera_matrix, cal.dist_coeffs), repeats * 5
+    )
     return [
         "| task | ours (median) | baseline (median, same run) | ratio |",
         "|---|---|---|---|",
