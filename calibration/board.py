@@ -9,7 +9,9 @@ the average of its six coins, aligned to each other; its pawn look is its one pa
 The result is a :class:`BoardSetup`, saved as JSON with ``"format": "piecebridge-setup/1"``:
 
 ``image_size``  [w, h] of the calibration photo;
-``homography``  3x3, canonical board cells (x east, y south, 0..8) -> image pixels;
+``pose``  where the board lies: ``homography`` (3x3, canonical board cells, x east and
+  y south over 0..8, -> ideal image pixels), ``radial_k``/``centre``/``radius`` (lens bend,
+  division model), ``tile_offsets`` (16 x 2 pixels, each tile's own shift);
 ``tile_color_lab``  the tile colour (OpenCV 8-bit Lab), to find the board again;
 ``looks``  each suit's coin (facing north) and pawn descriptor, decision thresholds;
 ``camera_calibration``  the lens file used, if any (frames are undistorted first).
@@ -40,8 +42,8 @@ from piecebridge.vision.cells import (
     energies,
     raw_crops,
 )
-from piecebridge.vision.geometry import rectify, rotate_canonical
 from piecebridge.vision.locate import find_board
+from piecebridge.vision.pose import BoardPose
 
 from piecebridge.errors import UserError
 
@@ -62,7 +64,7 @@ def calibration_layout() -> dict[str, tuple[str, str]]:
 class BoardSetup:
     """A camera's board pose and piece looks (see module docstring for the JSON)."""
 
-    H: np.ndarray
+    pose: BoardPose
     image_size: tuple[int, int]
     tile_color_lab: np.ndarray
     looks: PieceLooks
@@ -72,7 +74,7 @@ class BoardSetup:
         return {
             "format": SETUP_FORMAT,
             "image_size": list(self.image_size),
-            "homography": np.asarray(self.H).tolist(),
+            "pose": self.pose.to_json(),
             "tile_color_lab": [float(v) for v in self.tile_color_lab],
             "looks": self.looks.to_json(),
             "camera_calibration": self.camera_calibration,
@@ -93,11 +95,8 @@ class BoardSetup:
         if not isinstance(d, dict) or d.get("format") != SETUP_FORMAT:
             raise UserError(f"setup {path} is not a {SETUP_FORMAT} file")
         try:
-            H = np.asarray(d["homography"], dtype=np.float64)
-            if H.shape != (3, 3) or not np.all(np.isfinite(H)):
-                raise ValueError("homography must be 3x3")
             return cls(
-                H=H,
+                pose=BoardPose.from_json(d["pose"]),
                 image_size=(int(d["image_size"][0]), int(d["image_size"][1])),
                 tile_color_lab=np.asarray(d["tile_color_lab"], dtype=np.float64),
                 looks=PieceLooks.from_json(d["looks"]),
@@ -134,18 +133,18 @@ def learn_setup(
     Returns the setup and a report (``north_score``: layout separation in log energy;
     above ~1 is clear). Raises UserError when the board is missing or the layout is wrong.
     """
-    fit = find_board(frame_bgr)
+    found = find_board(frame_bgr)
     best = None
     for k in range(4):
-        H = rotate_canonical(fit.H, k)
-        lab, tile_ab = board_lab(rectify(frame_bgr, H, PX, MARGIN))
+        pose = found.rotated(k)
+        lab, tile_ab = board_lab(pose.rectify(frame_bgr, PX, MARGIN))
         crops = raw_crops(lab, tile_ab)
         e = energies(crops)
         floor = max(float(np.median(np.sort(e)[:16])), 1.0)
         score = _layout_score(e / floor)
         if best is None or score > best[0]:
-            best = (score, H, crops, e / floor)
-    score, H, crops, ratio = best
+            best = (score, pose, crops, e / floor)
+    score, pose, crops, ratio = best
     if score < 0.3:
         raise UserError(
             "calibration photo does not show the reflec-calibration/1 layout "
@@ -166,10 +165,11 @@ def learn_setup(
     empty_ratio = float(np.clip(np.sqrt(max(hi_empty, 1.0) * lo_occ), 1.8, 6.0))
     looks = PieceLooks(coins=coins, pawns=pawns, empty_ratio=empty_ratio, learned=True)
     h, w = frame_bgr.shape[:2]
-    setup = BoardSetup(H, (w, h), fit.tile_color_lab, looks, camera_calibration)
+    setup = BoardSetup(pose, (w, h), found.tile_color_lab, looks, camera_calibration)
     report = {
         "north_score": round(score, 3),
-        "crosses_found": fit.crosses_found,
+        "crosses_found": found.crosses_found,
+        "lens_k": round(found.k, 3),
         "empty_ratio": round(empty_ratio, 3),
         "busiest_empty": round(hi_empty, 3),
         "quietest_piece": round(lo_occ, 3),
@@ -185,8 +185,8 @@ def annotate(frame_bgr: np.ndarray, setup: BoardSetup) -> np.ndarray:
     from piecebridge.vision.cells import classify
     from piecebridge.vision.debug import draw_decisions, draw_grid
 
-    decisions = classify(rectify(frame_bgr, setup.H, PX, MARGIN), setup.looks)
-    out = draw_decisions(draw_grid(frame_bgr, setup.H), setup.H, decisions)
+    decisions = classify(setup.pose.rectify(frame_bgr, PX, MARGIN), setup.looks)
+    out = draw_decisions(draw_grid(frame_bgr, setup.pose), setup.pose, decisions)
     tile = max(48, frame_bgr.shape[0] // 10)
     for i, suit in enumerate(SUITS):
         for j, look in enumerate((setup.looks.coins[suit], setup.looks.pawns[suit])):

@@ -99,24 +99,24 @@ def rotate_canonical(H: np.ndarray, quarter_turns: int) -> np.ndarray:
     return H @ T @ R @ Ti
 
 
+def north_up_turns(H: np.ndarray) -> int:
+    """Quarter turns making the board side nearest the top of the image north (spec default)."""
+    ys = [project(rotate_canonical(H, k), np.array([[N / 2, 0.0]]))[0, 1] for k in range(4)]
+    return int(np.argmin(ys))
+
+
 def north_up(H: np.ndarray) -> np.ndarray:
-    """Turn ``H`` so that the board side nearest the top of the image is north (spec default)."""
-    best, best_y = H, np.inf
-    for k in range(4):
-        Hk = rotate_canonical(H, k)
-        mid_north = project(Hk, np.array([[N / 2, 0.0]]))[0]
-        if mid_north[1] < best_y:
-            best, best_y = Hk, mid_north[1]
-    return best
+    """``H`` turned so that the side nearest the top of the image is north."""
+    return rotate_canonical(H, north_up_turns(H))
 
 
-def closest_rotation(H: np.ndarray, reference: np.ndarray) -> np.ndarray:
-    """Turn ``H`` so its corners fall nearest to the corners of ``reference``."""
-    ref = project(reference, CANONICAL_CORNERS)
+def closest_turns(H: np.ndarray, reference_corners: np.ndarray) -> int:
+    """Quarter turns bringing ``H``'s corners nearest to ``reference_corners`` (NW, NE, SE, SW)."""
     costs = [
-        np.linalg.norm(project(rotate_canonical(H, k), CANONICAL_CORNERS) - ref) for k in range(4)
+        np.linalg.norm(project(rotate_canonical(H, k), CANONICAL_CORNERS) - reference_corners)
+        for k in range(4)
     ]
-    return rotate_canonical(H, int(np.argmin(costs)))
+    return int(np.argmin(costs))
 
 
 def cell_size_px(H: np.ndarray) -> float:

@@ -20,45 +20,24 @@ piecebridge.vision.locate.BoardNotFound: no board in view: no tile-coloured regi
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 
 import cv2
 import numpy as np
 from piecebridge.vision.geometry import (
     CANONICAL_CORNERS,
     N,
-    cell_size_px,
     project,
-    rectify,
-    scale_homography,
 )
+from piecebridge.vision.pose import CROSS_CENTRES, BoardPose, fit_pose
 
 from piecebridge.errors import UserError
 
 WORK_WIDTH = 640  # outline search runs at this width: fast and smooth enough
-CROSS_CENTRES = np.array(
-    [[2 * i + 1, 2 * j + 1] for j in range(4) for i in range(4)], dtype=np.float64
-)
 
 
 class BoardNotFound(UserError):
     """No usable Reflec board in the image (absent, cut off, or unreadable grid)."""
-
-
-@dataclass
-class BoardFit:
-    """A located board: homography (canonical cells -> image pixels) and evidence."""
-
-    H: np.ndarray
-    crosses_found: int  # tile crosses that supported the fit (of 16)
-    residual: float  # median cross misfit, in cells
-    tile_color_lab: np.ndarray = field(default_factory=lambda: np.zeros(3))
-    cross_points: np.ndarray | None = None  # (16, 2) image points or NaN
-
-    @property
-    def corners(self) -> np.ndarray:
-        """Image corners NW, NE, SE, SW."""
-        return project(self.H, CANONICAL_CORNERS)
 
 
 # --------------------------------------------------------------------------- outline
@@ -67,13 +46,15 @@ class BoardFit:
 def _candidate_colours(lab: np.ndarray, max_candidates: int = 4) -> list[np.ndarray]:
     """Most common colours of the centre and of the whole frame (Lab, coarse bins)."""
     h, w = lab.shape[:2]
-    regions = [lab[h // 4 : 3 * h // 4, w // 4 : 3 * w // 4], lab]
+    regions = [lab[h // 4 : 3 * h // 4 : 2, w // 4 : 3 * w // 4 : 2], lab[::2, ::2]]
     found: list[np.ndarray] = []
     for region in regions:
         px = region.reshape(-1, 3).astype(np.int32)
         key = (px[:, 0] // 24) * 1024 + (px[:, 1] // 10) * 32 + (px[:, 2] // 10)
-        keys, counts = np.unique(key, return_counts=True)
-        for k in keys[np.argsort(counts)[::-1][:3]]:
+        counts = np.bincount(key, minlength=11 * 1024)
+        for k in np.argsort(counts)[::-1][:3]:
+            if counts[k] == 0:
+                break
             colour = px[key == k].mean(axis=0)
             if all(np.linalg.norm(colour - c) > 12 for c in found):
                 found.append(colour)
@@ -115,34 +96,104 @@ def _order_quad(quad: np.ndarray) -> np.ndarray:
     return np.roll(quad, -start, axis=0)
 
 
-def _outline_candidates(bgr: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, bool]]:
+def _cross_outline(small_gray: np.ndarray) -> np.ndarray | None:
+    """Board outline (small-image pixels) from the tile crosses themselves, or None.
+
+    Colour-blind: works when the table has the tiles' colour. Each tile's cross is a
+    connected set of thin dark lines; the largest family of equal-sized, square, sparse blobs
+    are the crosses, and the four outermost give the outline (crosses sit one cell in).
+    """
+    bh = cv2.morphologyEx(
+        small_gray, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (7, 7))
+    )
+    _, mask = cv2.threshold(bh, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    w, h = stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT]
+    area = stats[1:, cv2.CC_STAT_AREA]
+    side = np.maximum(w, h)
+    ok = (
+        (side > small_gray.shape[0] / 40)
+        & (w < 1.6 * h)
+        & (h < 1.6 * w)
+        & (area < 0.35 * w * h)
+        & (area > 1.5 * side)
+    )
+    idx = np.flatnonzero(ok)
+    if len(idx) < 9:
+        return None
+    # The biggest family of similar sizes (crosses are all one size, clutter is not).
+    sizes = side[idx].astype(float)
+    counts = [(np.abs(sizes / s_ - 1) < 0.3).sum() for s_ in sizes]
+    ref = sizes[int(np.argmax(counts))]
+    idx = idx[np.abs(sizes / ref - 1) < 0.3]
+    if len(idx) < 9:
+        return None
+    centres = []
+    for i in idx:
+        x0, y0 = stats[i + 1, cv2.CC_STAT_LEFT], stats[i + 1, cv2.CC_STAT_TOP]
+        blob = labels[y0 : y0 + h[i], x0 : x0 + w[i]] == i + 1
+        centres.append((x0 + np.argmax(blob.sum(axis=0)), y0 + np.argmax(blob.sum(axis=1))))
+    pts = np.asarray(centres, np.float32)
+    hull = cv2.convexHull(pts)
+    quad = None
+    perimeter = cv2.arcLength(hull, True)
+    for eps in np.linspace(0.02, 0.15, 14):
+        approx = cv2.approxPolyDP(hull, eps * perimeter, True)
+        if len(approx) == 4:
+            quad = _order_quad(approx.reshape(4, 2).astype(np.float64))
+            break
+    if quad is None:
+        return None
+    inner = np.array([[1, 1], [7, 1], [7, 7], [1, 7]], np.float32)
+    Hc = cv2.getPerspectiveTransform(inner, quad.astype(np.float32))
+    return project(Hc, CANONICAL_CORNERS)
+
+
+def _outline_candidates(
+    bgr: np.ndarray, preferred_lab: np.ndarray | None = None
+) -> Iterator[tuple[np.ndarray, np.ndarray, bool]]:
     """Board outlines (image pixels, ordered), the tile colour that produced each, and
-    whether the outline's blob runs into the frame edge."""
+    whether the outline's blob runs into the frame edge. Made lazily: the first is
+    usually right. ``preferred_lab`` (the setup's tile colour) is tried first."""
     scale = WORK_WIDTH / bgr.shape[1]
     small = cv2.resize(bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     small = cv2.medianBlur(small, 5)
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
     k = max(3, round(small.shape[1] / 80) | 1)
     close_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
-    out = []
-    for colour in _candidate_colours(lab):
+    h, w = small.shape[:2]
+    crosses = _cross_outline(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY))
+    if crosses is not None:
+        # Colour of the tiles: the median inside the cross outline.
+        m = np.zeros((h, w), np.uint8)
+        cv2.fillConvexPoly(m, np.round(crosses).astype(np.int32), 1)
+        colour = np.median(lab[m > 0], axis=0) if m.any() else np.zeros(3)
+        at_edge = bool(
+            crosses[:, 0].min() < 2
+            or crosses[:, 1].min() < 2
+            or crosses[:, 0].max() > w - 3
+            or crosses[:, 1].max() > h - 3
+        )
+        yield _order_quad(crosses) / scale, colour, at_edge
+    colours = _candidate_colours(lab)
+    if preferred_lab is not None:
+        colours.insert(0, np.asarray(preferred_lab, np.float32))
+    for colour in colours:
         diff = lab - colour
         # Lightness varies with uneven light much more than hue does: weigh it down.
-        dist = np.sqrt(0.15 * diff[..., 0] ** 2 + diff[..., 1] ** 2 + diff[..., 2] ** 2)
-        mask = (dist < 14).astype(np.uint8)
+        dist = 0.15 * diff[..., 0] ** 2 + diff[..., 1] ** 2 + diff[..., 2] ** 2
+        mask = (dist < 14**2).astype(np.uint8)
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, close_kernel)
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, close_kernel)
         quad = _quad_from_mask(mask)
         if quad is not None:
-            h, w = mask.shape
             at_edge = bool(
                 quad[:, 0].min() < 2
                 or quad[:, 1].min() < 2
                 or quad[:, 0].max() > w - 3
                 or quad[:, 1].max() > h - 3
             )
-            out.append((_order_quad(quad) / scale, colour, at_edge))
-    return out
+            yield _order_quad(quad) / scale, colour, at_edge
 
 
 # --------------------------------------------------------------------------- grid fit
@@ -221,46 +272,46 @@ def _combine_arms(pos: np.ndarray, ok: np.ndarray, tolerance: float) -> np.ndarr
     return out
 
 
-def refine_homography(
+def measure_crosses(
+    gray: np.ndarray, pose: BoardPose, px_per_cell: int, search: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Image positions (16, 2) of the tile crosses near where ``pose`` expects them."""
+    margin = 0.5
+    rect = pose.rectify(gray, px_per_cell, margin)
+    pts, _ = find_crosses(_ridge_map(rect, px_per_cell), px_per_cell, margin, search)
+    ok = ~np.isnan(pts[:, 0])
+    image_pts = np.full((16, 2), np.nan)
+    if ok.any():
+        # Rectified pixel -> canonical -> image, through the same pose (lens and tiles too).
+        image_pts[ok] = _through(pose, pts[ok] / px_per_cell - margin, CROSS_CENTRES[ok])
+    return image_pts, ok
+
+
+def _through(pose: BoardPose, canon: np.ndarray, home: np.ndarray) -> np.ndarray:
+    """Map canonical points to the image using each point's home tile for the tile shift."""
+    tile = np.clip(np.floor(home / 2.0), 0, 3).astype(int)
+    off = pose.tile_offsets[tile[:, 1] * 4 + tile[:, 0]]
+    return pose._distort(project(pose.H, canon) + off)
+
+
+def refine_pose(
     gray: np.ndarray,
-    H: np.ndarray,
+    pose: BoardPose,
     px_per_cell: int = 32,
     search: float = 0.5,
-    min_crosses: int = 6,
-) -> BoardFit | None:
-    """Fit ``H`` (canonical -> image) to the tile crosses seen near its prediction."""
-    margin = 0.5
-    rect = rectify(gray, H, px_per_cell, margin)
-    ridge = _ridge_map(rect, px_per_cell)
-    pts, _support = find_crosses(ridge, px_per_cell, margin, search)
-    ok = ~np.isnan(pts[:, 0])
-    if ok.sum() < min_crosses:
-        return None
-    A = scale_homography(px_per_cell, margin)
-    image_pts = project(H @ np.linalg.inv(A), pts[ok])
-    cell_px = cell_size_px(H)
-    H_new, inliers = cv2.findHomography(
-        CROSS_CENTRES[ok], image_pts, cv2.RANSAC, ransacReprojThreshold=0.12 * cell_px
-    )
-    if H_new is None or inliers is None or inliers.sum() < min_crosses:
-        return None
-    inl = inliers.ravel().astype(bool)
-    resid = np.linalg.norm(project(H_new, CROSS_CENTRES[ok][inl]) - image_pts[inl], axis=1)
-    all_pts = np.full((16, 2), np.nan)
-    idx = np.flatnonzero(ok)[inl]
-    all_pts[idx] = image_pts[inl]
-    return BoardFit(
-        H=H_new,
-        crosses_found=int(inl.sum()),
-        residual=float(np.median(resid) / cell_px),
-        cross_points=all_pts,
-    )
+    fit_lens: bool = True,
+) -> BoardPose | None:
+    """Fit the pose again to the tile crosses seen near its prediction (None if too few)."""
+    image_pts, ok = measure_crosses(gray, pose, px_per_cell, search)
+    h, w = gray.shape[:2]
+    return fit_pose(image_pts, ok, (w, h), pose.cell_size_px(), fit_lens)
 
 
-def _check_in_frame(H: np.ndarray, shape: tuple[int, ...]) -> None:
+def _check_in_frame(pose: BoardPose, shape: tuple[int, ...]) -> None:
     h, w = shape[:2]
-    corners = project(H, CANONICAL_CORNERS)
-    pad = 0.15 * cell_size_px(H)  # the board's outer rim beyond the outer cells
+    corners = pose.corners
+    # A sliver of a corner tile beyond the frame is harmless; a missing part of a cell is not.
+    pad = -0.3 * pose.cell_size_px()
     if (
         corners[:, 0].min() < pad
         or corners[:, 1].min() < pad
@@ -270,56 +321,75 @@ def _check_in_frame(H: np.ndarray, shape: tuple[int, ...]) -> None:
         raise BoardNotFound("board cut off by the frame edge: move the camera so all 16 tiles show")
 
 
-def _corner_gap(H: np.ndarray, quad: np.ndarray) -> float:
+def squareness(H: np.ndarray, shape: tuple[int, ...]) -> float:
+    """How far the board seen through ``H`` is from a square under some pinhole camera.
+
+    For a square board, ``K^-1 H`` has two orthogonal columns of equal length for the true
+    focal length ``f`` (principal point taken at the image centre). The best ``f`` over a wide
+    range is tried; the result is ``|log(len1 / len2)| + |cos(angle)|`` (0 for a square).
+    """
+    h, w = shape[:2]
+    T = np.array([[1, 0, -(w - 1) / 2], [0, 1, -(h - 1) / 2], [0, 0, 1]], float)
+    Hc = T @ H
+    best = np.inf
+    for f in np.geomspace(0.3 * w, 5 * w, 48):
+        M = Hc * np.array([[1 / f], [1 / f], [1.0]])
+        r1, r2 = M[:, 0], M[:, 1]
+        n1, n2 = np.linalg.norm(r1), np.linalg.norm(r2)
+        best = min(best, abs(np.log(n1 / n2)) + abs(r1 @ r2) / (n1 * n2))
+    return float(best)
+
+
+def _corner_gap(pose: BoardPose, quad: np.ndarray) -> float:
     """Median distance (cells) between the fitted board's corners and an outline's corners."""
-    fitted = project(H, CANONICAL_CORNERS)
+    fitted = pose.corners
     gaps = [np.median(np.linalg.norm(np.roll(fitted, k, axis=0) - quad, axis=1)) for k in range(4)]
-    return float(min(gaps) / cell_size_px(H))
+    return float(min(gaps) / pose.cell_size_px())
 
 
-def find_board(bgr: np.ndarray, tile_color_lab: np.ndarray | None = None) -> BoardFit:
+def find_board(bgr: np.ndarray, tile_color_lab: np.ndarray | None = None) -> BoardPose:
     """Locate the board from scratch. North is not decided here (see :mod:`geometry`).
 
     Raises :class:`BoardNotFound` when no board is in view or it is cut off by the frame.
     """
     if bgr.ndim != 3 or min(bgr.shape[:2]) < 64:
         raise BoardNotFound("no board in view: image too small")
-    candidates = _outline_candidates(bgr)
-    if tile_color_lab is not None:
-        candidates.sort(key=lambda qc: float(np.linalg.norm(qc[1] - tile_color_lab)))
-    if not candidates:
-        raise BoardNotFound("no board in view: no tile-coloured region large enough")
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
-    best: BoardFit | None = None
-    cut_off = False
-    for quad, colour, at_edge in candidates:
+    best: BoardPose | None = None
+    cut_off = seen_any = False
+    for quad, colour, at_edge in _outline_candidates(bgr, tile_color_lab):
+        seen_any = True
         H0 = cv2.getPerspectiveTransform(
             CANONICAL_CORNERS.astype(np.float32), quad.astype(np.float32)
         )
-        fit = refine_homography(gray, H0, px_per_cell=24, search=0.6)
-        if fit is None:
+        pose = refine_pose(gray, BoardPose(H0), px_per_cell=24, search=0.6, fit_lens=False)
+        if pose is None:
             continue
-        fit = refine_homography(gray, fit.H, px_per_cell=48, search=0.25) or fit
+        pose = refine_pose(gray, pose, px_per_cell=32, search=0.3) or pose
+        pose = refine_pose(gray, pose, px_per_cell=48, search=0.15) or pose
         # The grid must explain the whole outline; a partial board fits crosses and gaps
         # at the wrong scale.
-        if _corner_gap(fit.H, quad) > 0.6:
+        if _corner_gap(pose, quad) > 0.6:
             cut_off = cut_off or at_edge
             continue
-        if at_edge:
-            cut_off = True
+        # A part of a board can fit the grid at the wrong scale; a whole board is square.
+        if squareness(pose.H, gray.shape) > 0.15:
+            cut_off = cut_off or at_edge
             continue
-        fit.tile_color_lab = colour
-        if best is None or fit.crosses_found > best.crosses_found:
-            best = fit
+        pose.tile_color_lab = colour
+        if best is None or pose.crosses_found > best.crosses_found:
+            best = pose
         if best.crosses_found >= 12:
             break
+    if not seen_any:
+        raise BoardNotFound("no board in view: no tile-coloured region large enough")
     if best is None:
         if cut_off:
             raise BoardNotFound(
                 "board cut off by the frame edge: move the camera so all 16 tiles show"
             )
         raise BoardNotFound("no board in view: no 8x8 tile grid found")
-    _check_in_frame(best.H, bgr.shape)
+    _check_in_frame(best, bgr.shape)
     return best
 
 

@@ -30,21 +30,19 @@ import cv2
 import numpy as np
 from piecebridge.vision.cells import MARGIN, PX, CellDecision, PieceLooks, classify
 from piecebridge.vision.geometry import (
-    closest_rotation,
-    north_up,
+    CANONICAL_CORNERS,
+    closest_turns,
+    north_up_turns,
     project,
-    rectify,
-    scale_homography,
 )
 from piecebridge.vision.locate import (
-    CROSS_CENTRES,
-    BoardFit,
     _ridge_map,
     find_board,
     find_crosses,
     find_edges,
-    refine_homography,
+    refine_pose,
 )
+from piecebridge.vision.pose import CROSS_CENTRES, BoardPose
 
 from piecebridge.errors import UserError
 
@@ -61,7 +59,7 @@ class Observation:
     board: dict[str, Any]
     unknown: list[str]
     moved: bool
-    H: np.ndarray
+    pose: BoardPose
     decisions: list[CellDecision]
     motion: float = 0.0
     crosses_visible: int = 0
@@ -99,23 +97,19 @@ class BoardReader:
         self.setup = setup
         self.undistort = camera_calibration
         self.looks: PieceLooks = setup.looks if setup is not None else PieceLooks.default()
-        self.H: np.ndarray | None = None if setup is None else np.array(setup.H)
-        self._reference_H = None if setup is None else np.array(setup.H)
+        self.pose: BoardPose | None = None if setup is None else setup.pose
+        self._reference = None if setup is None else project(setup.pose.H, CANONICAL_CORNERS)
         self._tile_lab = None if setup is None else np.array(setup.tile_color_lab)
         self._previous: np.ndarray | None = None
 
     # ------------------------------------------------------------------ pose
 
-    def _orient(self, H: np.ndarray) -> np.ndarray:
-        if self._reference_H is not None:
-            return closest_rotation(H, self._reference_H)
-        return north_up(H)
-
-    def locate(self, frame: np.ndarray) -> BoardFit:
+    def locate(self, frame: np.ndarray) -> BoardPose:
         """Find the board from scratch and orient it (setup's north, else top of image)."""
-        fit = find_board(frame, self._tile_lab)
-        fit.H = self._orient(fit.H)
-        return fit
+        pose = find_board(frame, self._tile_lab)
+        if self._reference is not None:
+            return pose.rotated(closest_turns(pose.H, self._reference))
+        return pose.rotated(north_up_turns(pose.H))
 
     def _check_lock(self, rect_bgr: np.ndarray) -> tuple[str, int, np.ndarray | None]:
         """'ok', 'drift' or 'moved', crosses seen, and their rectified offsets."""
@@ -146,21 +140,21 @@ class BoardReader:
         timings: dict[str, float] = {}
         frame = self.undistort(frame_bgr) if self.undistort is not None else frame_bgr
         moved = False
-        if self.H is None:
-            self.H = self.locate(frame).H
+        if self.pose is None:
+            self.pose = self.locate(frame)
             timings["locate"] = (time.perf_counter() - t0) * 1e3
-        rect = rectify(frame, self.H, PX, MARGIN)
+        rect = self.pose.rectify(frame, PX, MARGIN)
         state, seen, _ = self._check_lock(rect)
         if state in ("moved", "lost"):
-            self.H = self.locate(frame).H
+            self.pose = self.locate(frame)
             moved = True
-            rect = rectify(frame, self.H, PX, MARGIN)
+            rect = self.pose.rectify(frame, PX, MARGIN)
         elif state == "drift":
             gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-            fit = refine_homography(gray, self.H, px_per_cell=32, search=0.25)
-            if fit is not None:
-                self.H = fit.H
-                rect = rectify(frame, self.H, PX, MARGIN)
+            pose = refine_pose(gray, self.pose, px_per_cell=32, search=0.25)
+            if pose is not None:
+                self.pose = pose
+                rect = self.pose.rectify(frame, PX, MARGIN)
         timings["pose"] = (time.perf_counter() - t0) * 1e3
         decisions = classify(rect, self.looks)
         timings["total"] = (time.perf_counter() - t0) * 1e3
@@ -174,7 +168,7 @@ class BoardReader:
             board=board,
             unknown=board["unknown"],
             moved=moved,
-            H=self.H.copy(),
+            pose=self.pose,
             decisions=decisions,
             motion=motion,
             crosses_visible=seen,
@@ -182,7 +176,7 @@ class BoardReader:
         )
 
 
-def cell_polygons(H: np.ndarray) -> dict[str, np.ndarray]:
+def cell_polygons(pose: BoardPose) -> dict[str, np.ndarray]:
     """Image outline (4, 2) of every cell, for drawing."""
     from piecebridge.vision.geometry import cell_index
 
@@ -190,17 +184,9 @@ def cell_polygons(H: np.ndarray) -> dict[str, np.ndarray]:
     for name in [f"{f}{r}" for f in "abcdefgh" for r in range(1, 9)]:
         col, row = cell_index(name)
         y = 7 - row
-        out[name] = project(H, np.array([[col, y], [col + 1, y], [col + 1, y + 1], [col, y + 1]]))
+        corners = np.array([[col, y], [col + 1, y], [col + 1, y + 1], [col, y + 1]], float)
+        out[name] = pose.to_image(corners * 0.999 + 0.0005)
     return out
-
-
-__all__ = [
-    "BoardReader",
-    "Observation",
-    "board_from_decisions",
-    "cell_polygons",
-    "scale_homography",
-]
 
 
 def load_frame(path: str | os.PathLike) -> np.ndarray:

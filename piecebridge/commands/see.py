@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
         from piecebridge.vision.debug import write_debug
 
         shown = undistort(frame) if undistort is not None else frame
-        write_debug(args.debug_dir, shown, obs.H, obs.decisions)
+        write_debug(args.debug_dir, shown, obs.pose, obs.decisions)
     if args.json:
         print(json.dumps(obs.board))
     else:

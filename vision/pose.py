@@ -1,0 +1,201 @@
+"""Where the board lies in the image: homography, lens bend and each tile's own offset.
+
+A plain homography is not enough for real tables: lenses bend straight lines (up to a few
+percent of the frame) and hands lay tiles a millimetre or two off the grid. A
+:class:`BoardPose` maps canonical board points (cells, x east, y south) to image pixels in
+three steps: the homography ``H`` to an ideal (undistorted) image; a per-tile shift, measured
+at that tile's cross; and one radial distortion term (division model) about the image centre.
+
+All three are fitted to the 16 tile crosses (:func:`fit_pose`), which is over-determined
+(32 equations, 8 + 1 unknowns before the per-tile shifts take up what is left).
+
+>>> pose = BoardPose(np.diag([100.0, 100.0, 1.0]), k=0.0, centre=(400.0, 400.0))
+>>> pose.to_image(np.array([[1.0, 2.0]])).round(1).tolist()
+[[100.0, 200.0]]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import cv2
+import numpy as np
+from piecebridge.vision.geometry import N, project, rotate_canonical
+
+#: Canonical centres of the 16 tile crosses, tile (i east, j south) at index 4 * j + i.
+CROSS_CENTRES = np.array(
+    [[2 * i + 1, 2 * j + 1] for j in range(4) for i in range(4)], dtype=np.float64
+)
+K_GRID = np.linspace(-0.45, 0.45, 31)  # radial terms tried when fitting (division model)
+
+
+@dataclass
+class BoardPose:
+    """Canonical board cells -> image pixels (see module docstring)."""
+
+    H: np.ndarray
+    k: float = 0.0
+    centre: tuple[float, float] = (0.0, 0.0)
+    scale: float = 1000.0  # radius normalising the distortion term (half the diagonal)
+    tile_offsets: np.ndarray = field(default_factory=lambda: np.zeros((16, 2)))
+    crosses_found: int = 0
+    residual: float = 0.0  # median cross misfit after the fit, in cells
+    tile_color_lab: np.ndarray | None = None  # the tile colour the outline was found with
+
+    # ---------------------------------------------------------------- mapping
+
+    def _distort(self, u: np.ndarray) -> np.ndarray:
+        """Ideal -> image pixels (inverse of the division model, by fixed-point steps)."""
+        if self.k == 0.0:
+            return u
+        c = np.asarray(self.centre)
+        du = (u - c) / self.scale
+        d = du.copy()
+        for _ in range(6):
+            r2 = (d**2).sum(axis=-1, keepdims=True)
+            d = du / (1.0 + self.k * r2)
+        return c + d * self.scale
+
+    def undistort_points(self, x: np.ndarray) -> np.ndarray:
+        """Image -> ideal pixels."""
+        c = np.asarray(self.centre)
+        d = (np.asarray(x, np.float64) - c) / self.scale
+        r2 = (d**2).sum(axis=-1, keepdims=True)
+        return c + d * (1.0 + self.k * r2) * self.scale
+
+    def _offset_at(self, pts: np.ndarray) -> np.ndarray:
+        tile = np.clip(np.floor(pts / 2.0), 0, 3).astype(int)
+        return self.tile_offsets[tile[..., 1] * 4 + tile[..., 0]]
+
+    def to_image(self, pts: np.ndarray) -> np.ndarray:
+        """Canonical points (n, 2) -> image pixels (n, 2)."""
+        pts = np.asarray(pts, np.float64).reshape(-1, 2)
+        return self._distort(project(self.H, pts) + self._offset_at(pts))
+
+    def cell_size_px(self) -> float:
+        c = self.to_image(np.array([[0, 0], [N, 0], [N, N], [0, N]], float))
+        return float(np.linalg.norm(np.roll(c, -1, axis=0) - c, axis=1).mean() / N)
+
+    @property
+    def corners(self) -> np.ndarray:
+        """Image corners NW, NE, SE, SW."""
+        return self.to_image(np.array([[0, 0], [N, 0], [N, N], [0, N]], float))
+
+    # ---------------------------------------------------------------- rectifying
+
+    @cached_property
+    def _maps(self) -> dict[tuple[int, float], tuple[np.ndarray, np.ndarray]]:
+        return {}
+
+    def rectify(self, image: np.ndarray, px_per_cell: int, margin_cells: float = 0.0) -> np.ndarray:
+        """The board north-up at ``px_per_cell``; the map is made once per pose and size."""
+        key = (px_per_cell, margin_cells)
+        if key not in self._maps:
+            size = round((N + 2 * margin_cells) * px_per_cell)
+            g = (np.arange(size) + 0.5) / px_per_cell - margin_cells - 0.5 / px_per_cell
+            gx, gy = np.meshgrid(g, g)
+            pts = self.to_image(np.stack([gx.ravel(), gy.ravel()], axis=1))
+            m = pts.reshape(size, size, 2).astype(np.float32)
+            self._maps[key] = cv2.convertMaps(m[..., 0], m[..., 1], cv2.CV_16SC2)
+        m1, m2 = self._maps[key]
+        return cv2.remap(image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+    # ---------------------------------------------------------------- turning, saving
+
+    def rotated(self, quarter_turns: int) -> BoardPose:
+        """The same board with north moved by quarter turns (see ``geometry.rotate_canonical``)."""
+        H = rotate_canonical(self.H, quarter_turns)
+        # Where each new cross centre sits in the old canonical frame.
+        old = project(H, CROSS_CENTRES)
+        old_canon = project(np.linalg.inv(self.H), old)
+        idx = [int(np.argmin(np.linalg.norm(CROSS_CENTRES - p, axis=1))) for p in old_canon]
+        return BoardPose(
+            H,
+            self.k,
+            self.centre,
+            self.scale,
+            self.tile_offsets[idx].copy(),
+            self.crosses_found,
+            self.residual,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "homography": self.H.tolist(),
+            "radial_k": self.k,
+            "centre": list(self.centre),
+            "radius": self.scale,
+            "tile_offsets": self.tile_offsets.round(3).tolist(),
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> BoardPose:
+        H = np.asarray(d["homography"], np.float64)
+        if H.shape != (3, 3) or not np.all(np.isfinite(H)):
+            raise ValueError("homography must be a finite 3x3 matrix")
+        offsets = np.asarray(d.get("tile_offsets", np.zeros((16, 2))), np.float64)
+        if offsets.shape != (16, 2):
+            raise ValueError("tile_offsets must be 16 x 2")
+        return cls(
+            H,
+            float(d.get("radial_k", 0.0)),
+            (float(d["centre"][0]), float(d["centre"][1])),
+            float(d.get("radius", 1000.0)),
+            offsets,
+        )
+
+
+def fit_pose(
+    image_pts: np.ndarray,
+    found: np.ndarray,
+    image_size: tuple[int, int],
+    cell_px: float,
+    fit_lens: bool = True,
+) -> BoardPose | None:
+    """Fit a :class:`BoardPose` to tile-cross image points (16, 2) where ``found``.
+
+    Outliers (a piece edge taken for a line) are dropped by RANSAC first. The radial term is
+    chosen on a grid (cheap and free of local minima); the tiles' own shifts take the rest.
+    """
+    w, h = image_size
+    centre = ((w - 1) / 2.0, (h - 1) / 2.0)
+    scale = float(np.hypot(w, h) / 2.0)
+    P, X = CROSS_CENTRES[found], image_pts[found]
+    if len(P) < 6:
+        return None
+    _, inl = cv2.findHomography(P, X, cv2.RANSAC, ransacReprojThreshold=0.15 * cell_px)
+    if inl is None:
+        return None
+    inl = inl.ravel().astype(bool)
+    if inl.sum() < 6:
+        return None
+    P, X = P[inl], X[inl]
+    best = None
+    ks = K_GRID if (fit_lens and len(P) >= 10) else [0.0]
+    for k in ks:
+        pose = BoardPose(np.eye(3), float(k), centre, scale)
+        U = pose.undistort_points(X)
+        H, _ = cv2.findHomography(P, U, 0)
+        if H is None:
+            continue
+        err = float(np.sum((project(H, P) - U) ** 2))
+        if best is None or err < best[0]:
+            best = (err, k, H, U)
+    if best is None:
+        return None
+    _, k, H, U = best
+    pose = BoardPose(H, float(k), centre, scale)
+    resid = U - project(H, P)
+    offsets = np.zeros((16, 2))
+    idx = np.flatnonzero(found)[inl]
+    offsets[idx] = resid
+    # Tiles whose cross was hidden borrow the mean shift of those seen (usually ~0).
+    missing = np.setdiff1d(np.arange(16), idx)
+    if len(missing):
+        offsets[missing] = np.median(resid, axis=0)
+    pose.tile_offsets = offsets
+    pose.crosses_found = int(inl.sum())
+    pose.residual = float(np.median(np.linalg.norm(resid, axis=1)) / cell_px)
+    return pose
