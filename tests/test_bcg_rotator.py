@@ -19,6 +19,7 @@ from piecebridge.rules.bcg.rotator import (
     RotatorOptions,
     RotatorState,
     apply,
+    card_marks,
     check,
     from_json,
     invariant_problem,
@@ -711,3 +712,14 @@ def test_bots_play_complete_legal_games():
             assert replay(record_lines(start, actions)) == final
             wins += bool(winners(final)) and bot == "greedy"
     assert wins >= 2  # the greedy bot wins some of these boards
+
+
+def test_card_marks_draw_the_pencil_marks_of_both_grids():
+    s, _ = apply(new_game(layout="pinwheel"), "start 1:F10")
+    grids = card_marks(s)
+    cells = [(g, name, v) for g, grid in enumerate(grids, 1) for name, v in grid["cells"].items()]
+    assert sum(v["shaded"] for _, _, v in cells) == len(s.solid)
+    assert sum(v["mark"] == "dot" for _, _, v in cells) == 10
+    triangles = {f"{g}:{name}" for g, name, v in cells if v["mark"] == "triangle"}
+    assert triangles == {cell_name(c) for c in range(CELLS) if s.marks[c]}
+    assert all(card_grid.parse_cell(name) >= 0 for _, name, _ in cells)  # 10x10 names

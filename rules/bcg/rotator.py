@@ -788,6 +788,27 @@ def render(state: RotatorState, oriented: bool = True) -> str:
     return "\n".join([*lines, status])
 
 
+def card_marks(state: RotatorState) -> list[dict[str, Any]]:
+    """The two grids as pencil marks on the card (``card/1`` ``grids``, grid 1 first).
+
+    Rock is shaded, a Node carries its ``dot`` (shaded while it is rock), and a
+    touched space a ``triangle`` (the card cannot show the age lines).
+
+    >>> grids = card_marks(new_game(layout="pinwheel"))
+    >>> grids[1]["cells"]["F5"], grids[1]["cells"]["F7"]
+    ({'mark': 'dot', 'shaded': True}, {'mark': None, 'shaded': True})
+    """
+    grids: list[dict[str, Any]] = [{"cells": {}}, {"cells": {}}]
+    nodes = set(state.map.nodes)
+    for c in range(CELLS):
+        shaded = c in state.solid
+        mark = "dot" if c in nodes else "triangle" if state.marks[c] else None
+        if mark or shaded:
+            name = CELL_NAMES[c]
+            grids[grid_of(c) - 1]["cells"][name[2:]] = {"mark": mark, "shaded": shaded}
+    return grids
+
+
 # ------------------------------------------------------------------------ bots
 
 
