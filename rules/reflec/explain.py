@@ -155,37 +155,48 @@ def _search(
 
 
 def _successor_actions(node: GameState, goal: Board, focused: bool) -> Iterator[Action]:
-    """Candidate actions; facings are chosen canonically (the goal's, or unchanged),
-    since a coin's facing matters only where it finally stays.
+    """Candidate actions. A coin's facing matters only where some coin finally stays,
+    and a swap hands a cell's facing to the coin that comes in; so facings are
+    chosen canonically: the goal's facing for that cell (whatever suit will stand
+    there), or else unchanged.
     """
     squares, targets = node.board.squares, goal.squares
     mismatched = [c for c in CELLS if squares[c] != targets[c]]
     movers = mismatched if focused else [c for c in CELLS if squares[c] is not None]
+    swaps: set[Swap] = set()
     for cell in movers:
         piece = squares[cell]
         if type(piece) is Coin:
+            if not node.controls(piece.suit):  # only a swap with a coin we control moves it
+                swaps.update(
+                    Swap(cell, n)
+                    for n in NEIGHBOURS[cell]
+                    if type(squares[n]) is Coin and node.controls(squares[n].suit)
+                )
+                continue
             want = targets[cell]
-            if type(want) is Coin and want.suit is piece.suit and want.facing is not piece.facing:
+            if type(want) is Coin and want.facing is not piece.facing:
                 yield Spin(cell, want.facing)
             for n in NEIGHBOURS[cell]:
                 if squares[n] is None:
                     there = targets[n]
-                    facing = (
-                        there.facing
-                        if type(there) is Coin and there.suit is piece.suit
-                        else piece.facing
-                    )
-                    yield MoveCoin(cell, n, facing)
-                elif type(squares[n]) is Coin and (n not in mismatched or n > cell):
-                    yield Swap(cell, n)
+                    yield MoveCoin(cell, n, piece.facing)
+                    if type(there) is Coin and there.facing is not piece.facing:
+                        yield MoveCoin(cell, n, there.facing)
+                elif type(squares[n]) is Coin:
+                    swaps.add(Swap(cell, n))
         elif type(piece) is Pawn:
             for n in NEIGHBOURS[cell]:
                 if squares[n] is None:
                     yield MoveLaser(cell, n)
-    for cell in mismatched:
-        want = targets[cell]
-        if squares[cell] is None and type(want) is Coin and node.pool[_SUIT_INDEX[want.suit]]:
-            yield Drop(cell, want.suit, want.facing)
+    yield from swaps
+    droppable = [s for s in SUITS if node.pool[_SUIT_INDEX[s]]]
+    if droppable:
+        for cell in mismatched:
+            want = targets[cell]
+            if squares[cell] is None and type(want) is Coin:
+                for suit in droppable:
+                    yield Drop(cell, suit, want.facing)
 
 
 def lower_bound(board: Board, goal: Board, state: GameState) -> int:
