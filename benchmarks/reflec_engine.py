@@ -17,7 +17,6 @@ import statistics
 import time
 from collections.abc import Callable
 
-import numpy
 from piecebridge.rules.reflec import (
     SUITS,
     Coin,
