@@ -690,8 +690,10 @@ def invariant_problem(state: RotatorState) -> str | None:
         return None
     if state.position is None or state.start_grid not in (1, 2):
         return "a started game needs a position and a start grid 1 or 2"
-    if state.phase != "over" and state.position in state.solid:
-        return f"the player is inside solid rock at {cell_name(state.position)}"
+    if state.turn < 1:
+        return "turns are counted from 1"
+    if state.phase != "over" and not state.marks[state.position]:
+        return f"the player's space {cell_name(state.position)} is not marked as touched"
     if (state.phase == "relocate") != (state.capture is not None):
         return "a captured Node is pending exactly in phase 'relocate'"
     if state.capture is not None and state.capture not in state.map.nodes:
