@@ -153,6 +153,7 @@ class PieceArt:
     pawn_profile: tuple[tuple[float, float], ...]
     pawn_gloss: float
     coin_gloss: float
+    tile_gloss: float
 
 
 _CLASSIC_PAWN = (
@@ -188,6 +189,7 @@ ART: dict[str, PieceArt] = {
         pawn_profile=_CLASSIC_PAWN,
         pawn_gloss=0.5,
         coin_gloss=0.5,
+        tile_gloss=0.3,
     ),
     "french": PieceArt(
         name="french",
@@ -211,6 +213,7 @@ ART: dict[str, PieceArt] = {
         pawn_profile=_PEG_PAWN,
         pawn_gloss=0.15,
         coin_gloss=0.3,
+        tile_gloss=0.2,
     ),
 }
 

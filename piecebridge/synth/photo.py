@@ -42,6 +42,12 @@ BGR = tuple[float, float, float]
 # --------------------------------------------------------------------------------------------
 
 
+def _frozen(a: np.ndarray) -> np.ndarray:
+    """Read-only array: camera properties are cached, so nobody may change them in place."""
+    a.setflags(write=False)
+    return a
+
+
 @dataclass(frozen=True)
 class Camera:
     """A pinhole camera with OpenCV distortion, placed above the table.
@@ -76,37 +82,41 @@ class Camera:
     yaw_deg: float = 0.0
 
     # -- intrinsics ---------------------------------------------------------------------------
-    @property
+    @functools.cached_property
     def K(self) -> np.ndarray:
         """3x3 camera matrix (float64)."""
         w, h = self.image_size
         cx, cy = self.principal_px if self.principal_px is not None else ((w - 1) / 2, (h - 1) / 2)
-        return np.array(
-            [[self.focal_px, 0.0, cx], [0.0, self.focal_px * self.aspect, cy], [0.0, 0.0, 1.0]]
+        return _frozen(
+            np.array(
+                [[self.focal_px, 0.0, cx], [0.0, self.focal_px * self.aspect, cy], [0.0, 0.0, 1.0]]
+            )
         )
 
-    @property
+    @functools.cached_property
     def dist(self) -> np.ndarray:
         """Distortion coefficients as OpenCV wants them (float64, 5 or 8 values)."""
         d = list(self.dist_coeffs)
         d += [0.0] * ((5 if len(d) <= 5 else 8) - len(d))
-        return np.array(d, dtype=np.float64)
+        return _frozen(np.array(d, dtype=np.float64))
 
     # -- extrinsics ---------------------------------------------------------------------------
-    @property
+    @functools.cached_property
     def center_mm(self) -> np.ndarray:
         """Camera centre ``(x, y, height)`` in world millimetres."""
         off = self.height_mm * math.tan(math.radians(self.tilt_deg))
         az = math.radians(self.tilt_azimuth_deg)
-        return np.array(
-            [
-                self.target_mm[0] + off * math.sin(az),
-                self.target_mm[1] + off * math.cos(az),
-                self.height_mm,
-            ]
+        return _frozen(
+            np.array(
+                [
+                    self.target_mm[0] + off * math.sin(az),
+                    self.target_mm[1] + off * math.cos(az),
+                    self.height_mm,
+                ]
+            )
         )
 
-    @property
+    @functools.cached_property
     def R(self) -> np.ndarray:
         """World-to-camera rotation (OpenCV object frame ``(x, y, -height)``)."""
         c = self.center_mm
@@ -117,18 +127,18 @@ class Camera:
         x = ref - ref.dot(z) * z
         x /= np.linalg.norm(x)
         y = np.cross(z, x)
-        return np.stack([x, y, z])
+        return _frozen(np.stack([x, y, z]))
 
-    @property
+    @functools.cached_property
     def tvec(self) -> np.ndarray:
         """Translation for ``cv2.projectPoints`` (object frame ``(x, y, -height)``)."""
         c = self.center_mm
-        return -self.R @ np.array([c[0], c[1], -c[2]])
+        return _frozen(-self.R @ np.array([c[0], c[1], -c[2]]))
 
-    @property
+    @functools.cached_property
     def rvec(self) -> np.ndarray:
         """Rodrigues rotation vector for ``cv2.projectPoints``."""
-        return cv2.Rodrigues(self.R)[0].ravel()
+        return _frozen(cv2.Rodrigues(np.array(self.R))[0].ravel())
 
     def replace(self, **changes: object) -> Camera:
         """A copy with some fields changed (``dataclasses.replace``)."""
@@ -335,9 +345,12 @@ class Overlay:
     mm_per_px: float
     origin_mm: tuple[float, float]
     height_mm: float = 0.0
+    gloss: float | None = None  # specular strength of its surface; None = the table's
 
 
-def _draw_overlay(img: np.ndarray, cam: Camera, ov: Overlay, mx, my, base_s, base_o) -> None:
+def _draw_overlay(
+    img: np.ndarray, gloss: np.ndarray, cam: Camera, ov: Overlay, mx, my, base_s, base_o
+) -> None:
     h, w = img.shape[:2]
     oh, ow = ov.bgra.shape[:2]
     corners = np.array([(0, 0), (ow - 1, 0), (ow - 1, oh - 1), (0, oh - 1)], float)
@@ -360,6 +373,9 @@ def _draw_overlay(img: np.ndarray, cam: Camera, ov: Overlay, mx, my, base_s, bas
     a = src[..., 3:4].astype(np.float32) * np.float32(1 / 255)
     reg = img[y0:y1, x0:x1]
     img[y0:y1, x0:x1] = reg * (1 - a) + src[..., :3].astype(np.float32) * np.float32(1 / 255) * a
+    if ov.gloss is not None:
+        g = gloss[y0:y1, x0:x1]
+        gloss[y0:y1, x0:x1] = g * (1 - a[..., 0]) + np.float32(ov.gloss) * a[..., 0]
 
 
 # --------------------------------------------------------------------------------------------
@@ -380,9 +396,9 @@ class _Ctx:
 
     def rays(self, x0: int, y0: int, x1: int, y1: int) -> tuple[np.ndarray, np.ndarray]:
         """Per-pixel slope ``(ax, ay)``: horizontal mm travelled per mm of descent."""
-        xn = self.xn[y0:y1, x0:x1].ravel().astype(np.float64)
-        yn = self.yn[y0:y1, x0:x1].ravel().astype(np.float64)
-        r = self.cam.R
+        xn = self.xn[y0:y1, x0:x1].ravel()
+        yn = self.yn[y0:y1, x0:x1].ravel()
+        r = self.cam.R.astype(np.float32)
         dx = r[0, 0] * xn + r[1, 0] * yn + r[2, 0]
         dy = r[0, 1] * xn + r[1, 1] * yn + r[2, 1]
         dz = r[0, 2] * xn + r[1, 2] * yn + r[2, 2]
@@ -439,28 +455,40 @@ def _render_solid(ctx: _Ctx, s: Solid) -> None:
         return
     ax, ay = ctx.rays(x0, y0, x1, y1)
     c = cam.center_mm
-    n = max(3, math.ceil((s.top_mm - s.base_mm) / s.step_mm) + 1)
-    zs = np.linspace(s.top_mm, s.base_mm, n)[:, None]
-    lx = c[0] + (c[2] - zs) * ax - s.center_mm[0]
-    ly = c[1] + (c[2] - zs) * ay - s.center_mm[1]
+    pix_mm = float(cam.depth_mm([(*s.center_mm, s.top_mm / 2)])[0]) / cam.focal_px
+    # only rays that pass within the bounding cylinder need marching
+    tx = c[0] + (c[2] - s.top_mm) * ax - s.center_mm[0]
+    ty = c[1] + (c[2] - s.top_mm) * ay - s.center_mm[1]
+    span = s.top_mm - s.base_mm
+    dx, dy = ax * span, ay * span
+    tt = np.clip(-(tx * dx + ty * dy) / np.maximum(dx * dx + dy * dy, 1e-12), 0, 1)
+    near = np.hypot(tx + tt * dx, ty + tt * dy) <= s.reach_mm + 2 * pix_mm
+    cand = np.nonzero(near)[0]
+    if len(cand) == 0:
+        return
+    ax, ay = ax[cand], ay[cand]
+    n = max(3, math.ceil(span / s.step_mm) + 1)
+    zs = np.linspace(s.top_mm, s.base_mm, n, dtype=np.float32)[:, None]
+    lx = np.float32(c[0] - s.center_mm[0]) + (np.float32(c[2]) - zs) * ax
+    ly = np.float32(c[1] - s.center_mm[1]) + (np.float32(c[2]) - zs) * ay
     sd = s.sd(lx, ly, np.broadcast_to(zs, lx.shape))
     inside = sd <= 0
     hit = inside.any(0)
     k = np.where(hit, inside.argmax(0), sd.argmin(0))
     # anti-aliased coverage from how closely each ray passes the body
-    pix_mm = float(cam.depth_mm([(*s.center_mm, s.top_mm / 2)])[0]) / cam.focal_px
     alpha = np.clip(0.5 - sd.min(0) / pix_mm, 0.0, 1.0)
     sel = alpha > 0
     if not sel.any():
         return
-    idx = np.nonzero(sel)[0]
-    k = k[idx]
+    local = np.nonzero(sel)[0]
+    idx = cand[local]
+    k = k[local]
     z = zs[k, 0].copy()
     top = k == 0
     lo = np.where(k > 0, zs[np.maximum(k - 1, 0), 0], z)
     hi = z.copy()
-    axs, ays = ax[idx], ay[idx]
-    refine = hit[idx] & ~top
+    axs, ays = ax[local], ay[local]
+    refine = hit[local] & ~top
     for _ in range(6):  # bisection between the last outside and first inside sample
         mid = (lo + hi) / 2
         mlx = c[0] + (c[2] - mid) * axs - s.center_mm[0]
@@ -488,7 +516,7 @@ def _render_solid(ctx: _Ctx, s: Solid) -> None:
     # flat tops get their glare from the photo's glare field instead (set in gloss below)
     spec = np.where(top, 0.0, spec)
     rgb = col * shade[:, None] + spec[:, None] * 0.9
-    a = alpha[idx][:, None].astype(np.float32)
+    a = alpha[local][:, None].astype(np.float32)
     region = ctx.canvas[y0:y1, x0:x1].reshape(-1, 3)
     region[idx] = region[idx] * (1 - a) + rgb.astype(np.float32) * a
     ctx.canvas[y0:y1, x0:x1] = region.reshape(y1 - y0, x1 - x0, 3)
@@ -547,14 +575,20 @@ class Revolved(Solid):
         prof = np.asarray(self.profile, dtype=np.float64)
         self._z, self._r = prof[:, 0] + self.base_mm, prof[:, 1]
         self._slope = np.diff(self._r) / np.maximum(np.diff(self._z), 1e-6)
+        # radius lookup table (0.02 mm steps): much faster than np.interp per sample
+        self._lut_dz = 0.02
+        zz = np.arange(self._z[0], self._z[-1] + self._lut_dz, self._lut_dz)
+        self._lut = np.append(np.interp(zz, self._z, self._r), -1.0).astype(np.float32)
         self.top_mm = float(self._z[-1])
         self.reach_mm = float(self._r.max())
         self._tex = _as_float_tex(self.top_texture)
         self._bgr = np.asarray(self.bgr, np.float32)
 
     def sd(self, lx, ly, z):
-        d = np.hypot(lx, ly) - np.interp(z, self._z, self._r)
-        return np.where(z < self._z[0] - 1e-9, np.inf, d)
+        i = np.rint((z - self._z[0]) * (1 / self._lut_dz)).astype(np.int32)
+        i = np.where((i < 0) | (i >= len(self._lut) - 1), len(self._lut) - 1, i)
+        r = self._lut[i]
+        return np.where(r < 0, np.float32(1e9), np.hypot(lx, ly) - r)
 
     def normal(self, lx, ly, z, top):
         rho = np.maximum(np.hypot(lx, ly), 1e-9)
@@ -868,29 +902,6 @@ class Photo:
         return iter((self.image, self.project))
 
 
-def _cast_shadow_mask(
-    cam: Camera, solids: Sequence[Solid], lamp: np.ndarray, shape: tuple[int, int]
-) -> np.ndarray:
-    """Soft shadows the solids throw on the table, in image space (0..1)."""
-    mask = np.zeros(shape, np.float32)
-    if not solids:
-        return mask
-    for s in solids:
-        pts = s.outline_mm(16)
-        hgt = pts[:, 2:3] - s.base_mm
-        ground = pts[:, :2] - hgt * (lamp[:2] - pts[:, :2]) / np.maximum(lamp[2] - hgt, 1.0)
-        # contact shadow: the footprint grown a little
-        foot = pts[pts[:, 2] == pts[:, 2].min(), :2]
-        c = np.asarray(s.center_mm)
-        foot = c + (foot - c) * 1.08
-        poly = cam.project(np.concatenate([ground, foot]))
-        hull = cv2.convexHull(np.round(poly * 4).astype(np.int32))
-        cv2.fillConvexPoly(mask, hull, 1.0, lineType=cv2.LINE_AA, shift=2)
-    px_mm = cam.mm_per_px_at(cam.target_mm)
-    sigma = max(1.0, 2.0 / px_mm)
-    return cv2.GaussianBlur(mask, (0, 0), sigma)
-
-
 def _blob_shadow_mask(
     cam: Camera,
     blobs: Sequence[ShadowBlob],
@@ -986,6 +997,59 @@ def _light_field(
     return gain[off : off + h, off : off + w], glare[off : off + h, off : off + w]
 
 
+def _add_noise(img: np.ndarray, style: PhotoStyle, rng: np.random.Generator) -> None:
+    """Signal-dependent sensor noise, mostly in luminance as after demosaicing, in place.
+
+    OpenCV's generator (seeded from ``rng``) is several times faster than numpy's here.
+    """
+    h, w = img.shape[:2]
+    cv2.setRNGSeed(int(rng.integers(2**31 - 1)))
+    lum = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    np.clip(lum, 0, 1, out=lum)
+    sigma = np.sqrt(lum * np.float32(style.shot_noise**2) + np.float32(style.noise_sigma**2))
+    n = np.empty((h, w), np.float32)
+    cv2.randn(n, 0.0, 1.0)
+    n *= sigma
+    small = np.empty((h // 2 + 1, w // 2 + 1, 3), np.float32)
+    cv2.randn(small, (0.0, 0.0, 0.0), (0.6, 0.6, 0.6))
+    chroma = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+    chroma *= sigma[..., None]
+    chroma += n[..., None]
+    img += chroma
+
+
+def _cast_shadow(
+    img: np.ndarray, cam: Camera, s: Solid, lamp: np.ndarray, strength: float, lamp_size: float
+) -> None:
+    """Darken the table where the solid's shadow falls (soft, with a contact shadow), in place."""
+    h, w = img.shape[:2]
+    pts = s.outline_mm(16)
+    hgt = pts[:, 2:3] - s.base_mm
+    lift = np.maximum(lamp[2] - pts[:, 2:3], 1.0)
+    ground = pts[:, :2] - hgt * (lamp[:2] - pts[:, :2]) / lift
+    foot = pts[pts[:, 2] == pts[:, 2].min(), :2]
+    c = np.asarray(s.center_mm)
+    foot = c + (foot - c) * 1.06
+    poly = cam.project(
+        np.column_stack(
+            [np.concatenate([ground, foot]), np.full(len(ground) + len(foot), s.base_mm)]
+        )
+    )
+    px_mm = cam.mm_per_px_at((*s.center_mm, s.base_mm))
+    pen = lamp_size * (s.top_mm - s.base_mm) / max(lamp[2] - s.top_mm, 1.0)
+    sigma = max(0.8, (0.6 + pen / 2) / px_mm)
+    pad = int(3 * sigma) + 2
+    x0, y0 = np.maximum(np.floor(poly.min(0)).astype(int) - pad, 0)
+    x1, y1 = np.minimum(np.ceil(poly.max(0)).astype(int) + pad, (w, h))
+    if x1 <= x0 or y1 <= y0:
+        return
+    m = np.zeros((y1 - y0, x1 - x0), np.float32)
+    hull = cv2.convexHull(np.round((poly - (x0, y0)) * 4).astype(np.int32))
+    cv2.fillConvexPoly(m, hull, 1.0, lineType=cv2.LINE_AA, shift=2)
+    m = cv2.GaussianBlur(m, (0, 0), sigma)
+    img[y0:y1, x0:x1] *= (1 - strength * m)[..., None]
+
+
 def _motion_kernel(length: float, angle_deg: float) -> np.ndarray:
     n = max(3, round(length) | 1)
     k = np.zeros((n, n), np.float32)
@@ -1037,18 +1101,19 @@ def photograph(
     w, h = camera.image_size
     mx, my = ground_maps(camera, mm_per_px, world_origin_mm)
     img = cv2.remap(world_bgr, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT_101)
-    img = img.astype(np.float32) * np.float32(1 / 255)
+    img = img.astype(np.float32)
+    img *= np.float32(1 / 255)
+    gloss = np.full((h, w), style.ground_gloss, np.float32)
     for ov in overlays:
-        _draw_overlay(img, camera, ov, mx, my, mm_per_px, world_origin_mm)
+        _draw_overlay(img, gloss, camera, ov, mx, my, mm_per_px, world_origin_mm)
     t = camera.target_mm
     lamp = np.array([t[0], t[1], 0.0]) + np.asarray(style.lamp_offset_mm, float)
     xn, yn = _camera_grid(camera)
-    gloss = np.full((h, w), style.ground_gloss, np.float32)
     ctx = _Ctx(camera, img, gloss, lamp, xn, yn)
 
-    if solids and style.cast_shadow_strength > 0:
-        sm = _cast_shadow_mask(camera, solids, lamp, (h, w))
-        img *= (1 - style.cast_shadow_strength * sm)[..., None]
+    if style.cast_shadow_strength > 0:
+        for s in solids:
+            _cast_shadow(img, camera, s, lamp, style.cast_shadow_strength, style.lamp_size_mm)
     # far-from-camera first: a tall piece then covers what stands behind it
     c = camera.center_mm
     for s in sorted(
@@ -1056,31 +1121,31 @@ def photograph(
     ):
         s.render(ctx)
 
-    if style.shadows or occluders:
-        bm = _blob_shadow_mask(camera, style.shadows, occluders, lamp, style.lamp_size_mm, (h, w))
-        img *= (1 - bm)[..., None]
-        gloss *= 1 - bm
-    occlusion = np.zeros((h, w), np.float32)
-    if occluders:
-        lp = camera.project([tuple(lamp[:2])])[0] - np.array([w / 2, h / 2])
-        lp /= max(np.linalg.norm(lp), 1e-6)
-        occlusion = _draw_capsules(img, camera, occluders, lp)
-        gloss *= 1 - occlusion
-
     gain, glare = _light_field(camera, style, lamp, style.glare_spots, (h, w))
+    occlusion = np.zeros((h, w), np.float32)
+    if style.shadows or occluders:
+        dark = _blob_shadow_mask(camera, style.shadows, occluders, lamp, style.lamp_size_mm, (h, w))
+        if occluders:
+            lp = camera.project([tuple(lamp[:2])])[0] - np.array([w / 2, h / 2])
+            lp /= max(np.linalg.norm(lp), 1e-6)
+            occlusion = _draw_capsules(img, camera, occluders, lp)
+            dark *= 1 - occlusion  # the hand is not in its own shadow
+        keep = 1 - dark
+        gloss *= keep
+        gain *= keep[..., None]
     img *= gain
     if style.glare > 0:
-        img += (style.glare * glare * gloss)[..., None] * np.asarray(style.lamp_bgr, np.float32)
+        spec = glare * gloss
+        spec *= np.float32(style.glare)
+        img += spec[..., None] * np.asarray(style.lamp_bgr, np.float32)
 
     if style.defocus_sigma_px > 0:
         img = cv2.GaussianBlur(img, (0, 0), style.defocus_sigma_px)
     if style.motion_px > 0.5:
         img = cv2.filter2D(img, -1, _motion_kernel(style.motion_px, style.motion_angle_deg))
     if style.noise_sigma > 0 or style.shot_noise > 0:
-        np.clip(img, 0, 1, out=img)
-        sigma = np.sqrt(style.noise_sigma**2 + style.shot_noise**2 * img)
-        img += sigma * rng.standard_normal(img.shape, dtype=np.float32)
-    out = np.clip(img * 255 + 0.5, 0, 255).astype(np.uint8)
+        _add_noise(img, style, rng)
+    out = cv2.convertScaleAbs(cv2.max(img, 0.0), alpha=255.0)
     if style.jpeg_quality is not None:
         _, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(style.jpeg_quality)])
         out = cv2.imdecode(buf, cv2.IMREAD_COLOR)

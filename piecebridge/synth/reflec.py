@@ -19,6 +19,7 @@ layout on that rig, for vision with a board setup.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -385,57 +386,51 @@ def draw_table(
     return np.clip(img, 0, 255).astype(np.uint8)
 
 
-def _tile_texture(art: artmod.PieceArt, px: int, rng: np.random.Generator) -> np.ndarray:
-    """Grid side of one tile, ``px`` square, BGRA (alpha = rounded tile outline)."""
+@functools.lru_cache(maxsize=4)
+def _tile_frame(px: int) -> tuple[np.ndarray, np.ndarray]:
+    """Edge darkening (worn bevel) and rounded-corner alpha of a ``px`` square tile."""
     mm = TILE_MM / px
-    base = np.array(art.tile_bgr, np.float32)
-    if art.tile_grain > 0:
-        cells = (max(2, px // 40), 3) if rng.random() < 0.5 else (3, max(2, px // 40))
-        grain = _noise(rng, (px, px), (cells[0] * 8, cells[1] * 8) if False else cells)
-        fine = _noise(rng, (px, px), (px // 3, 4) if cells[0] > cells[1] else (4, px // 3))
-        v = 1 + art.tile_grain * (0.05 * grain + 0.05 * fine) + rng.normal(0, 0.04)
-    else:
-        v = 1 + 0.01 * _noise(rng, (px, px), (6, 6))
-    img = np.clip(base[None, None, :] * v[..., None], 0, 255).astype(np.uint8)
-    c = (px - 1) / 2
-    half = art.tile_line_mm / 2 / mm
-    m = art.tile_line_margin_mm / mm
-    col = art.tile_line_bgr
-    s = 16
-    cv2.rectangle(
-        img,
-        (round((c - half) * s), round(m * s)),
-        (round((c + half) * s), round((px - 1 - m) * s)),
-        col,
-        -1,
-        cv2.LINE_AA,
-        4,
-    )
-    cv2.rectangle(
-        img,
-        (round(m * s), round((c - half) * s)),
-        (round((px - 1 - m) * s), round((c + half) * s)),
-        col,
-        -1,
-        cv2.LINE_AA,
-        4,
-    )
-    if art.tile_border_bgr is not None:
-        cv2.rectangle(img, (0, 0), (px - 1, px - 1), art.tile_border_bgr, max(1, round(0.4 / mm)))
-    # worn, slightly darker edges (bevel)
-    edge = np.minimum.reduce(np.meshgrid(np.arange(px), np.arange(px))) if False else None
-    del edge
     yy, xx = np.mgrid[0:px, 0:px]
     d = np.minimum(np.minimum(xx, px - 1 - xx), np.minimum(yy, px - 1 - yy)) * mm
-    shade = 1 - 0.25 * np.clip(1 - d / 0.8, 0, 1)
-    img = (img * shade[..., None]).astype(np.uint8)
-    # rounded corners
+    shade = (1 - 0.25 * np.clip(1 - d / 0.8, 0, 1)).astype(np.float32)
     alpha = np.zeros((px, px), np.uint8)
     r = 2.0 / mm
     cv2.rectangle(alpha, (round(r), 0), (round(px - 1 - r), px - 1), 255, -1)
     cv2.rectangle(alpha, (0, round(r)), (px - 1, round(px - 1 - r)), 255, -1)
     for cx, cy in ((r, r), (px - 1 - r, r), (r, px - 1 - r), (px - 1 - r, px - 1 - r)):
         cv2.circle(alpha, (round(cx * 16), round(cy * 16)), round(r * 16), 255, -1, cv2.LINE_AA, 4)
+    return shade, alpha
+
+
+def _tile_texture(art: artmod.PieceArt, px: int, rng: np.random.Generator) -> np.ndarray:
+    """Grid side of one tile, ``px`` square, BGRA (alpha = rounded tile outline)."""
+    mm = TILE_MM / px
+    shade, alpha = _tile_frame(px)
+    if art.tile_grain > 0:
+        along_x = rng.random() < 0.5  # grain runs one way or the other
+        cells = (max(2, px // 40), 3) if along_x else (3, max(2, px // 40))
+        fine_cells = (px // 3, 4) if along_x else (4, px // 3)
+        v = 0.05 * _noise(rng, (px, px), cells) + 0.05 * _noise(rng, (px, px), fine_cells)
+        v = 1 + art.tile_grain * v + rng.normal(0, 0.04)
+    else:
+        v = 1 + 0.01 * _noise(rng, (px, px), (6, 6))
+    v *= shade
+    img = cv2.convertScaleAbs(v[..., None] * np.array(art.tile_bgr, np.float32))
+    c = (px - 1) / 2
+    half = art.tile_line_mm / 2 / mm
+    m = art.tile_line_margin_mm / mm
+    col = [int(v) for v in np.array(art.tile_line_bgr) * rng.uniform(0.9, 1.05)]
+    s = 16
+    lo, hi, a0, a1 = (
+        round((c - half) * s),
+        round((c + half) * s),
+        round(m * s),
+        round((px - 1 - m) * s),
+    )
+    cv2.rectangle(img, (lo, a0), (hi, a1), col, -1, cv2.LINE_AA, 4)
+    cv2.rectangle(img, (a0, lo), (a1, hi), col, -1, cv2.LINE_AA, 4)
+    if art.tile_border_bgr is not None:
+        cv2.rectangle(img, (0, 0), (px - 1, px - 1), art.tile_border_bgr, max(1, round(0.4 / mm)))
     return np.dstack([img, alpha])
 
 
@@ -477,7 +472,9 @@ def _board_overlay(
             blended = reg * (1 - a8) + patch.astype(np.float32) * a8
             blended[..., 3] = np.maximum(reg[..., 3], patch[..., 3])
             out[y0:y1, x0:x1] = blended.astype(np.uint8)
-    return Overlay(out, mm_per_px, (float(lo[0]), float(lo[1])), layout.thickness_mm)
+    return Overlay(
+        out, mm_per_px, (float(lo[0]), float(lo[1])), layout.thickness_mm, art.tile_gloss
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -579,9 +576,11 @@ def _style(rig: Rig, levels: Mapping[str, float], rng: np.random.Generator) -> P
             )
         )
     spots = []
-    for _ in range(int(rng.integers(0, 1 + round(2 * glare)))):
-        c = np.asarray(rig.camera.target_mm) + rng.uniform(-110, 110, 2)
-        spots.append((float(c[0]), float(c[1]), float(rng.uniform(10, 30))))
+    # reflections of other lights (a window, a ceiling lamp) somewhere on the board
+    n_spots = int(rng.integers(1, 2 + round(2 * glare))) if glare > 0.15 else 0
+    for _ in range(n_spots):
+        c = np.asarray(rig.camera.target_mm) + rng.uniform(-100, 100, 2)
+        spots.append((float(c[0]), float(c[1]), float(rng.uniform(12, 35))))
     wb = tuple(float(v) for v in 1 + rng.normal(0, 0.06 * light, 3))
     return PhotoStyle(
         lamp_offset_mm=rig.lamp_offset_mm,
@@ -595,7 +594,7 @@ def _style(rig: Rig, levels: Mapping[str, float], rng: np.random.Generator) -> P
         white_balance_bgr=wb,
         cast_shadow_strength=float(0.3 + 0.3 * light),
         shadows=tuple(shadows),
-        glare=float(1.2 * glare),
+        glare=float(1.6 * glare),
         glare_radius_mm=float(rng.uniform(25, 60)),
         glare_spots=tuple(spots),
         ground_gloss=float(0.05 + 0.15 * glare),
@@ -701,6 +700,7 @@ def _clutter(
                     1.5,
                     tex,
                     gloss=0.3,
+                    step_mm=1.6,
                 )
             )
         elif kind == "tile":
@@ -710,15 +710,11 @@ def _clutter(
             tex = np.zeros((128, 128, 3), np.uint8)
             tex[:] = art.tile_bgr
             v = int(rng.integers(1, 5))
+            label = "A" if v == 1 else str(v)
+            (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, 2.4, 6)
+            org = ((128 - tw) // 2, (128 + th) // 2)
             cv2.putText(
-                tex,
-                "A" if v == 1 else str(v),
-                (40, 90),
-                cv2.FONT_HERSHEY_SIMPLEX,
-                2.4,
-                (30, 30, 30),
-                6,
-                cv2.LINE_AA,
+                tex, label, org, cv2.FONT_HERSHEY_SIMPLEX, 2.4, (30, 30, 30), 6, cv2.LINE_AA
             )
             solids.append(
                 Box(
@@ -730,6 +726,7 @@ def _clutter(
                     2.0,
                     tex,
                     gloss=0.1,
+                    step_mm=1.0,
                 )
             )
         elif kind == "coin":
@@ -762,6 +759,7 @@ def _clutter(
                     float(rng.uniform(0, 180)),
                     3.0,
                     gloss=0.2,
+                    step_mm=1.5,
                 )
             )
         elif kind == "mug":
@@ -779,7 +777,7 @@ def _clutter(
                     tuple(np.asarray(mug) / 255),
                     tex,
                     gloss=0.5,
-                    step_mm=1.5,
+                    step_mm=2.5,
                 )
             )
         elif kind == "phone":
@@ -798,6 +796,7 @@ def _clutter(
                     8.0,
                     tex,
                     gloss=0.6,
+                    step_mm=2.0,
                 )
             )
     return solids
@@ -819,6 +818,40 @@ def _hand(rig: Rig, level: float, rng: np.random.Generator) -> list[Capsule]:
     )
 
 
+_SCENE_CACHE: dict[tuple, tuple] = {}
+
+
+def _rig_scene(rig: Rig) -> tuple[np.ndarray, float, tuple[float, float], Overlay]:
+    """Table raster and tile overlay of a rig; cached, since every shot of a rig shares them."""
+    lay = rig.layout
+    key = (rig.camera, rig.art, rig.table, rig.table_seed, lay.centers.tobytes(),
+           lay.angles.tobytes(), lay.thickness_mm)  # fmt: skip
+    if key in _SCENE_CACHE:
+        return _SCENE_CACHE[key]
+    art = artmod.ART[rig.art]
+    cam = rig.camera
+    # raster scales: the board finer than one image pixel, the table coarser where it is far
+    board_scale = min(0.2, cam.mm_per_px_at(cam.target_mm) * 0.7)
+    x0, y0, x1, y1 = cam.footprint_mm(margin_px=8)
+    c = lay.centers.mean((0, 1))
+    x0, y0 = max(x0, c[0] - 1200), max(y0, c[1] - 1200)
+    x1, y1 = min(x1, c[0] + 1200), min(y1, c[1] + 1200)
+    table_scale = max(board_scale * 1.5, math.sqrt((x1 - x0) * (y1 - y0) / 1.5e6))
+    tw, th = int((x1 - x0) / table_scale) + 2, int((y1 - y0) / table_scale) + 2
+    world = draw_table(rig.table, (th, tw), table_scale, np.random.default_rng(rig.table_seed))
+    # tile sides show where the tiles stand (the tops are drawn raised, at their thickness)
+    side = (np.asarray(art.tile_bgr, np.float32) * 0.55).tolist()
+    for j in range(4):
+        for i in range(4):
+            poly = (lay.tile_corners(j, i, 0.3) - (x0, y0)) / table_scale
+            cv2.fillConvexPoly(world, np.round(poly * 16).astype(np.int32), side, cv2.LINE_AA, 4)
+    board_ov = _board_overlay(lay, art, np.random.default_rng(rig.table_seed + 1), board_scale)
+    if len(_SCENE_CACHE) >= 2:
+        _SCENE_CACHE.pop(next(iter(_SCENE_CACHE)))
+    _SCENE_CACHE[key] = (world, table_scale, (x0, y0), board_ov)
+    return _SCENE_CACHE[key]
+
+
 def render_shot(
     board: Mapping,
     rig: Rig,
@@ -830,30 +863,9 @@ def render_shot(
 ) -> Shot:
     """Photograph ``board`` (reflec-board/1) on ``rig`` with the given difficulty levels."""
     board = validate_board(board)
-    art = artmod.ART[rig.art]
     cam = rig.camera
     style = _style(rig, levels, rng)
-    # raster scales: the board finer than one image pixel, the table coarser where it is far
-    board_scale = min(0.2, cam.mm_per_px_at(cam.target_mm) * 0.7)
-    x0, y0, x1, y1 = cam.footprint_mm(margin_px=8)
-    c = rig.layout.centers.mean((0, 1))
-    x0, y0 = max(x0, c[0] - 1200), max(y0, c[1] - 1200)
-    x1, y1 = min(x1, c[0] + 1200), min(y1, c[1] + 1200)
-    table_scale = max(board_scale * 1.5, math.sqrt((x1 - x0) * (y1 - y0) / 2.5e6))
-    tw, th = int((x1 - x0) / table_scale) + 2, int((y1 - y0) / table_scale) + 2
-    table_rng = np.random.default_rng(rig.table_seed)
-    world = draw_table(rig.table, (th, tw), table_scale, table_rng)
-    # tile sides show where the tiles stand (the tops are drawn raised, at their thickness)
-    side = np.asarray(art.tile_bgr, np.float32) * 0.55
-    for j in range(4):
-        for i in range(4):
-            poly = (rig.layout.tile_corners(j, i, 0.3) - (x0, y0)) / table_scale
-            cv2.fillConvexPoly(
-                world, np.round(poly * 16).astype(np.int32), side.tolist(), cv2.LINE_AA, 4
-            )
-    board_ov = _board_overlay(
-        rig.layout, art, np.random.default_rng(rig.table_seed + 1), board_scale
-    )
+    world, table_scale, origin, board_ov = _rig_scene(rig)
     pieces, where = _pieces(board, rig, rng)
     suits = sorted({p["suit"] for p in board["pawns"]})
     clutter = _clutter(
@@ -867,7 +879,7 @@ def render_shot(
         cam,
         style,
         noise_rng if noise_rng is not None else rng,
-        world_origin_mm=(x0, y0),
+        world_origin_mm=origin,
         overlays=[board_ov],
         solids=[*pieces, *clutter],
         occluders=caps,
@@ -1005,3 +1017,41 @@ def calibration_sample(
         {"split": split, "rig": rig_index, "calibration": True, "difficulty": difficulty.name}
     )
     return shot
+
+
+# --------------------------------------------------------------------------------------------
+# Files
+# --------------------------------------------------------------------------------------------
+
+
+def _jsonable(obj):
+    if isinstance(obj, dict):
+        return {k: _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, np.generic):
+        return obj.item()
+    return obj
+
+
+def save_shot(shot: Shot, stem: str, jpeg_quality: int = 92) -> tuple[str, str]:
+    """Write ``STEM.jpg`` (or ``.png`` if ``jpeg_quality`` is 0) and ``STEM.json`` (truth).
+
+    The photo already went through the camera's own JPEG; saving adds one more generation
+    at a high quality, as a phone's gallery export would.
+    """
+    import json
+
+    if jpeg_quality:
+        image_path = f"{stem}.jpg"
+        ok = cv2.imwrite(image_path, shot.image, [cv2.IMWRITE_JPEG_QUALITY, int(jpeg_quality)])
+    else:
+        image_path = f"{stem}.png"
+        ok = cv2.imwrite(image_path, shot.image)
+    if not ok:
+        raise OSError(f"cannot write {image_path}")
+    truth_path = f"{stem}.json"
+    with open(truth_path, "w", encoding="utf-8") as f:
+        json.dump(_jsonable(shot.truth), f, indent=1)
+        f.write("\n")
+    return image_path, truth_path

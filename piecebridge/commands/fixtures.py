@@ -1,0 +1,103 @@
+"""``piecebridge fixtures reflec``: render Reflec test photos with their ground truth.
+
+Photos come from the fixture renderer (:mod:`piecebridge.synth.reflec`): the tuning split and
+the held-out test split draw from disjoint random streams, so the same ``--seed`` never gives a
+test image to tuning.  Beside every ``NAME.jpg`` is ``NAME.json``: a ``reflec-board/1`` object
+with an added ``"synth"`` member (board corners and cell centres in the image, cells under a
+hand, difficulty levels, camera).  With ``--calibration`` each rig's ``reflec-calibration/1``
+photo is written too, for vision with a board setup.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from piecebridge.cli import CommandTree
+
+
+def register(cli: CommandTree) -> None:
+    p = cli.command(
+        "reflec",
+        group="fixtures",
+        help="render synthetic Reflec board photos with ground truth (tuning or held-out split)",
+    )
+    p.add_argument("--split", choices=["tune", "test"], default="tune", help="which split")
+    p.add_argument("--count", type=int, default=8, metavar="N", help="number of photos")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="first index in the split")
+    p.add_argument("--out", metavar="DIR", required=True, help="folder to write into")
+    p.add_argument(
+        "--difficulty",
+        default="realistic",
+        metavar="D",
+        help="realistic (a fresh mix per photo), easy, baseline, or FACTOR=LEVEL[,...] with "
+        "factors tilt, lens, blur, light, occlusion, noise, glare, clutter and levels 0..1",
+    )
+    p.add_argument("--art", choices=["classic", "french"], help="piece art (default: mixed)")
+    p.add_argument("--size", default="1920x1080", metavar="WxH", help="image size in pixels")
+    p.add_argument(
+        "--calibration",
+        action="store_true",
+        help="also write each rig's calibration-layout photo (RIG-calibration.jpg)",
+    )
+    p.add_argument("--png", action="store_true", help="write lossless PNG instead of JPEG")
+    p.add_argument("--json", action="store_true", help="print one JSON line per file written")
+    p.set_defaults(handler=run)
+
+
+def _size(text: str) -> tuple[int, int]:
+    from piecebridge.errors import UserError
+
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise UserError(f"--size {text!r} is not WIDTHxHEIGHT (e.g. 1920x1080)") from None
+    if not (64 <= w <= 8000 and 64 <= h <= 8000):
+        raise UserError(f"--size {text!r} is out of range (64..8000 per side)")
+    return w, h
+
+
+def run(args: argparse.Namespace) -> int:
+    from piecebridge.errors import UserError
+    from piecebridge.synth import reflec
+
+    size = _size(args.size)
+    if args.count < 1:
+        raise UserError("--count must be at least 1")
+    if args.seed < 0:
+        raise UserError("--seed must not be negative")
+    try:
+        difficulty = reflec.Difficulty.parse(args.difficulty)
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out} exists and is not a folder")
+    out.mkdir(parents=True, exist_ok=True)
+    quality = 0 if args.png else 92
+    rigs_done: set[int] = set()
+    start = time.perf_counter()
+    for index in range(args.seed, args.seed + args.count):
+        rig = index // reflec.SHOTS_PER_RIG
+        if args.calibration and rig not in rigs_done:
+            rigs_done.add(rig)
+            cal = reflec.calibration_sample(
+                args.split, rig, difficulty, art=args.art, image_size=size
+            )
+            _report(
+                args,
+                reflec.save_shot(cal, str(out / f"{args.split}-rig{rig:04d}-calibration"), quality),
+            )
+        shot = reflec.sample(args.split, index, difficulty, art=args.art, image_size=size)
+        _report(args, reflec.save_shot(shot, str(out / f"{args.split}-{index:05d}"), quality))
+    if not args.json:
+        took = time.perf_counter() - start
+        print(f"wrote {args.count} photos to {out} in {took:.1f} s")
+    return 0
+
+
+def _report(args: argparse.Namespace, paths: tuple[str, str]) -> None:
+    if args.json:
+        print(json.dumps({"image": paths[0], "truth": paths[1]}))
