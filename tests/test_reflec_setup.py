@@ -118,3 +118,15 @@ def test_any_facing_may_be_chosen_when_placing():
     state = new_game(["suns", "moons"])
     facings = {a.facing for a in legal_actions(state) if names([a.cell]) == ["d4"]}
     assert facings == set(Direction)
+
+
+def test_roll_for_turn_order_rerolls_only_the_ties():
+    import random
+
+    from piecebridge.rules.reflec import roll_turn_order
+
+    orders = {
+        tuple(roll_turn_order(["suns", "moons", "crowns"], random.Random(s))) for s in range(200)
+    }
+    assert len(orders) == 6  # every order happens
+    assert all(sorted(o) == ["crowns", "moons", "suns"] for o in orders)

@@ -58,6 +58,7 @@ from piecebridge.rules.reflec.game import (
     check,
     legal_actions,
     new_game,
+    roll_turn_order,
 )
 from piecebridge.rules.reflec.record import (
     RecordError,
@@ -112,6 +113,7 @@ __all__ = [
     "record_header",
     "render_text",
     "replay",
+    "roll_turn_order",
     "state_from_json",
     "state_to_json",
     "trace",

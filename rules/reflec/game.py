@@ -14,9 +14,10 @@ could disagree on are :class:`Options`.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
 from piecebridge.rules.reflec.actions import (
     Action,
@@ -51,6 +52,7 @@ from piecebridge.rules.reflec.core import (
 __all__ = ["apply", "legal_actions", "new_game", "parse_action"]
 
 Phase = Literal["drop", "play", "over"]
+T = TypeVar("T")
 DIE_MAX = 5
 CORNERS_CLOCKWISE = tuple(parse_cell(c) for c in ("a1", "a8", "h8", "h1"))
 
@@ -244,6 +246,25 @@ def new_game(
         unplaced=tuple(unplaced),
         last_turn_of=(-1,) * n,
     )
+
+
+def roll_turn_order(players: Sequence[T], rng: random.Random) -> list[T]:
+    """Players in turn order by a roll of a six-sided die each, highest first;
+    "Re-roll until ties are broken" among the tied players only.
+
+    >>> roll_turn_order(["suns", "moons", "crowns"], random.Random(4))
+    ['moons', 'suns', 'crowns']
+    """
+    if len(players) <= 1:
+        return list(players)
+    rolls: dict[int, list[T]] = {}
+    for player in players:
+        rolls.setdefault(rng.randint(1, 6), []).append(player)
+    order: list[T] = []
+    for value in sorted(rolls, reverse=True):
+        tied = rolls[value]
+        order += tied if len(tied) == 1 else roll_turn_order(tied, rng)
+    return order
 
 
 def _as_suits(player: str | Suit | Sequence[str | Suit]) -> list[Suit]:
