@@ -256,23 +256,29 @@ def open_columns(rmap: RotatorMap) -> list[int]:
     return [x for x in range(WIDTH) if not any(index(x, y) in solid for y in range(HEIGHT))]
 
 
-def _random_grid_nodes(rng: random.Random, grid: int, edges: str) -> list[int] | None:
+@cache
+def _node_sites(grid: int, edges: str) -> tuple[int, ...]:
+    """Where a Node of ``grid`` may stand, in reading order."""
     y0 = 0 if grid == 1 else HEIGHT // 2
-    candidates = [
+    return tuple(
         index(x, y)
         for y in range(y0, y0 + HEIGHT // 2)
         for x in range(WIDTH)
         if _node_edge_problem(index(x, y), edges) is None
-    ]
+    )
+
+
+def _random_grid_nodes(rng: random.Random, grid: int, edges: str) -> list[int] | None:
+    candidates = list(_node_sites(grid, edges))
     rng.shuffle(candidates)
-    chosen: list[int] = []
+    chosen: list[tuple[int, int]] = []
     for cell in candidates:
-        cx, cy = xy(cell)
+        cx, cy = cell % WIDTH, cell // WIDTH
         # Diamonds of radius 2 are disjoint exactly when centres are >= 5 apart.
-        if all(abs(cx - xy(c)[0]) + abs(cy - xy(c)[1]) >= 5 for c in chosen):
-            chosen.append(cell)
+        if all(abs(cx - x) + abs(cy - y) >= 5 for x, y in chosen):
+            chosen.append((cx, cy))
             if len(chosen) == NODES_PER_GRID:
-                return chosen
+                return [index(x, y) for x, y in chosen]
     return None
 
 
