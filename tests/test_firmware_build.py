@@ -69,5 +69,8 @@ def test_parser_fuzz_short_run():
     assert result.returncode == 0, result.stdout + result.stderr
     summary = json.loads(result.stdout.strip().splitlines()[-1])
     assert summary["ok"] and summary["frames"] == 50000
-    assert summary["accepted_mutated"] == 0, "a corrupted frame passed the CRC"
+    # A 16-bit CRC passes ~1 in 65536 multi-byte corruptions; more would mean a framing hole
+    # (like the zero-append one the fuzzer found before the CRC got its final xor).
+    assert summary["mutated_frames"] > 10_000
+    assert summary["accepted_mutated"] <= 1 + 4 * summary["mutated_frames"] / 65536
     assert summary["acked"] > 1000 and summary["nacked"] > 1000  # both paths were exercised

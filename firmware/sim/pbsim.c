@@ -1,7 +1,7 @@
 /*
  * pbsim: run the compiled display firmware in simavr as if it were an Uno on a USB port.
  *
- *   pbsim FIRMWARE.elf [--link PATH] [--boot-ms N] [--speed X] [--no-reset-on-open]
+ *   pbsim FIRMWARE.elf [--link PATH] [--boot-ms N] [--speed X] [--no-reset-on-open] [--trace-rx]
  *
  * - UART0 is bridged to a pseudo-terminal; its slave name is printed (and symlinked to
  *   PATH) so the host opens it with pyserial like /dev/ttyACM0. Bytes from the host are
@@ -20,6 +20,7 @@
  *     cycle                   print the current cycle
  *     quit
  * - --speed X throttles simulated time to X times wall time (default 1; 0 = flat out).
+ * - --trace-rx prints {"ev":"rx","cycle":N} when host bytes start arriving after a pause.
  * All output goes to stdout as JSON lines (see firmware/sim/README.md).
  */
 #define _GNU_SOURCE
@@ -77,6 +78,8 @@ static struct timespec wall0;
 static avr_cycle_count_t cycle0;
 static double hold_until = 0;
 static int reset_requested = 0;
+static int trace_rx = 0;
+static avr_cycle_count_t last_rx_cycle;
 
 static double wall_now(void) {
     struct timespec t;
@@ -238,6 +241,10 @@ static avr_cycle_count_t io_timer(avr_t *a, avr_cycle_count_t when, void *param)
                 stat_overrun++; /* UDR + 1 FIFO byte full: the shift register is overwritten */
             } else {
                 if (chance(corrupt_ppm)) { b ^= (uint8_t)(1u << (rnd() % 8)); stat_corrupted++; }
+                /* --trace-rx: the cycle at which a burst of host bytes starts (latency origin). */
+                if (trace_rx && a->cycle - last_rx_cycle > 3 * BYTE_CYCLES)
+                    emit("{\"ev\":\"rx\",\"cycle\":%llu}", (unsigned long long)a->cycle);
+                last_rx_cycle = a->cycle;
                 avr_raise_irq(avr_io_getirq(a, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_INPUT), b);
             }
         }
@@ -342,10 +349,11 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--boot-ms") && i + 1 < argc) boot_ms = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--speed") && i + 1 < argc) speed = atof(argv[++i]);
         else if (!strcmp(argv[i], "--no-reset-on-open")) reset_on_open = 0;
+        else if (!strcmp(argv[i], "--trace-rx")) trace_rx = 1;
         else elf = argv[i];
     }
     if (!elf) {
-        fprintf(stderr, "usage: pbsim FIRMWARE.elf [--link PATH] [--boot-ms N] [--speed X] [--no-reset-on-open]\n");
+        fprintf(stderr, "usage: pbsim FIRMWARE.elf [--link PATH] [--boot-ms N] [--speed X] [--no-reset-on-open] [--trace-rx]\n");
         return 2;
     }
     elf_firmware_t fw;

@@ -84,10 +84,18 @@ class SimavrBoard:
     >>> # with SimavrBoard() as board: SerialTransport(board.pty) ...; board.press("north")
     """
 
-    def __init__(self, boot_ms: int = 300, speed: float = 1.0, reset_on_open: bool = True) -> None:
+    def __init__(
+        self,
+        boot_ms: int = 300,
+        speed: float = 1.0,
+        reset_on_open: bool = True,
+        trace_rx: bool = False,
+    ) -> None:
         args = [str(PBSIM), str(ELF), "--boot-ms", str(boot_ms), "--speed", str(speed)]
         if not reset_on_open:
             args.append("--no-reset-on-open")
+        if trace_rx:
+            args.append("--trace-rx")
         self._proc = subprocess.Popen(
             args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
         )
