@@ -723,3 +723,29 @@ def test_card_marks_draw_the_pencil_marks_of_both_grids():
     triangles = {f"{g}:{name}" for g, name, v in cells if v["mark"] == "triangle"}
     assert triangles == {cell_name(c) for c in range(CELLS) if s.marks[c]}
     assert all(card_grid.parse_cell(name) >= 0 for _, name, _ in cells)  # 10x10 names
+
+
+#: A winning line for each fixed map (found by the greedy bot): the maps are winnable,
+#: and these full games pin the engine's behaviour end to end.
+SOLUTIONS = {
+    "pinwheel": "start 1:J10, drill 1, drill 3, drill 2, drill 1, drill 2, drill 1, drill 1, "
+    "skip, drill 3, from 1:I1, drill 1, skip, skip, drill 1",
+    "terraces": "start 1:J10, drill 2, drill 3, drill 1, drill 1, drill 1, drill 1, skip, skip, "
+    "drill 1, skip, drill 2, drill 2, drill 3, drill 1, skip, skip, drill 3",
+    "canyon": "start 2:F10, drill 3, drill 2, drill 1, drill 3",
+    "bottleneck": "start 2:J10, drill 3, drill 2, drill 1, drill 2, drill 2, drill 2, drill 3, "
+    "drill 2, drill 2, drill 1, drill 1, skip, drill 1",
+}
+
+
+@pytest.mark.parametrize("layout", sorted(SOLUTIONS))
+def test_every_fixed_map_has_a_winning_line(layout):
+    start = new_game(layout=layout)
+    actions = SOLUTIONS[layout].split(", ")
+    final = replay(record_lines(start, actions))
+    assert winners(final) == (0,)
+    assert final.position in edge_cells(final.target_grid)
+    boosts = sum(max(Action.parse(a).depth - 1, 0) for a in actions)
+    assert final.boost_left == 10 - boosts >= 0
+    # one action short of the end, the game is still on
+    assert not replay(record_lines(start, actions[:-1])).is_over
