@@ -558,49 +558,58 @@ def make_rig(
 
 
 def _style(rig: Rig, levels: Mapping[str, float], rng: np.random.Generator) -> PhotoStyle:
+    """Light and degradations of one shot from the factor levels.
+
+    Every random number is drawn up front in a fixed order, so two shots that differ only in
+    one factor's level differ only in that factor.
+    """
     light, glare = levels.get("light", 0.0), levels.get("glare", 0.0)
     blur, noise = levels.get("blur", 0.0), levels.get("noise", 0.0)
+    u = rng.random(12)
+    shadow_at = rng.normal(0, 80, 2)
+    wb_noise = rng.normal(0, 1, 3)
+    spot_xy = rng.uniform(-100, 100, (4, 2))
+    spot_r = rng.uniform(12, 35, 4)
     tint = rig.tint * light
     warm = (1 - 0.25 * max(tint, 0), 1 - 0.08 * abs(tint), 1 - 0.2 * max(-tint, 0))
     cool = (warm[2], warm[1], warm[0])
+    t = np.asarray(rig.camera.target_mm)
     shadows: list[ShadowBlob] = []
-    if rng.random() < light:
-        t = np.asarray(rig.camera.target_mm)
+    if u[0] < light:  # the photographer's phone or head between lamp and table
         shadows.append(
             ShadowBlob(
-                tuple(t + rng.normal(0, 80, 2)),
-                (float(rng.uniform(80, 220)), float(rng.uniform(60, 160))),
-                float(rng.uniform(0, 180)),
-                strength=float(0.15 + 0.4 * light * rng.uniform(0.5, 1)),
-                softness_mm=float(rng.uniform(15, 40)),
+                tuple(float(v) for v in t + shadow_at),
+                (80 + 140 * u[1], 60 + 100 * u[2]),
+                180 * u[3],
+                strength=float(0.15 + 0.4 * light * (0.5 + 0.5 * u[4])),
+                softness_mm=15 + 25 * u[5],
             )
         )
-    spots = []
     # reflections of other lights (a window, a ceiling lamp) somewhere on the board
-    n_spots = int(rng.integers(1, 2 + round(2 * glare))) if glare > 0.15 else 0
-    for _ in range(n_spots):
-        c = np.asarray(rig.camera.target_mm) + rng.uniform(-100, 100, 2)
-        spots.append((float(c[0]), float(c[1]), float(rng.uniform(12, 35))))
-    wb = tuple(float(v) for v in 1 + rng.normal(0, 0.06 * light, 3))
+    n_spots = 1 + int(u[6] * (1 + 2 * glare)) if glare > 0.15 else 0
+    spots = tuple(
+        (float(t[0] + spot_xy[k, 0]), float(t[1] + spot_xy[k, 1]), float(spot_r[k]))
+        for k in range(min(n_spots, 4))
+    )
     return PhotoStyle(
         lamp_offset_mm=rig.lamp_offset_mm,
         lamp_bgr=warm,
-        ambient=float(np.clip(0.55 - 0.3 * light * rng.uniform(0.5, 1), 0.2, 1)),
+        ambient=float(np.clip(0.55 - 0.3 * light * (0.5 + 0.5 * u[7]), 0.2, 1)),
         ambient_bgr=cool,
-        gradient=float(0.45 * light * rng.uniform(0.3, 1)),
-        gradient_angle_deg=float(rng.uniform(0, 360)),
+        gradient=float(0.45 * light * (0.3 + 0.7 * u[8])),
+        gradient_angle_deg=float(360 * u[9]),
         vignette=float(0.08 + 0.3 * light),
-        exposure=float(np.clip(1 + rng.normal(0, 0.15 * light), 0.65, 1.3)),
-        white_balance_bgr=wb,
+        exposure=float(np.clip(1 + 0.15 * light * wb_noise[0], 0.65, 1.3)),
+        white_balance_bgr=tuple(float(1 + 0.06 * light * v) for v in np.roll(wb_noise, 1)),
         cast_shadow_strength=float(0.3 + 0.3 * light),
         shadows=tuple(shadows),
-        glare=float(1.6 * glare),
-        glare_radius_mm=float(rng.uniform(25, 60)),
-        glare_spots=tuple(spots),
+        glare=float(1.3 * glare),
+        glare_radius_mm=float(25 + 35 * u[10]),
+        glare_spots=spots,
         ground_gloss=float(0.05 + 0.15 * glare),
-        defocus_sigma_px=float(2.2 * blur * rng.uniform(0.5, 1)),
-        motion_px=float(10 * blur * rng.uniform(0.3, 1)) if rng.random() < 0.5 else 0.0,
-        motion_angle_deg=float(rng.uniform(0, 180)),
+        defocus_sigma_px=float(2.2 * blur * (0.5 + 0.5 * u[11])),
+        motion_px=float(10 * blur * (0.3 + 0.7 * u[2])) if u[3] < 0.5 else 0.0,
+        motion_angle_deg=float(180 * u[4]),
         noise_sigma=float(0.003 + 0.025 * noise),
         shot_noise=float(0.01 + 0.05 * noise),
         jpeg_quality=round(95 - 50 * noise),
@@ -831,7 +840,7 @@ def _rig_scene(rig: Rig) -> tuple[np.ndarray, float, tuple[float, float], Overla
     art = artmod.ART[rig.art]
     cam = rig.camera
     # raster scales: the board finer than one image pixel, the table coarser where it is far
-    board_scale = min(0.2, cam.mm_per_px_at(cam.target_mm) * 0.7)
+    board_scale = max(0.05, cam.mm_per_px_at(cam.target_mm) * 0.7)
     x0, y0, x1, y1 = cam.footprint_mm(margin_px=8)
     c = lay.centers.mean((0, 1))
     x0, y0 = max(x0, c[0] - 1200), max(y0, c[1] - 1200)
@@ -864,15 +873,17 @@ def render_shot(
     """Photograph ``board`` (reflec-board/1) on ``rig`` with the given difficulty levels."""
     board = validate_board(board)
     cam = rig.camera
-    style = _style(rig, levels, rng)
+    # separate streams, so changing one factor's level leaves the rest of the photo alone
+    style_rng, piece_rng, hand_rng = rng.spawn(3)
+    style = _style(rig, levels, style_rng)
     world, table_scale, origin, board_ov = _rig_scene(rig)
-    pieces, where = _pieces(board, rig, rng)
+    pieces, where = _pieces(board, rig, piece_rng)
     suits = sorted({p["suit"] for p in board["pawns"]})
     clutter = _clutter(
         rig, levels.get("clutter", 0.0), np.random.default_rng(rig.table_seed + 2), suits
     )
     want_hand = levels.get("occlusion", 0.0) > 0 if hand is None else hand
-    caps = _hand(rig, max(levels.get("occlusion", 0.0), 0.3), rng) if want_hand else []
+    caps = _hand(rig, max(levels.get("occlusion", 0.0), 0.3), hand_rng) if want_hand else []
     photo = photograph(
         world,
         table_scale,
