@@ -57,7 +57,7 @@ def open_frames(
         return
     if video is not None and not Path(video).is_file():
         raise UserError(f"cannot read video {video}: no such file")
-    capture = cv2.VideoCapture(int(camera) if camera is not None else str(video))
+    capture = _quiet_capture(int(camera) if camera is not None else str(video))
     if not capture.isOpened():
         what = f"camera {camera}" if camera is not None else f"video {video}"
         raise UserError(f"cannot open {what}")
@@ -73,6 +73,17 @@ def open_frames(
             index += 1
     finally:
         capture.release()
+
+
+def _quiet_capture(source: int | str) -> cv2.VideoCapture:
+    """Open a capture without OpenCV's backend warnings (our own error line says it all)."""
+    logging = cv2.utils.logging
+    level = logging.getLogLevel()
+    logging.setLogLevel(logging.LOG_LEVEL_ERROR)
+    try:
+        return cv2.VideoCapture(source)
+    finally:
+        logging.setLogLevel(level)
 
 
 def _from_folder(paths: list[Path]) -> Iterator[tuple[str, np.ndarray]]:

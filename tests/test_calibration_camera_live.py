@@ -106,3 +106,11 @@ def test_video_without_target_is_one_clear_error(tmp_path, capsys):
     args = ["--pattern", "chessboard:7x5", "--square-mm", "25", "--out", str(out)]
     assert main(["calibrate", "camera", *missing, *args]) == 1
     assert "nope.mp4" in capsys.readouterr().err
+
+
+def test_missing_camera_is_one_clear_line(tmp_path, capsys):
+    out = tmp_path / "cam.yaml"
+    args = ["--pattern", "chessboard:7x5", "--square-mm", "25", "--out", str(out)]
+    assert main(["calibrate", "camera", "--camera", "97", *args]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["piecebridge: error: cannot open camera 97"] and not out.exists()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 from piecebridge.calibration.camera import (
@@ -105,3 +106,34 @@ def test_partly_hidden_charuco_still_gives_a_view():
     view = detect_pattern(image, pattern)
     if visible >= 8:
         assert view.found and 6 <= len(view.image_points) <= visible + 4
+
+
+def test_charuco_through_the_command(tmp_path, capsys):
+    import json
+
+    from piecebridge.cli import main
+
+    pattern = parse_pattern("charuco:8x6", 25, 18)
+    shots = TargetScene.of(pattern).views(LENS, 8, np.random.default_rng(11))
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    for index, shot in enumerate(shots):
+        cv2.imwrite(str(photos / f"ch{index}.png"), shot.image)
+    out = tmp_path / "charuco.yaml"
+    code = main(
+        ["calibrate", "camera", str(photos), "--pattern", "charuco:8x6", "--square-mm", "25",
+         "--marker-mm", "18", "--out", str(out), "--json"]
+    )  # fmt: skip
+    assert code == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["images_used"] >= 7
+    assert abs(result["camera_matrix"][0][0] - 620.0) / 620.0 < 0.015
+    assert (tmp_path / "charuco-report.png").is_file()
+    # The wrong dictionary finds no markers: one clear line, nothing written.
+    other = tmp_path / "other.yaml"
+    code = main(
+        ["calibrate", "camera", str(photos), "--pattern", "charuco:8x6", "--square-mm", "25",
+         "--dictionary", "DICT_4X4_50", "--out", str(other)]
+    )  # fmt: skip
+    assert code == 1 and not other.exists()
+    assert "none of the" in capsys.readouterr().err
