@@ -101,22 +101,23 @@ def advice_for(
 ) -> list[str]:
     """Plain sentences saying what to add or fix; empty when the photos are good enough."""
     sentences = []
-    empty_sides = set()
+    flagged_sides = set()  # a corner cell on a flagged side needs no sentence of its own
     for side in _SIDES:
         share = coverage.side_share(side)
         if share == 0:
-            empty_sides.add(side)
+            flagged_sides.add(side)
             sentences.append(f"the {side} third of the frame has no corners: add views there")
         elif share < THIN_SHARE:
+            flagged_sides.add(side)
             sentences.append(
                 f"the {side} third of the frame has few corners ({share:.0%}): add views there"
             )
     for corner, cell in _CORNERS.items():
-        if set(corner.split("-")) & empty_sides:
+        if set(corner.split("-")) & flagged_sides:
             continue
         count = int(coverage.thirds[cell])
         if count == 0 or count < THIN_CORNER_SHARE * coverage.total:
-            amount = "no corners" if count == 0 else f"only {count} corners"
+            amount = "no corners" if count == 0 else f"only {count} corner" + "s" * (count > 1)
             sentences.append(
                 f"the {corner} corner of the frame has {amount}: add views there "
                 "(lens distortion is strongest in the corners)"
