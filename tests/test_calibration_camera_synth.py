@@ -66,13 +66,13 @@ def test_chessboard_recovers_focal_length_and_distortion(chessboard_shots):
     cal = fit.calibration
     assert len(fit.views) >= 11
     assert cal.rms < 0.3
-    # Tolerances from benchmarks/calibration_synthetic.py (12 views, this noise): about 3x
-    # the 90th percentile over seeds.
+    # Tolerances from benchmarks/calibration_synthetic.py (p90 over seeds at 10 views and
+    # noise 0.02: fx 0.14 %, principal point 2.3 px, undistortion 0.44 px), with margin.
     assert abs(cal.fx - 620.0) / 620.0 < 0.01
     assert abs(cal.fy - 620.0) / 620.0 < 0.01
     assert np.hypot(cal.principal_point[0] - 326.0, cal.principal_point[1] - 236.0) < 4.0
     assert abs(cal.dist_coeffs[0] - (-0.28)) < 0.05
-    assert distortion_field_error(cal, LENS, _seen(fit.views)) < 0.5
+    assert distortion_field_error(cal, LENS, _seen(fit.views)) < 0.6
 
 
 def test_charuco_recovers_focal_length():
