@@ -708,6 +708,7 @@ class Capsule:
     p1: tuple[float, float, float]
     radius_mm: float
     bgr: BGR
+    radius1_mm: float | None = None  # radius at p1 if the limb tapers
 
 
 def make_hand(
@@ -721,43 +722,72 @@ def make_hand(
     """A hand reaching to ``target_mm`` (fingertips) from direction ``from_angle_deg``.
 
     ``from_angle_deg`` is where the arm comes from, seen from the target: 0 = ``+y`` (south),
-    90 = ``+x`` (east).  The forearm rises towards the image edge, as a real arm does.
+    90 = ``+x`` (east).  The forearm rises towards the image edge, as a real arm does; fingers
+    have two joints and curl down towards the table by a random amount.
+
+    >>> caps = make_hand(np.random.default_rng(0), (0.0, 0.0), 0.0)
+    >>> len(caps) > 8
+    True
     """
     skins = [(0.62, 0.72, 0.88), (0.45, 0.56, 0.76), (0.30, 0.40, 0.58), (0.70, 0.78, 0.92)]
     skin = skin_bgr or skins[int(rng.integers(len(skins)))]
     skin = tuple(float(np.clip(c * rng.uniform(0.92, 1.06), 0, 1)) for c in skin)
+    knuckle = tuple(float(c * 0.93) for c in skin)
     a = math.radians(from_angle_deg)
     back = np.array([math.sin(a), math.cos(a)])  # from fingertips towards the wrist
     side = np.array([-back[1], back[0]])
     tip = np.asarray(target_mm, float)
     s = scale
     z = height_mm
-    wrist = tip + back * 175 * s
-    palm_c = tip + back * 115 * s
-    elbow = tip + back * 430 * s
+    curl = rng.uniform(0.0, 0.5)
+    reach = 1 - 0.25 * curl  # curled fingers end closer to the palm
+    palm_c = tip + back * 112 * s * reach
+    wrist = palm_c + back * 62 * s
+    elbow = wrist + back * 260 * s
     caps: list[Capsule] = []
     sleeve = tuple(float(v) for v in rng.uniform(0.1, 0.7, 3))
     bare = rng.random() < 0.5
     arm_col = skin if bare else sleeve
-    caps.append(Capsule((*elbow, z + 160 * s), (*wrist, z + 12 * s), 36 * s, arm_col))
-    caps.append(Capsule((*(wrist + back * 10 * s), z + 14 * s), (*wrist, z + 8), 30 * s, skin))
+    caps.append(Capsule((*elbow, z + 170 * s), (*wrist, z + 16 * s), 40 * s, arm_col, 29 * s))
+    if not bare:  # the cuff
+        caps.append(
+            Capsule(
+                (*(wrist + back * 30 * s), z + 22 * s),
+                (*(wrist + back * 8 * s), z + 18 * s),
+                33 * s,
+                sleeve,
+            )
+        )
     caps.append(
         Capsule(
-            (*(palm_c + back * 25 * s), z + 8 * s), (*(palm_c - back * 25 * s), z), 38 * s, skin
+            (*(wrist + back * 6 * s), z + 16 * s),
+            (*(palm_c + back * 20 * s), z + 10 * s),
+            27 * s,
+            skin,
+            30 * s,
         )
     )
-    curl = rng.uniform(0.0, 0.35)
+    # a broad, flat palm: two side lobes and a middle
+    for off in (-15, 15):
+        c0 = palm_c + back * 22 * s + side * off * s
+        c1 = palm_c - back * 30 * s + side * off * 1.1 * s
+        caps.append(Capsule((*c0, z + 9 * s), (*c1, z + 5 * s), 25 * s, skin, 23 * s))
     for i, off in enumerate((-27, -9, 9, 26)):
-        length = (64, 76, 72, 58)[i] * s * (1 - curl * 0.5)
-        base = palm_c - back * 48 * s + side * off * s
-        spread = rng.normal(0, 0.08)
+        length = (60, 72, 68, 54)[i] * s
+        base = palm_c - back * 44 * s + side * off * 1.05 * s
+        spread = rng.normal(0, 0.07) + off * 0.002
         direction = -back * math.cos(spread) + side * math.sin(spread)
-        end = base + direction * length
-        caps.append(Capsule((*base, z), (*end, z - 8 * s * (1 - curl)), 9 * s, skin))
+        mid = base + direction * length * 0.55
+        end = mid + direction * length * 0.45 * (1 - 0.6 * curl)
+        zm, ze = z + 2 * s - 10 * s * curl, z - 4 * s - 18 * s * curl
+        caps.append(Capsule((*base, z + 4 * s), (*mid, zm), 9.5 * s, knuckle, 8.5 * s))
+        caps.append(Capsule((*mid, zm), (*end, max(ze, 3.0)), 8.5 * s, skin, 7.5 * s))
     thumb_side = 1 if rng.random() < 0.5 else -1
-    tb = palm_c + side * thumb_side * 34 * s + back * 15 * s
-    te = tb + (-back * 0.6 + side * thumb_side * 0.8) * 55 * s
-    caps.append(Capsule((*tb, z + 4), (*te, z - 4), 11 * s, skin))
+    tb = palm_c + side * thumb_side * 30 * s + back * 12 * s
+    tm = tb + (-back * 0.5 + side * thumb_side * 0.85) * 32 * s
+    te = tm + (-back * 0.9 + side * thumb_side * 0.3) * 30 * s
+    caps.append(Capsule((*tb, z + 6 * s), (*tm, z + 2 * s), 13 * s, skin, 10.5 * s))
+    caps.append(Capsule((*tm, z + 2 * s), (*te, z - 3 * s), 10.5 * s, skin, 9 * s))
     return caps
 
 
@@ -773,7 +803,8 @@ def _draw_capsules(
         if np.any(depth <= 1):
             continue
         p = cam.project(ends)
-        r = cap.radius_mm * cam.focal_px / depth
+        r1 = cap.radius_mm if cap.radius1_mm is None else cap.radius1_mm
+        r = np.array([cap.radius_mm, r1]) * cam.focal_px / depth
         x0 = int(max(np.floor((p[:, 0] - r).min()) - 2, 0))
         y0 = int(max(np.floor((p[:, 1] - r).min()) - 2, 0))
         x1 = int(min(np.ceil((p[:, 0] + r).max()) + 3, w))
@@ -852,6 +883,8 @@ class PhotoStyle:
     defocus_sigma_px: float = 0.0
     motion_px: float = 0.0
     motion_angle_deg: float = 0.0
+    hand_motion_px: float = 0.0  # the occluders alone move (a hand reaching in)
+    hand_motion_angle_deg: float = 0.0
     noise_sigma: float = 0.006
     shot_noise: float = 0.02
     jpeg_quality: int | None = 92
@@ -1128,7 +1161,15 @@ def photograph(
         if occluders:
             lp = camera.project([tuple(lamp[:2])])[0] - np.array([w / 2, h / 2])
             lp /= max(np.linalg.norm(lp), 1e-6)
-            occlusion = _draw_capsules(img, camera, occluders, lp)
+            # drawn premultiplied on its own layer, so a moving hand can blur by itself
+            layer = np.zeros_like(img)
+            occlusion = _draw_capsules(layer, camera, occluders, lp)
+            if style.hand_motion_px > 0.5:
+                k = _motion_kernel(style.hand_motion_px, style.hand_motion_angle_deg)
+                layer = cv2.filter2D(layer, -1, k)
+                occlusion = cv2.filter2D(occlusion, -1, k)
+            img *= (1 - occlusion)[..., None]
+            img += layer
             dark *= 1 - occlusion  # the hand is not in its own shadow
         keep = 1 - dark
         gloss *= keep

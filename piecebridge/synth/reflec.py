@@ -610,6 +610,9 @@ def _style(rig: Rig, levels: Mapping[str, float], rng: np.random.Generator) -> P
         defocus_sigma_px=float(2.2 * blur * (0.5 + 0.5 * u[11])),
         motion_px=float(10 * blur * (0.3 + 0.7 * u[2])) if u[3] < 0.5 else 0.0,
         motion_angle_deg=float(180 * u[4]),
+        # a hand in the photo is often moving: blur it alone, along its arm
+        hand_motion_px=float(25 * levels.get("occlusion", 0.0) * u[5] * (u[1] < 0.5)),
+        hand_motion_angle_deg=float(180 * u[6]),
         noise_sigma=float(0.003 + 0.025 * noise),
         shot_noise=float(0.01 + 0.05 * noise),
         jpeg_quality=round(95 - 50 * noise),
