@@ -55,16 +55,20 @@ def measure(board: simavr.SimavrBoard, display: Display, transport_of, action, d
     if not display.wait_idle(10.0):
         raise RuntimeError("display did not acknowledge")
     frame = board.wait_frame(done, 5.0, frame_mark)
-    rx = board.wait_log(lambda m: m.get("ev") == "rx", 2.0, log_mark)
-    if frame is None or rx is None:
+    if frame is None or board.wait_log(lambda m: m.get("ev") == "rx", 2.0, log_mark) is None:
         raise RuntimeError("no latched frame / rx trace")
+    # The burst that produced the picture is the last one before the latch (the trace of
+    # the previous command can reach us after log_mark); after a re-send, the first one.
+    resent_now = display.stats.retransmits - resent
+    bursts = [m for m in board.log[log_mark:] if m.get("ev") == "rx" and m["cycle"] < frame.cycle]
+    rx = bursts[0] if resent_now else bursts[-1]
     writes = transport.writes[write_mark:]
     return {
         "cycles": frame.cycle - rx["cycle"] + BYTE_CYCLES,
         "host_us": (writes[0][0] - t_call) * 1e6 if writes else float("nan"),
         "bytes": sum(n for _, n in writes[:1]),
         "bad_timing": frame.bad_timing,
-        "resent": display.stats.retransmits - resent,
+        "resent": resent_now,
     }
 
 

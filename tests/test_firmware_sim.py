@@ -57,15 +57,15 @@ def test_board_update_reaches_the_leds_exactly(board):
         setup(display)
         assert display.wait_idle(5.0), "display never acknowledged"
         assert display.info is not None and display.info.led_count == 80
-        frame = board.last_frame()
+        expected = expected_leds(setup)
+        frame = board.wait_frame(lambda f: f.rgb == expected, 5.0)
     finally:
         display.close()
-    assert frame is not None
+    assert frame is not None, "the board and status strip never showed as emulated"
     assert len(frame.rgb) == 80 and frame.extra_bits == 0
     assert frame.bad_timing == 0, "WS2812 bit timing out of datasheet tolerance"
     assert frame.cell("a1") == (64, 0, 0)  # red at brightness 64/256
     assert frame.cell("d4") == (0, 0, 0)
-    assert frame.rgb == expected_leds(setup)
 
 
 def test_hello_only_after_the_reset_that_opening_the_port_causes(board):
@@ -88,7 +88,7 @@ def test_laser_animates_cell_by_cell_then_stays(board):
     try:
         display.show_board({"a1": "suns"})
         assert display.wait_idle(5.0)
-        start = board.frame_count()
+        start = board.wait_index(lambda f: any(f.cell("a1")), 5.0) + 1
         display.show_laser(path, colour="laser", step_ms=40)
         assert display.wait_idle(5.0)
         full = board.wait_frame(lambda f: all(any(f.cell(c)) for c in path), 5.0, start)
@@ -109,22 +109,29 @@ def test_laser_animates_cell_by_cell_then_stays(board):
 
 
 def test_blink_toggles_and_stops_after_its_cycles(board):
+    white, green = (64, 64, 64), (0, 50, 0)
+
+    def toggles(seen: list) -> int:
+        return sum(1 for a, b in itertools.pairwise(seen) if a != b)
+
     display = connect(board)
     try:
         display.show_board({"d4": "green"})
         assert display.wait_idle(5.0)
-        start = board.frame_count()
+        start = board.wait_index(lambda f: f.cell("d4") == green, 5.0) + 1
         display.blink(["d4"], colour="white", period_ms=100, cycles=2)
         assert display.wait_idle(5.0)
-        time.sleep(0.6)
-        board.wait_frame(lambda f: f.cell("d4") == (0, 50, 0), 3.0, board.frame_count() - 1)
+        deadline = time.monotonic() + 5.0
+        while time.monotonic() < deadline:
+            if toggles([f.cell("d4") for f in board.frames[start:]]) >= 3:
+                break
+            time.sleep(0.05)
+        time.sleep(0.4)  # it must stay put once its two cycles are over
     finally:
         display.close()
     seen = [f.cell("d4") for f in board.frames[start:]]
-    white = (64, 64, 64)
-    toggles = sum(1 for a, b in itertools.pairwise(seen) if a != b)
-    assert seen[0] == white and seen[-1] == (0, 50, 0)
-    assert toggles == 3, seen  # white, green, white, green: two cycles then stop
+    assert seen[0] == white and seen[-1] == green
+    assert toggles(seen) == 3, seen  # white, green, white, green: two cycles then stop
 
 
 def test_button_press_becomes_a_host_event_once(board):

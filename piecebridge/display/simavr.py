@@ -204,18 +204,28 @@ class SimavrBoard:
                     return None
                 self._cond.wait(left)
 
-    def wait_frame(self, pred, timeout: float = 5.0, start: int = 0) -> LedFrame | None:
-        """The first decoded LED frame (from index ``start``) that satisfies ``pred``."""
+    def wait_index(self, pred, timeout: float = 5.0, start: int = 0) -> int | None:
+        """Index of the first decoded LED frame (from ``start``) that satisfies ``pred``.
+
+        Wait for the picture rather than trusting the ACK: the harness reports a latch
+        a little after the firmware's ACK may already have reached the host.
+        """
         deadline = time.monotonic() + timeout
         with self._cond:
             while True:
-                for frame in self.frames[start:]:
-                    if pred(frame):
-                        return frame
+                for i in range(start, len(self.frames)):
+                    if pred(self.frames[i]):
+                        return i
+                start = max(start, len(self.frames))
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return None
                 self._cond.wait(left)
+
+    def wait_frame(self, pred, timeout: float = 5.0, start: int = 0) -> LedFrame | None:
+        """The first decoded LED frame (from index ``start``) that satisfies ``pred``."""
+        i = self.wait_index(pred, timeout, start)
+        return None if i is None else self.frames[i]
 
     def frame_count(self) -> int:
         with self._cond:
