@@ -12,7 +12,11 @@ from piecebridge.synth.reflec import (
     Difficulty,
     calibration_board,
     calibration_sample,
+    hand_reaching,
+    negative_sample,
     random_board,
+    render_shot,
+    rig_for,
     sample,
     validate_board,
 )
@@ -106,3 +110,55 @@ def test_truth_matches_what_was_drawn(art):
     assert (
         corners[0, 1] < corners[3, 1] and corners[0, 0] < corners[1, 0]
     )  # NW above SW, left of NE
+
+
+def test_negative_photos_for_rejection_tests():
+    none = negative_sample("tune", 3, "no-board", image_size=SMALL)
+    assert none.truth["synth"]["board_in_view"] is False and none.truth["coins"] == []
+    assert none.truth["synth"]["negative"] == "no-board"
+    cut = negative_sample("tune", 3, "cut-off", image_size=SMALL)
+    corners = np.array(cut.truth["synth"]["board_corners_px"])
+    w, h = SMALL
+    outside = (
+        (corners[:, 0] < 0) | (corners[:, 0] >= w) | (corners[:, 1] < 0) | (corners[:, 1] >= h)
+    )
+    assert outside.any()
+    assert 0 < len(cut.truth["synth"]["cells_in_view"]) < 64
+    with pytest.raises(ValueError):
+        negative_sample("tune", 0, "upside-down")
+
+
+def test_recording_helpers_keep_untouched_pieces_still_and_move_the_hand():
+    rig = rig_for("tune", 1, Difficulty.baseline(), image_size=SMALL)
+    levels = Difficulty.baseline().levels(np.random.default_rng(0))
+    before = {
+        "coins": [
+            {"cell": "c3", "suit": "moons", "facing": "west"},
+            {"cell": "f6", "suit": "arms", "facing": "north"},
+        ],
+        "pawns": [{"cell": "a1", "suit": "moons"}],
+    }
+    after = {
+        "coins": [
+            {"cell": "c3", "suit": "moons", "facing": "west"},
+            {"cell": "f5", "suit": "arms", "facing": "east"},
+        ],
+        "pawns": [{"cell": "a1", "suit": "moons"}],
+    }
+    away = render_shot(
+        before, rig, levels, np.random.default_rng(1), hand=hand_reaching(rig, "f6", 0.0)
+    )
+    near = render_shot(
+        after, rig, levels, np.random.default_rng(2), hand=hand_reaching(rig, "f5", 1.0)
+    )
+    pa, pn = away.truth["synth"]["pieces_px"], near.truth["synth"]["pieces_px"]
+    assert pa["c3"] == pn["c3"] and pa["a1"] == pn["a1"]  # untouched pieces did not move
+    assert not away.photo.occlusion.any()
+    assert "f5" in near.truth["synth"]["occluded_cells"]
+    # a piece held by the hand: rendering hints move it but stay out of the ground truth
+    held = {"coins": [{"cell": "d4", "suit": "suns", "facing": "east", "lift_mm": 25.0}]}
+    shot = render_shot(held, rig, levels, np.random.default_rng(3))
+    assert shot.truth["coins"] == [{"cell": "d4", "suit": "suns", "facing": "east"}]
+    top = np.array(shot.truth["synth"]["pieces_px"]["d4"]["top"])
+    flat = shot.photo.project([(*rig.layout.cell_center("d4"), rig.layout.thickness_mm + 3.2)])[0]
+    assert np.linalg.norm(top - flat) > 1.0  # raised 25 mm: seen elsewhere than on the board

@@ -619,50 +619,51 @@ def _style(rig: Rig, levels: Mapping[str, float], rng: np.random.Generator) -> P
     )
 
 
+def _piece_rng(rig: Rig, cell: str, suit: str, kind: int) -> np.random.Generator:
+    """Where exactly a piece sits in its cell: fixed per rig, cell and piece, so a piece that
+    is not touched stays put from one shot to the next (as in a recording)."""
+    return np.random.default_rng([rig.table_seed, ALL_CELLS.index(cell), SUITS.index(suit), kind])
+
+
 def _pieces(
-    board: Mapping, rig: Rig, rng: np.random.Generator
+    board: Mapping, rig: Rig
 ) -> tuple[list[Solid], dict[str, tuple[float, float, float, float]]]:
-    """Coins and pawns as solids, and each piece's ``(x, y, base, top)`` mm by cell."""
+    """Coins and pawns as solids, and each piece's ``(x, y, base, top)`` mm by cell.
+
+    A board item may carry ``"offset_mm": [dx, dy]`` (from the cell centre), ``"lift_mm"``
+    (held above the board) and ``"turn_deg"`` (extra clockwise turn) to show a piece being
+    moved; these are rendering hints, not part of ``reflec-board/1``.
+    """
     art = artmod.ART[rig.art]
     lay = rig.layout
-    base = lay.thickness_mm
     solids: list[Solid] = []
     where: dict[str, tuple[float, float, float, float]] = {}
     faces = {s: artmod.coin_face(art, s) for s in SUITS}
-    for coin in board["coins"]:
-        c = lay.cell_center(coin["cell"]) + rng.normal(0, 0.9, 2)
-        j, i, _, _ = lay._tile_of(*parse_cell(coin["cell"]))
-        angle = FACING_DEG[coin["facing"]] + float(lay.angles[j, i]) + rng.normal(0, 3.0)
-        r = COIN_DIAMETER_MM / 2
-        t = COIN_THICKNESS_MM
-        prof = [(0, r - 0.4), (0.4, r), (t - 0.4, r), (t, r - 0.4)]
-        where[coin["cell"]] = (float(c[0]), float(c[1]), base, base + t)
-        solids.append(
-            Revolved(
-                tuple(c),
-                prof,
-                np.asarray(art.coin_edge_bgr) / 255,
-                faces[coin["suit"]],
-                angle,
-                gloss=art.coin_gloss,
-                step_mm=0.4,
-                base_mm=base,
-            )
-        )
-    for pawn in board["pawns"]:
-        c = lay.cell_center(pawn["cell"]) + rng.normal(0, 0.8, 2)
-        where[pawn["cell"]] = (float(c[0]), float(c[1]), base, base + art.pawn_profile[-1][0])
-        solids.append(
-            Revolved(
-                tuple(c),
-                art.pawn_profile,
-                np.asarray(art.suit_bgr[pawn["suit"]]) / 255,
-                gloss=art.pawn_gloss,
-                shininess=25.0,
-                step_mm=0.4,
-                base_mm=base,
-            )
-        )
+    for kind, items in ((0, board.get("coins", [])), (1, board.get("pawns", []))):
+        for item in items:
+            cell, suit = item["cell"], item["suit"]
+            rng = _piece_rng(rig, cell, suit, kind)
+            jitter = rng.normal(0, 0.9, 2)
+            twist = rng.normal(0, 3.0)
+            c = lay.cell_center(cell) + jitter + np.asarray(item.get("offset_mm", (0, 0)), float)
+            base = lay.thickness_mm + float(item.get("lift_mm", 0.0))
+            j, i, _, _ = lay._tile_of(*parse_cell(cell))
+            turn = float(lay.angles[j, i]) + twist + float(item.get("turn_deg", 0.0))
+            if kind == 0:
+                r, t = COIN_DIAMETER_MM / 2, COIN_THICKNESS_MM
+                prof = [(0, r - 0.4), (0.4, r), (t - 0.4, r), (t, r - 0.4)]
+                solid = Revolved(
+                    tuple(c), prof, np.asarray(art.coin_edge_bgr) / 255, faces[suit],
+                    FACING_DEG[item["facing"]] + turn, gloss=art.coin_gloss, step_mm=0.4,
+                    base_mm=base,
+                )  # fmt: skip
+            else:
+                solid = Revolved(
+                    tuple(c), art.pawn_profile, np.asarray(art.suit_bgr[suit]) / 255,
+                    gloss=art.pawn_gloss, shininess=25.0, step_mm=0.4, base_mm=base,
+                )  # fmt: skip
+            where[cell] = (float(c[0]), float(c[1]), base, solid.top_mm)
+            solids.append(solid)
     return solids, where
 
 
@@ -814,6 +815,48 @@ def _clutter(
     return solids
 
 
+@dataclass(frozen=True)
+class HandPose:
+    """Where a hand is: fingertips over ``target_mm`` at ``height_mm``, the arm coming from
+    ``from_angle_deg`` (0 = south/``+y``, 90 = east/``+x``); ``seed`` fixes its look."""
+
+    target_mm: tuple[float, float]
+    from_angle_deg: float
+    height_mm: float = 60.0
+    scale: float = 1.0
+    seed: int = 0
+
+    def capsules(self) -> list[Capsule]:
+        rng = np.random.default_rng(self.seed)
+        return make_hand(rng, self.target_mm, self.from_angle_deg, self.height_mm, scale=self.scale)
+
+
+def hand_reaching(
+    rig: Rig,
+    cell: str,
+    progress: float = 1.0,
+    from_angle_deg: float = 180.0,
+    height_mm: float = 40.0,
+    seed: int = 0,
+) -> HandPose:
+    """A hand on its way to ``cell``: ``progress`` 0 = still outside the photo, 1 = fingertips
+    on the cell.  For recordings: step ``progress`` over frames to make a hand come and go.
+
+    >>> rig = rig_for("tune", 0, image_size=(320, 180))
+    >>> hand_reaching(rig, "d4", 1.0).target_mm == tuple(rig.layout.cell_center("d4"))
+    True
+    """
+    a = math.radians(from_angle_deg)
+    back = np.array([math.sin(a), math.cos(a)])
+    goal = rig.layout.cell_center(cell)
+    x0, y0, x1, y1 = rig.camera.footprint_mm()
+    out = float(np.hypot(x1 - x0, y1 - y0))  # far enough to be out of view
+    p = float(np.clip(progress, 0.0, 1.0))
+    target = goal + back * out * (1 - p)
+    lift = height_mm + 80.0 * (1 - p)
+    return HandPose((float(target[0]), float(target[1])), from_angle_deg, lift, 1.0, seed)
+
+
 def _hand(rig: Rig, level: float, rng: np.random.Generator) -> list[Capsule]:
     """A hand reaching over the board from a random side, deeper as ``level`` rises."""
     if level <= 0:
@@ -833,7 +876,9 @@ def _hand(rig: Rig, level: float, rng: np.random.Generator) -> list[Capsule]:
 _SCENE_CACHE: dict[tuple, tuple] = {}
 
 
-def _rig_scene(rig: Rig) -> tuple[np.ndarray, float, tuple[float, float], Overlay]:
+def _rig_scene(
+    rig: Rig,
+) -> tuple[np.ndarray, float, tuple[float, float], tuple[Overlay, Overlay]]:
     """Table raster and tile overlay of a rig; cached, since every shot of a rig shares them."""
     lay = rig.layout
     key = (rig.camera, rig.art, rig.table, rig.table_seed, lay.centers.tobytes(),
@@ -851,16 +896,18 @@ def _rig_scene(rig: Rig) -> tuple[np.ndarray, float, tuple[float, float], Overla
     table_scale = max(board_scale * 1.5, math.sqrt((x1 - x0) * (y1 - y0) / 1.5e6))
     tw, th = int((x1 - x0) / table_scale) + 2, int((y1 - y0) / table_scale) + 2
     world = draw_table(rig.table, (th, tw), table_scale, np.random.default_rng(rig.table_seed))
-    # tile sides show where the tiles stand (the tops are drawn raised, at their thickness)
-    side = (np.asarray(art.tile_bgr, np.float32) * 0.55).tolist()
+    board_ov = _board_overlay(lay, art, np.random.default_rng(rig.table_seed + 1), board_scale)
+    # tile sides at table level show below the raised tops where the camera sees them
+    sides = np.zeros_like(board_ov.bgra)
+    side = (*(np.asarray(art.tile_bgr, np.float32) * 0.55).tolist(), 255)
     for j in range(4):
         for i in range(4):
-            poly = (lay.tile_corners(j, i, 0.3) - (x0, y0)) / table_scale
-            cv2.fillConvexPoly(world, np.round(poly * 16).astype(np.int32), side, cv2.LINE_AA, 4)
-    board_ov = _board_overlay(lay, art, np.random.default_rng(rig.table_seed + 1), board_scale)
+            poly = (lay.tile_corners(j, i, 0.3) - board_ov.origin_mm) / board_scale
+            cv2.fillConvexPoly(sides, np.round(poly * 16).astype(np.int32), side, cv2.LINE_AA, 4)
+    sides_ov = Overlay(sides, board_scale, board_ov.origin_mm, 0.0)
     if len(_SCENE_CACHE) >= 2:
         _SCENE_CACHE.pop(next(iter(_SCENE_CACHE)))
-    _SCENE_CACHE[key] = (world, table_scale, (x0, y0), board_ov)
+    _SCENE_CACHE[key] = (world, table_scale, (x0, y0), (sides_ov, board_ov))
     return _SCENE_CACHE[key]
 
 
@@ -871,22 +918,34 @@ def render_shot(
     rng: np.random.Generator,
     *,
     noise_rng: np.random.Generator | None = None,
-    hand: bool | None = None,
+    hand: bool | HandPose | Sequence[Capsule] | None = None,
+    board_in_view: bool = True,
 ) -> Shot:
-    """Photograph ``board`` (reflec-board/1) on ``rig`` with the given difficulty levels."""
-    board = validate_board(board)
+    """Photograph ``board`` (reflec-board/1) on ``rig`` with the given difficulty levels.
+
+    ``hand``: ``None`` = as the occlusion level says, ``False``/``True`` = none/a random one,
+    a :class:`HandPose` (see :func:`hand_reaching`) or explicit capsules.
+    ``board_in_view=False`` leaves the tiles and pieces off the table (a negative photo).
+    Pieces in ``board`` may carry rendering hints (see :func:`_pieces`).
+    """
+    clean = validate_board(board)
     cam = rig.camera
     # separate streams, so changing one factor's level leaves the rest of the photo alone
-    style_rng, piece_rng, hand_rng = rng.spawn(3)
+    style_rng, _, hand_rng = rng.spawn(3)
     style = _style(rig, levels, style_rng)
-    world, table_scale, origin, board_ov = _rig_scene(rig)
-    pieces, where = _pieces(board, rig, piece_rng)
-    suits = sorted({p["suit"] for p in board["pawns"]})
+    world, table_scale, origin, board_ovs = _rig_scene(rig)
+    pieces, where = _pieces(board, rig) if board_in_view else ([], {})
+    suits = sorted({p["suit"] for p in clean["pawns"]})
     clutter = _clutter(
         rig, levels.get("clutter", 0.0), np.random.default_rng(rig.table_seed + 2), suits
     )
-    want_hand = levels.get("occlusion", 0.0) > 0 if hand is None else hand
-    caps = _hand(rig, max(levels.get("occlusion", 0.0), 0.3), hand_rng) if want_hand else []
+    if isinstance(hand, HandPose):
+        caps = hand.capsules()
+    elif hand is not None and not isinstance(hand, bool):
+        caps = list(hand)
+    else:
+        want = levels.get("occlusion", 0.0) > 0 if hand is None else hand
+        caps = _hand(rig, max(levels.get("occlusion", 0.0), 0.3), hand_rng) if want else []
     photo = photograph(
         world,
         table_scale,
@@ -894,12 +953,13 @@ def render_shot(
         style,
         noise_rng if noise_rng is not None else rng,
         world_origin_mm=origin,
-        overlays=[board_ov],
+        overlays=board_ovs if board_in_view else (),
         solids=[*pieces, *clutter],
         occluders=caps,
     )
-    truth = dict(board)
+    truth = dict(clean)
     truth["synth"] = _synth_truth(photo, rig, levels, where)
+    truth["synth"]["board_in_view"] = board_in_view
     return Shot(photo.image, truth, photo, rig)
 
 
@@ -1069,3 +1129,54 @@ def save_shot(shot: Shot, stem: str, jpeg_quality: int = 92) -> tuple[str, str]:
         json.dump(_jsonable(shot.truth), f, indent=1)
         f.write("\n")
     return image_path, truth_path
+
+
+NEGATIVE_KINDS = ("no-board", "cut-off")
+
+
+def negative_sample(
+    split: str,
+    index: int,
+    kind: str = "no-board",
+    *,
+    image_size: tuple[int, int] = (1920, 1080),
+) -> Shot:
+    """A photo vision must reject: ``"no-board"`` (the table and clutter only) or
+    ``"cut-off"`` (the camera moved so that part of the board is outside the frame).
+
+    ``truth["synth"]["board_in_view"]`` is False for the first; for the second
+    ``truth["synth"]["cells_in_view"]`` lists the cells whose centre is inside the image.
+    """
+    if kind not in NEGATIVE_KINDS:
+        raise ValueError(f"unknown negative kind {kind!r} ({', '.join(NEGATIVE_KINDS)})")
+    difficulty = Difficulty.baseline()
+    rig_index, shot = divmod(index, SHOTS_PER_RIG)
+    rig = rig_for(split, rig_index, difficulty, image_size=image_size)
+    r = _rngs(split, rig_index, 20_000 + shot)
+    levels = difficulty.levels(r["shot_levels"])
+    board = random_board(r["position"])
+    if kind == "no-board":
+        shot_ = render_shot(
+            board, rig, levels, r["shot"], noise_rng=r["noise"], board_in_view=False
+        )
+        shot_.truth["coins"], shot_.truth["pawns"] = [], []
+    else:
+        cam = rig.camera
+        w, h = cam.image_size
+        a = float(r["rig"].uniform(0, 2 * math.pi))
+        direction = np.array([math.cos(a), math.sin(a)])
+        corners = np.column_stack([rig.layout.board_corners(), np.full(4, rig.layout.thickness_mm)])
+        for step in range(1, 200):  # slide the view until a good part of the board is cut off
+            moved = cam.replace(target_mm=tuple(np.asarray(cam.target_mm) + direction * 4.0 * step))
+            p = moved.project(corners)
+            outside = np.maximum.reduce([-p[:, 0], p[:, 0] - (w - 1), -p[:, 1], p[:, 1] - (h - 1)])
+            if outside.max() > 0.3 * np.ptp(p[:, 1]):
+                break
+        rig = rig.replace(camera=moved)
+        shot_ = render_shot(board, rig, levels, r["shot"], noise_rng=r["noise"])
+        centers = shot_.truth["synth"]["cell_centers_px"]
+        shot_.truth["synth"]["cells_in_view"] = [
+            c for c, (x, y) in centers.items() if 0 <= x < w and 0 <= y < h
+        ]
+    shot_.truth["synth"].update({"split": split, "index": index, "negative": kind})
+    return shot_
