@@ -64,7 +64,7 @@ class EmulatedDisplay:
             self._event_ring.clear()
             self._event_sent_at = None
             self._last_time = self._clock()
-            self._hello_at = self._last_time
+            self._hello_at = self._beat_at = self._boot_time = self._last_time
             self._send_hello(reply=False, echo=0)
 
     def receive(self, data: bytes) -> None:
@@ -99,6 +99,10 @@ class EmulatedDisplay:
             if not self.synced and now - self._hello_at >= 0.5:
                 self._hello_at = now
                 self._send_hello(reply=False, echo=0)
+            if self.synced and now - self._beat_at >= 1.0:
+                self._beat_at = now
+                up = int(now - self._boot_time) & 0xFFFF
+                self._send(P.HEARTBEAT, 0, bytes([up & 0xFF, up >> 8, 0, 0]))
             if self._event_ring and self.synced:
                 if self._event_sent_at is None:
                     self._event_seq = self._event_seq % 255 + 1
