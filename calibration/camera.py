@@ -474,7 +474,7 @@ def calibrate_detected(
         hint = (
             " (COLSxROWS counts inner corners, e.g. 9x6 for a 10x7-square board)"
             if pattern.kind == "chessboard"
-            else " (COLSxROWS counts squares; check --dictionary)"
+            else " (COLSxROWS counts squares) and --dictionary"
         )
         raise UserError(
             f"none of the {len(views)} image(s) shows {pattern.describe_long()}: "
