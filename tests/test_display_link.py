@@ -222,3 +222,27 @@ def test_open_display_falls_back_to_the_emulation():
         assert display.wait_idle(3.0)
         assert display.info is not None and display.info.led_count == 80
         assert display.sim_device.led_rgb()[P.cell_index("b2")] == scaled("green")
+
+
+def test_sim_reads_back_draws_and_presses(tmp_path):
+    with open_display("sim") as display:
+        display.show_board({"a8": "arms"})
+        assert display.wait_idle(3.0)
+        assert display.leds()[P.cell_index("a8")] == scaled("blue")
+        text = display.render_text()
+        assert text.splitlines()[0].startswith("8 \x1b[38;2;0;59;255m")  # a8 first on top
+        assert display.save_png(tmp_path / "board.png")
+        display.simulate_press("end_turn")
+        event = display.get_event(timeout=3.0)
+        with pytest.raises(ValueError):
+            display.simulate_press("up")
+    assert event is not None and event.button == "end_turn"
+    assert (tmp_path / "board.png").stat().st_size > 1000
+
+
+def test_a_real_port_cannot_be_read_back():
+    display = Display(open_transport=None)
+    assert display.leds() is None and display.render_text() is None
+    assert display.save_png("unused.png") is False
+    with pytest.raises(RuntimeError):
+        display.simulate_press("north")

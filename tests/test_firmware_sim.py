@@ -13,7 +13,14 @@ import time
 
 import pytest
 
-from piecebridge.display import Display, EmulatedDisplay, SerialTransport, SimTransport, simavr
+from piecebridge.display import (
+    Display,
+    EmulatedDisplay,
+    SerialTransport,
+    SimTransport,
+    open_display,
+    simavr,
+)
 
 pytestmark = pytest.mark.firmware
 
@@ -158,3 +165,14 @@ def test_bounce_shorter_than_debounce_is_ignored(board):
         assert display.get_event(timeout=0.5) is None
     finally:
         display.close()
+
+
+def test_open_display_simavr_runs_the_real_firmware():
+    with open_display("simavr") as display:
+        display.show_board({"g7": "crowns"})
+        assert display.wait_idle(10.0)
+        board = display.simavr_board
+        assert board.wait_frame(lambda f: any(f.cell("g7")), 5.0) is not None
+        display.simulate_press("east")
+        event = display.get_event(timeout=3.0)
+    assert event is not None and event.button == "east"

@@ -14,9 +14,8 @@ import json
 import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
-from piecebridge.display import Display, SerialTransport, open_display, render_png, render_text
+from piecebridge.display import DISPLAY_CHOICES, Display, open_display
 from piecebridge.errors import UserError
 
 # A short scripted Reflec turn: pawns in the corners, a few coins, one laser shot.
@@ -28,60 +27,32 @@ DEMO_SHOT = ["a2", "a3", "b3", "c3", "c4", "c5", "c6"]
 
 
 @contextlib.contextmanager
-def connect(args: argparse.Namespace) -> Iterator[tuple[Display, object]]:
-    """The started display and what can picture it (emulation, simavr harness or None)."""
-    if args.port:
-        display = Display(lambda: SerialTransport(args.port)).start()
-        source = None
-        board = None
-    elif args.display == "simavr":
-        from piecebridge.display import simavr
-
-        missing = simavr.toolchain_missing()
-        if missing:
-            raise UserError(f"--display simavr needs the firmware toolchain: missing {missing}")
-        simavr.build_firmware("uno", "sim")
-        board = simavr.SimavrBoard(boot_ms=300)
-        display = Display(lambda: SerialTransport(board.pty)).start()
-        source = board
-    else:
-        display = open_display(args.display)
-        source = getattr(display, "sim_device", None)
-        board = None
+def connect(args: argparse.Namespace) -> Iterator[Display]:
+    """The started display, once it answered the handshake."""
+    display = open_display(args.port or args.display)
     try:
         deadline = time.monotonic() + args.timeout
         while not display.connected and time.monotonic() < deadline:
             time.sleep(0.02)
         if not display.connected:
             raise UserError(f"no display answered within {args.timeout:g} s ({describe(args)})")
-        yield display, source
+        yield display
     finally:
         display.close()
-        if board is not None:
-            board.close()
 
 
 def describe(args: argparse.Namespace) -> str:
     return f"port {args.port}" if args.port else f"--display {args.display}"
 
 
-def current_leds(source: object) -> list[tuple[int, int, int]] | None:
-    if source is None:
-        return None
-    if hasattr(source, "led_rgb"):
-        return source.led_rgb()
-    frame = source.last_frame()
-    return list(frame.rgb) if frame else None
-
-
-def show(source: object, args: argparse.Namespace, title: str) -> None:
-    leds = current_leds(source)
-    if leds is not None and not args.quiet:
-        print(f"\n{title}\n{render_text(leds)}", file=sys.stderr)
+def show(display: Display, args: argparse.Namespace, title: str) -> None:
+    text = display.render_text()
+    if text is not None and not args.quiet:
+        print(f"\n{title}\n{text}", file=sys.stderr)
 
 
 def _demo(args: argparse.Namespace) -> int:
-    with connect(args) as (display, source):
+    with connect(args) as display:
         display.on_button = lambda event: print(f"button: {event.button}", file=sys.stderr)
         steps = [
             ("board set up; suns to play", lambda: (display.show_board(DEMO_BOARD),
@@ -99,20 +70,20 @@ def _demo(args: argparse.Namespace) -> int:
             if not display.wait_idle(5.0):
                 raise UserError("the display stopped acknowledging")
             time.sleep(args.delay)
-            show(source, args, title)
-        finish(display, source, args)
+            show(display, args, title)
+        finish(display, args)
     return 0
 
 
 def _test(args: argparse.Namespace) -> int:
-    with connect(args) as (display, source):
+    with connect(args) as display:
         colours = ["suns", "moons", "crowns", "arms", "white", "amber", "purple", "cyan"]
         display.show_board({f"{c}{r}": colours[r - 1] for c in "abcdefgh" for r in range(1, 9)})
         display.show_laser([f"{c}4" for c in "abcdefgh"], step_ms=0)
         display.status("crowns", 4, 5)
         ok = display.wait_idle(5.0)
-        show(source, args, "test pattern: one colour per row, a laser on row 4")
-        finish(display, source, args)
+        show(display, args, "test pattern: one colour per row, a laser on row 4")
+        finish(display, args)
         info = display.info
         report = {
             "display": describe(args),
@@ -130,17 +101,16 @@ def _test(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
-def finish(display: Display, source: object, args: argparse.Namespace) -> None:
+def finish(display: Display, args: argparse.Namespace) -> None:
     if args.png:
-        leds = current_leds(source)
-        if leds is None:
+        try:
+            drawn = display.save_png(args.png)
+        except OSError as error:
+            raise UserError(f"{args.png}: {error}") from None
+        if not drawn:
             raise UserError(
                 "--png needs --display sim or simavr (a real board cannot be read back)"
             )
-        try:
-            render_png(leds, Path(args.png))
-        except OSError as error:
-            raise UserError(f"{args.png}: {error}") from None
         print(f"wrote {args.png}", file=sys.stderr)
 
 
@@ -148,7 +118,7 @@ def _options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--display",
         default="auto",
-        choices=["auto", "sim", "simavr"],
+        choices=DISPLAY_CHOICES,
         help="auto: a USB board, else the emulation (default); sim: emulation; "
         "simavr: the real firmware in simavr",
     )

@@ -136,6 +136,8 @@ class Display:
     Link:
         ``connected``, ``info`` (the HELLO), ``heartbeat``, ``stats``, ``wait_idle(timeout)``,
         ``reconnect()``, ``close()``; a lost port is reopened on its own.
+    Emulation / simavr only:
+        ``leds()``, ``render_text()``, ``save_png(path)``, ``simulate_press(button)``.
 
     >>> d = Display(open_transport=None)  # not started: calls only record the picture
     >>> d.show_board({"c4": "crowns", "d5": "laser"})
@@ -178,6 +180,10 @@ class Display:
         self._board_names: dict[str, str] = {}
         self._counter = 0
         self._transport: Transport | None = None
+        # Set by open_display for the emulation and simavr: read the LEDs back, press buttons.
+        self._read_leds: Callable[[], list[tuple[int, int, int]] | None] | None = None
+        self._press: Callable[[str], None] | None = None
+        self._on_close: list[Callable[[], None]] = []
         self._set("palette", P.PALETTE, P.palette_payload(0, [rgb for _, rgb in PALETTE]))
         self._set("brightness", P.BRIGHTNESS, bytes([64]))
 
@@ -279,10 +285,46 @@ class Display:
 
     def close(self) -> None:
         self._stop.set()
-        self._wake.set()
+        self._kick()
         if self._thread is not None:
             self._thread.join(timeout=2.0)
             self._thread = None
+        while self._on_close:
+            self._on_close.pop()()
+
+    # ---- reading back (emulation and simavr only) ----
+
+    def leds(self) -> list[tuple[int, int, int]] | None:
+        """The 80 LED colours now shown (matrix a1..h8, then the strip), if readable.
+
+        Available for ``--display sim`` and ``simavr``; None for a real board.
+        """
+        return self._read_leds() if self._read_leds is not None else None
+
+    def render_text(self) -> str | None:
+        """The current picture as ANSI-coloured text (north up), or None for a real board."""
+        from piecebridge.display.sim import render_text
+
+        leds = self.leds()
+        return None if leds is None else render_text(leds)
+
+    def save_png(self, path: str) -> bool:
+        """Draw the current picture to ``path``; False for a real board (cannot read back)."""
+        from piecebridge.display.sim import render_png
+
+        leds = self.leds()
+        if leds is None:
+            return False
+        render_png(leds, path)
+        return True
+
+    def simulate_press(self, button: str) -> None:
+        """Press a button on the emulated or simulated display (tests, keyboard input)."""
+        if button not in BUTTON_NAMES:
+            raise ValueError(f"unknown button {button!r}; known: {', '.join(BUTTON_NAMES)}")
+        if self._press is None:
+            raise RuntimeError("only --display sim or simavr can simulate a button press")
+        self._press(button)
 
     def reconnect(self) -> None:
         """Drop the port and open it again (what a USB unplug and replug amounts to)."""
