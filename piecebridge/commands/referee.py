@@ -1,0 +1,111 @@
+"""``piecebridge referee [SOURCE]``: watch a Reflec game, judge it, drive the referee display.
+
+With no SOURCE it replays the bundled recording of a short scripted game on the simulated
+display, so it runs on a laptop with nothing attached.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from rich.console import Console
+
+from piecebridge.calibration.camera import add_camera_calibration_argument, undistorter_from_args
+from piecebridge.referee.session import SessionOptions, run_session
+
+
+def register(cli) -> None:
+    p = cli.command(
+        "referee",
+        help="Watch a Reflec game through a camera, judge every action, drive the display "
+        "(no SOURCE: replay the bundled demo game on the simulated display).",
+    )
+    p.add_argument(
+        "source",
+        nargs="?",
+        metavar="SOURCE",
+        help="camera number (0), video file, rtsp:// or http:// URL, folder of frames, or a "
+        "recording folder; default: the bundled demo recording",
+    )
+    p.add_argument("--setup", metavar="SETUP.json", help="board setup (piecebridge calibrate board)")
+    add_camera_calibration_argument(p)
+    p.add_argument(
+        "--display",
+        default=None,
+        metavar="sim|simavr|auto|none|PORT",
+        help="referee display: sim (emulated, default for recordings), simavr (the real "
+        "firmware in simavr), auto (a board found by USB, else sim), none, or a serial port",
+    )
+    p.add_argument("--resume", metavar="LOG", help="continue the game recorded in LOG")
+    p.add_argument("--log", metavar="LOG", help="game log to write (default: a new file in /tmp)")
+    p.add_argument(
+        "--players",
+        default="suns,moons,crowns",
+        help="suits in turn order, e.g. suns,moons (a new live game; recordings say their own)",
+    )
+    p.add_argument(
+        "--speed",
+        type=float,
+        default=None,
+        help="replay speed of a recording (1 = real time, 0 = as fast as possible; default 2)",
+    )
+    p.add_argument("--hold", type=float, default=0.5, help="seconds of stillness to commit a view")
+    p.add_argument("--fps", type=float, default=4.0, help="frame rate of a folder of frames")
+    p.add_argument("--png", metavar="FILE.png", help="where to write the final display picture")
+    p.add_argument("--plain", action="store_true", help="one line per event, no live panel")
+    p.add_argument("--quiet", action="store_true", help="print only the summary")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    console = Console(highlight=False)
+    recording = args.source is None
+    display = args.display or ("sim" if recording or _is_recording(args.source) else "auto")
+    live_input = not recording and sys.stdin.isatty()
+    opts = SessionOptions(
+        source=args.source,
+        setup=args.setup,
+        camera_calibration=undistorter_from_args(args),
+        display=display,
+        resume=args.resume,
+        log=args.log,
+        players=args.players,
+        speed=2.0 if args.speed is None else args.speed,
+        hold=args.hold,
+        live=False,
+        quiet=args.quiet,
+        png=args.png or "",
+        fps=args.fps,
+        commands=live_input,
+    )
+    if live_input and not args.quiet:
+        console.print("[dim]type: aim DIR | fire [CELL] DIR | end | quit  (then Enter)")
+    result = run_session(opts, console)
+    _summary(console, result)
+    return 0
+
+
+def _is_recording(source: str) -> bool:
+    from pathlib import Path
+
+    return (Path(source) / "recording.json").is_file()
+
+
+def _summary(console: Console, result) -> None:
+    from piecebridge.display import render_text
+
+    judge, stats = result.judge, result.stats
+    flags = sum(1 for e in stats.events if e.kind == "flagged")
+    console.rule("summary")
+    if result.leds:
+        console.print(render_text(result.leds), markup=False, highlight=False)
+    console.print(
+        f"{len(judge.actions)} actions logged, {flags} impossible change"
+        f"{'' if flags == 1 else 's'} flagged, {stats.frames} frames read "
+        f"in {result.seconds:.1f} s"
+    )
+    console.print(f"state: {judge.summary()}")
+    console.print(f"game log: {result.log_path}  (replay it: piecebridge reflec check {result.log_path})")
+    if result.png_path:
+        console.print(f"display picture: {result.png_path}")

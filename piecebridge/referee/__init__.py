@@ -1,0 +1,1 @@
+"""The live referee (see piecebridge.referee.app)."""

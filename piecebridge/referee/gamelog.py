@@ -1,0 +1,135 @@
+"""The referee's game log: an append-only, fsync'd JSONL record that also resumes a game.
+
+Line 1 is the rules engine's record header; ``{"action": ...}`` lines are the actions the
+referee accepted, so ``piecebridge reflec check LOG`` replays the game. The other lines are
+for people and for ``--resume``: ``{"observed": board, "t": ...}`` (a committed view),
+``{"referee": {...}}`` (flags, pieces awaiting removal, notes). Replay skips them.
+
+>>> import tempfile, pathlib
+>>> from piecebridge.rules import reflec
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "game.jsonl"
+>>> log = GameLog.create(path, reflec.new_game(["suns", "moons"]))
+>>> log.action("place c4 suns north", t=1.5)
+>>> [s.phase for s in reflec.replay(path.read_text().splitlines())]
+['drop', 'drop']
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from piecebridge.errors import UserError
+from piecebridge.jsonio import append_jsonl
+from piecebridge.rules import reflec as R
+
+
+@dataclass
+class Resumed:
+    """What a log says about the game so far."""
+
+    state: R.GameState
+    actions: list[str]
+    observed: dict[str, Any] | None = None
+    removal: list[str] = field(default_factory=list)
+    removal_pieces: dict[str, Any] = field(default_factory=dict)
+    frame: int | None = None
+
+
+class GameLog:
+    """Appends lines to ``path``; every write is flushed and fsync'd before returning."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+
+    @classmethod
+    def create(cls, path: str | os.PathLike[str], state: R.GameState) -> GameLog:
+        p = Path(path)
+        if p.exists() and p.stat().st_size:
+            raise UserError(f"{p}: the log exists already (use --resume {p} to continue it)")
+        p.parent.mkdir(parents=True, exist_ok=True)
+        log = cls(p)
+        append_jsonl(p, R.record_header(state))
+        return log
+
+    def write(self, item: dict[str, Any]) -> None:
+        append_jsonl(self.path, item)
+
+    def action(self, notation: str, t: float | None = None, **extra: Any) -> None:
+        item: dict[str, Any] = {"action": notation}
+        if t is not None:
+            item["t"] = round(t, 3)
+        item.update(extra)
+        self.write(item)
+
+    def observed(self, board: dict[str, Any], t: float, frame: int | None = None) -> None:
+        item: dict[str, Any] = {"observed": _plain(board), "t": round(t, 3)}
+        if frame is not None:
+            item["frame"] = frame
+        self.write(item)
+
+    def note(self, **info: Any) -> None:
+        self.write({"referee": info})
+
+
+def _plain(board: dict[str, Any]) -> dict[str, Any]:
+    """The board without confidences (smaller log lines; the view is what matters)."""
+    return {
+        "format": "reflec-board/1",
+        "coins": [{k: c[k] for k in ("cell", "suit", "facing")} for c in board.get("coins", [])],
+        "pawns": [{k: p[k] for k in ("cell", "suit")} for p in board.get("pawns", [])],
+        "unknown": list(board.get("unknown", [])),
+    }
+
+
+def read_log(path: str | os.PathLike[str]) -> Resumed:
+    """Replay a referee log: the state after its last action, the last view, pending removal.
+
+    A torn last line (the crash happened mid-write) is ignored; any other damage is a
+    :class:`UserError` naming the line.
+    """
+    p = Path(path)
+    try:
+        lines = p.read_text(encoding="utf-8").splitlines()
+    except OSError as error:
+        raise UserError(f"{p}: cannot read the log ({error.strerror})") from None
+    if lines and not _parses(lines[-1]):
+        lines = lines[:-1]  # torn by the crash: it was never fsync'd whole
+    try:
+        states = R.replay(lines)
+    except R.RecordError as error:
+        raise UserError(f"{p}: {error}") from None
+    actions: list[str] = []
+    observed = None
+    removal: list[str] = []
+    pieces: dict[str, Any] = {}
+    frame = None
+    for line in lines[1:]:
+        if not line.strip():
+            continue
+        item = json.loads(line)
+        if "action" in item:
+            actions.append(item["action"])
+            observed = None  # a view before the last action is history
+        if "observed" in item:
+            observed = item["observed"]
+        if "frame" in item:
+            frame = item["frame"]
+        info = item.get("referee")
+        if isinstance(info, dict) and "frame" in info:
+            frame = info["frame"]
+        if isinstance(info, dict) and "removal" in info:
+            removal = list(info["removal"])
+            pieces = info.get("pieces", {})
+    return Resumed(states[-1], actions, observed, removal, pieces, frame)
+
+
+def _parses(line: str) -> bool:
+    try:
+        json.loads(line)
+    except json.JSONDecodeError:
+        return False
+    return True

@@ -1,0 +1,371 @@
+"""The judge: committed views in, rulings out, the game state kept.
+
+A turn is judged in *segments*: from the turn's start (or its last shot) the judge asks
+the rules engine's :func:`~piecebridge.rules.reflec.explain.explain` for the cheapest
+legal actions that turn the segment's starting board into the view now seen. So a coin
+nudged twice, or moved and then moved back, is charged once, as the players mean it; the
+segment's actions go into the log when the segment closes (a shot or the end of the turn).
+
+Every change the judge sees becomes an :class:`Event` for the display and the terminal:
+``accepted`` (actions and points), ``flagged`` (an impossible change: one sentence and the
+offending cells; the judge then waits until the board is put back or made legal),
+``cleared``, ``fired`` (the beam's path), ``remove`` (pieces to take off), ``removed``,
+``turn``, ``eliminated``, ``game_over``, ``unsure`` (cells unreadable), ``info``.
+
+>>> from piecebridge.rules import reflec
+>>> judge = Judge(reflec.new_game(["suns", "moons"]))
+>>> board = {"coins": [{"cell": "c4", "suit": "suns", "facing": "north"}],
+...          "pawns": judge.state.board.to_json()["pawns"]}
+>>> [e.kind for e in judge.observe(board, [])]
+['accepted']
+>>> judge.actions
+['place c4 suns north']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from piecebridge.referee.gamelog import GameLog, Resumed
+from piecebridge.rules import reflec as R
+from piecebridge.rules.reflec.core import CELL_NAMES, Board, BoardError, Coin, Pawn
+from piecebridge.rules.reflec.explain import explain
+
+#: A reading that contradicts what the judge expects must be at least this sure to count;
+#: below it a coin's facing is taken to be unchanged (facings are the hardest thing to see).
+FACING_CONFIDENCE = 0.75
+
+
+@dataclass
+class Event:
+    """Something for the display and the terminal. ``text`` is one sentence for a person."""
+
+    kind: str
+    text: str
+    cells: list[str] = field(default_factory=list)
+    actions: list[str] = field(default_factory=list)
+    path: list[str] = field(default_factory=list)
+    t: float = 0.0
+
+
+@dataclass
+class Flag:
+    reason: str
+    cells: list[str]
+
+
+def _names(cells: Any) -> list[str]:
+    return [CELL_NAMES[c] if isinstance(c, int) else c for c in cells]
+
+
+class Judge:
+    """Keeps the game; see the module docstring. ``log`` (a :class:`GameLog`) is optional."""
+
+    def __init__(self, state: R.GameState, log: GameLog | None = None) -> None:
+        self.state = state  # after every accepted action, the open segment's included
+        self.base = state  # where the open segment starts
+        self.pending: tuple[R.Action, ...] = ()
+        self.actions: list[str] = []  # closed segments' actions, as logged
+        self.log = log
+        self.flag: Flag | None = None
+        self.removal: list[str] = []  # cells whose pieces must come off the board
+        self.unsure: list[str] = []
+        self._removal_board = state.board
+        self.frame: int | None = None  # the source's frame index, for the log
+
+    # ---- resume ----
+
+    @classmethod
+    def resume(cls, resumed: Resumed, log: GameLog | None = None) -> Judge:
+        judge = cls(resumed.state, log)
+        judge.actions = list(resumed.actions)
+        judge.removal = list(resumed.removal)
+        if judge.removal:
+            pieces = dict(zip(range(64), judge.state.board.squares, strict=True))
+            gone = Board.from_json(resumed.removal_pieces)
+            pieces.update({c: p for c, p in enumerate(gone.squares) if p is not None})
+            judge._removal_board = Board.from_pieces(pieces)
+        if resumed.observed is not None:
+            quiet = judge.log
+            judge.log = None  # re-judging the last view must not log it again
+            judge.observe(resumed.observed, list(resumed.observed.get("unknown", [])))
+            judge.log = quiet
+        return judge
+
+    # ---- what the table should show ----
+
+    def expected_board(self) -> Board:
+        """The board the table should hold: the state's, plus pieces not yet taken off."""
+        if not self.removal:
+            return self.state.board
+        return self._removal_board
+
+    def display_cells(self) -> dict[str, str]:
+        """Cell -> colour for the display: suit colours, neutral coins grey."""
+        cells: dict[str, str] = {}
+        board = self.expected_board()
+        for cell, coin in board.coins():
+            owner = self.state.owner_of(coin.suit)
+            cells[CELL_NAMES[cell]] = coin.suit.value if owner is not None else "grey"
+        for cell, pawn in board.pawns():
+            cells[CELL_NAMES[cell]] = pawn.suit.value
+        return cells
+
+    @property
+    def points_spent(self) -> int:
+        return sum(a.cost for a in self.pending)
+
+    def summary(self) -> str:
+        s = self.state
+        if s.phase == "over":
+            return f"game over: {_player(s, s.winner)} win"
+        if s.phase == "drop":
+            return f"Drop round: {_player(s, s.current)} to place a coin"
+        return (
+            f"{_player(s, s.current)} to play: {s.tile_points} tile point"
+            f"{'' if s.tile_points == 1 else 's'} and die {s.die} left"
+        )
+
+    # ---- views ----
+
+    def observe(self, board: dict[str, Any], unknown: list[str], t: float = 0.0) -> list[Event]:
+        """Judge a committed view (reflec-board/1 dict, cells that could not be read)."""
+        try:
+            seen = self._reconcile(board, unknown)
+        except BoardError as error:
+            return [Event("unsure", f"the view makes no sense ({error})", t=t)]
+        events: list[Event] = []
+        if self.removal:
+            still = [c for c in self.removal if seen.squares[R.parse_cell(c)] is not None]
+            if still:
+                if set(still) & set(unknown):
+                    return []
+                return [Event("remove", f"take {_cells_text(still)} off the board", still, t=t)]
+            events.append(Event("removed", "the removed pieces are off the board", t=t))
+            self.removal = []
+            self._note(removal=[])
+        if self.state.phase == "drop":
+            return events + self._observe_drop(seen, unknown, t)
+        if seen.squares == self.state.board.squares:
+            if self.flag:
+                self.flag = None
+                events.append(Event("cleared", "the board is back as it was: play on", t=t))
+            return events
+        if self.state.phase == "over":
+            return [*events, self._raise_flag("the game is over: nothing may move", seen, t)]
+        found = explain(self.base.board, seen, self.base)
+        if not found.found:
+            if unknown:
+                self.unsure = list(unknown)
+                return [
+                    *events,
+                    Event("unsure", f"cannot read {_cells_text(unknown)}: keep it clear", t=t),
+                ]
+            return [*events, self._raise_flag(found.reason, seen, t, _names(found.cells))]
+        sequence = found.sequences[0]
+        state = self.base
+        for action in sequence:
+            state, _ = R.apply(state, action)
+        before = {str(a) for a in self.pending}
+        self.pending = tuple(sequence)
+        self.state = state
+        if self.flag:
+            self.flag = None
+            events.append(Event("cleared", "the board is legal again: play on", t=t))
+        changed = [str(a) for a in sequence if str(a) not in before]
+        cost = found.cost or 0
+        text = (
+            f"{_player(state, state.current)}: {', '.join(map(str, sequence)) or 'no change'} "
+            f"({cost} point{'' if cost == 1 else 's'} this segment)"
+        )
+        events.append(Event("accepted", text, actions=changed or [str(a) for a in sequence], t=t))
+        return events
+
+    def _reconcile(self, board: dict[str, Any], unknown: list[str]) -> Board:
+        """The view as a Board: unreadable cells keep what is expected there, and an unsure
+        facing that contradicts the expected coin is taken to be unchanged.
+        """
+        expected = self.expected_board()
+        pieces: dict[int, Any] = {}
+        for item in board.get("coins", []):
+            cell = R.parse_cell(item["cell"])
+            coin = Coin(R.Suit.parse(item["suit"]), R.Direction.parse(item["facing"]))
+            want = expected.squares[cell]
+            conf = float(item.get("confidence", 1.0))
+            if type(want) is Coin and want.suit is coin.suit and conf < FACING_CONFIDENCE:
+                coin = want
+            pieces[cell] = coin
+        for item in board.get("pawns", []):
+            pieces[R.parse_cell(item["cell"])] = Pawn(R.Suit.parse(item["suit"]))
+        for name in unknown:
+            cell = R.parse_cell(name)
+            if expected.squares[cell] is not None:
+                pieces[cell] = expected.squares[cell]
+            else:
+                pieces.pop(cell, None)
+        return Board.from_pieces(pieces)
+
+    def _observe_drop(self, seen: Board, unknown: list[str], t: float) -> list[Event]:
+        """Drop round: new coins on open cells, placed in turn order (several at once too)."""
+        now = self.state.board
+        if seen.squares == now.squares:
+            if self.flag:
+                self.flag = None
+                return [Event("cleared", "the board is back as it was: play on", t=t)]
+            return []
+        changed = [c for c in range(64) if seen.squares[c] != now.squares[c]]
+        bad = [c for c in changed if now.squares[c] is not None]
+        if bad:
+            return [self._raise_flag(
+                f"{_cells_text(_names(bad))} changed during the Drop round, when coins are only "
+                "placed on open cells", seen, t, _names(bad))]  # fmt: skip
+        new = {c: seen.squares[c] for c in changed}
+        if any(type(p) is not Coin for p in new.values()):
+            cells = [c for c, p in new.items() if type(p) is not Coin]
+            return [self._raise_flag("lasers are never added to the board", seen, t, _names(cells))]
+        state, placed = self.state, []
+        todo = dict(new)
+        while todo:
+            mine = [c for c, p in sorted(todo.items()) if state.controls(p.suit)]
+            mine = [c for c in mine if todo[c].suit in state.current_suits] or mine
+            if not mine:
+                suits = sorted({p.suit.value for p in todo.values()})
+                who = _player(state, state.current)
+                return [self._raise_flag(
+                    f"{' and '.join(suits)} coins were placed but it is {who}'s turn to place "
+                    "one (the Drop round goes one coin at a time, in turn order)",
+                    seen, t, _names(todo))]  # fmt: skip
+            cell = mine[0]
+            coin = todo.pop(cell)
+            action = R.Place(cell, coin.suit, coin.facing)
+            try:
+                state, _ = R.apply(state, action)
+            except R.IllegalAction as error:
+                return [self._raise_flag(str(error), seen, t, [CELL_NAMES[cell]])]
+            placed.append(action)
+        self.flag = None
+        events = []
+        for action in placed:
+            self._commit_action(action, t)
+        self.state = self.base = state
+        events.append(Event("accepted", f"placed: {', '.join(map(str, placed))}",
+                            actions=[str(a) for a in placed], t=t))  # fmt: skip
+        if state.phase == "play":
+            events.append(self._turn_event(t))
+        return events
+
+    def _raise_flag(self, reason: str, seen: Board, t: float, cells: list[str] | None = None):
+        if cells is None:
+            cells = [CELL_NAMES[c] for c in range(64) if seen.squares[c] != self.state.board.squares[c]]
+        self.flag = Flag(reason, sorted(cells))
+        self._note(flag=reason, cells=self.flag.cells)
+        return Event("flagged", reason[0].upper() + reason[1:] + ".", self.flag.cells, t=t)
+
+    # ---- buttons ----
+
+    def can_act(self) -> str | None:
+        """Why a shot or the end of the turn cannot happen now (None: it can)."""
+        if self.state.phase != "play":
+            return "the game is over" if self.state.phase == "over" else "it is the Drop round"
+        if self.flag:
+            return f"first put the board right ({self.flag.reason})"
+        if self.removal:
+            return f"first take {_cells_text(self.removal)} off the board"
+        return None
+
+    def fire(self, direction: str, pawn: str | None = None, t: float = 0.0) -> list[Event]:
+        """Fire the current player's laser (closing the open segment first)."""
+        why = self.can_act()
+        if why:
+            return [Event("info", f"cannot fire: {why}", t=t)]
+        text = f"fire {pawn + ' ' if pawn else ''}{direction}"
+        try:
+            action = R.parse_action(text)
+            state, events = R.apply(self.state, action)
+        except (R.NotationError, R.IllegalAction) as error:
+            return [Event("info", f"cannot fire: {error}", t=t)]
+        self._close_segment(t)
+        self._commit_action(action, t)
+        out: list[Event] = []
+        removal: list[str] = []
+        board_before = self.state.board
+        for ev in events:
+            if isinstance(ev, R.Fired):
+                path = _names(ev.beam.path)
+                end = ev.beam.end
+                out.append(Event("fired", f"{ev.suit.value} fire {ev.direction.value}: the beam "
+                                 f"ends at {'the edge' if end == 'edge' else end}", path[-1:],
+                                 path=path, t=t))  # fmt: skip
+            elif isinstance(ev, R.CoinsRemoved):
+                removal += _names(ev.cells)
+                out.append(Event("remove", f"a loop! remove {_cells_text(_names(ev.cells))}",
+                                 _names(ev.cells), t=t))  # fmt: skip
+            elif isinstance(ev, R.LaserDestroyed):
+                removal.append(CELL_NAMES[ev.cell])
+                out.append(Event("remove", f"the {ev.suit.value} laser on {CELL_NAMES[ev.cell]} "
+                                 "is hit: take it off", [CELL_NAMES[ev.cell]], t=t))  # fmt: skip
+            elif isinstance(ev, R.PlayerEliminated):
+                suits = "+".join(s.value for s in ev.suits)
+                out.append(Event("eliminated", f"{suits} are out: their coins are neutral", t=t))
+            elif isinstance(ev, R.GameOver):
+                out.append(Event("game_over", f"{_player(state, ev.winner)} win the game", t=t))
+            elif isinstance(ev, R.TurnStarted):
+                pass
+        self._removal_board = board_before
+        self.removal = sorted(set(removal))
+        self.state = self.base = state
+        self.pending = ()
+        if self.removal:
+            gone = board_before.to_json()
+            gone["coins"] = [c for c in gone["coins"] if c["cell"] in self.removal]
+            gone["pawns"] = [p for p in gone["pawns"] if p["cell"] in self.removal]
+            self._note(removal=self.removal, pieces=gone)
+        if any(isinstance(e, R.TurnStarted) for e in events):
+            out.append(self._turn_event(t))
+        return out
+
+    def end_turn(self, t: float = 0.0) -> list[Event]:
+        why = self.can_act()
+        if why:
+            return [Event("info", f"cannot end the turn: {why}", t=t)]
+        try:
+            state, _ = R.apply(self.state, R.EndTurn())
+        except R.IllegalAction as error:
+            return [Event("info", f"cannot end the turn: {error}", t=t)]
+        self._close_segment(t)
+        self._commit_action(R.EndTurn(), t)
+        self.state = self.base = state
+        self.pending = ()
+        return [self._turn_event(t)]
+
+    def _turn_event(self, t: float) -> Event:
+        return Event("turn", self.summary(), t=t)
+
+    # ---- log ----
+
+    def _close_segment(self, t: float) -> None:
+        for action in self.pending:
+            self._commit_action(action, t)
+        self.pending = ()
+
+    def _commit_action(self, action: R.Action, t: float) -> None:
+        self.actions.append(str(action))
+        if self.log is not None:
+            extra = {} if self.frame is None else {"frame": self.frame}
+            self.log.action(str(action), t=t, **extra)
+
+    def _note(self, **info: Any) -> None:
+        if self.log is not None:
+            self.log.note(**info, **({} if self.frame is None else {"frame": self.frame}))
+
+
+def _player(state: R.GameState, player: int | None) -> str:
+    if player is None:
+        return "nobody"
+    return "+".join(s.value for s in state.players[player])
+
+
+def _cells_text(cells: Any) -> str:
+    names = sorted(_names(cells))
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]

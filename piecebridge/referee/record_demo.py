@@ -1,0 +1,369 @@
+"""Scripted Reflec recordings, rendered by the fixture renderer (``piecebridge.synth``).
+
+A *script* is what happens at the table: players change the board (a hand reaches in, the
+hand leaves, the board stands still), press display buttons, bump the camera. Running a
+script through the rules engine gives the board of every moment and the action log a
+perfect referee would write; rendering it gives a folder of JPEG frames and a manifest::
+
+    recording.json   {"format": "piecebridge-recording/1", "game": <record header>,
+                      "setup": "setup.json", "frames": [{"file", "t", "note"}],
+                      "presses": [{"t", "button"}], "expected": {"actions": [...], ...}}
+    setup.json       the board setup learned from the rig's calibration-layout photo
+    f000.jpg ...     the frames (small, JPEG)
+
+Regenerate the bundled recording (and the scripted test recordings) with::
+
+    python -m piecebridge.referee.record_demo            # fixtures/recordings/demo
+    python -m piecebridge.referee.record_demo --all      # + illegal, linger, bump, ...
+
+>>> script = demo_script()
+>>> script.expected_actions()[-1]
+'end'
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from piecebridge.rules import reflec as R
+
+RECORDING_FORMAT = "piecebridge-recording/1"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "recordings"
+#: Seconds between frames of a recording (the frames stand for a 4 fps camera).
+FRAME_DT = 0.25
+
+
+# --------------------------------------------------------------------------- scripts
+
+
+@dataclass
+class Moment:
+    """One frame to render: the physical board, and whether a hand is over it."""
+
+    board: dict[str, Any]
+    hand: int | None = None  # a seed for the hand's pose; None: no hand
+    bumped: bool = False
+    note: str = ""
+
+
+@dataclass
+class Script:
+    """A game at the table: physical boards, hands, presses, and the engine's verdicts.
+
+    ``do(...)`` plays legal actions (the board changes under a hand), ``fire(dir)`` presses
+    the display buttons (aim, confirm), ``clear()`` takes the pieces the engine removed off
+    the board, ``cheat(edit)`` changes the board without the engine (an illegal move),
+    ``still(n)`` adds quiet frames.
+    """
+
+    players: list[str]
+    options: dict[str, Any] = field(default_factory=dict)
+    moments: list[Moment] = field(default_factory=list)
+    presses: list[tuple[int, str]] = field(default_factory=list)  # (frame index, button)
+    actions: list[str] = field(default_factory=list)
+    flags: list[dict[str, Any]] = field(default_factory=list)
+    hand_frames: int = 2
+    still_frames: int = 3
+
+    def __post_init__(self) -> None:
+        self.state = R.new_game(self.players, R.record.options_from_json(self.options))
+        self.physical = self.state.board.to_json()
+        self._hand_seed = 100
+        self._bumped = False
+
+    # ---- building ----
+
+    def still(self, n: int | None = None, note: str = "") -> Script:
+        for _ in range(self.still_frames if n is None else n):
+            self.moments.append(Moment(_copy(self.physical), None, self._bumped, note))
+        return self
+
+    def hands(self, n: int | None = None, note: str = "", same: bool = False) -> Script:
+        """Frames with a hand over the board (``same``: one hand pose that lingers)."""
+        for _ in range(self.hand_frames if n is None else n):
+            if not same or not self.moments or self.moments[-1].hand is None:
+                self._hand_seed += 1
+            self.moments.append(Moment(_copy(self.physical), self._hand_seed, self._bumped, note))
+        return self
+
+    def do(self, *notations: str, note: str = "") -> Script:
+        """Legal actions, made by a hand: hand frames, then the new board stands still."""
+        self.hands(note=note or "; ".join(notations))
+        for text in notations:
+            self.state, _ = R.apply(self.state, R.parse_action(text))
+            self.actions.append(str(R.parse_action(text)))
+        self.physical = self.state.board.to_json()
+        return self.still(note=note or "; ".join(notations))
+
+    def press(self, button: str) -> Script:
+        self.presses.append((len(self.moments), button))
+        return self
+
+    def end(self) -> Script:
+        self.press("end_turn")
+        self.state, _ = R.apply(self.state, R.EndTurn())
+        self.actions.append("end")
+        return self.still(2, note="end of turn")
+
+    def fire(self, direction: str) -> Script:
+        """Aim with a direction button, confirm with end_turn; the engine fires."""
+        self.press(direction).still(1, note=f"aiming {direction}")
+        self.press("end_turn")
+        self.state, events = R.apply(self.state, R.parse_action(f"fire {direction}"))
+        self.actions.append(f"fire {direction}")
+        return self.still(2, note=f"fired {direction}")
+
+    def clear(self) -> Script:
+        """Players take the removed pieces off the board (a hand, then the new board)."""
+        self.hands(note="removing pieces")
+        self.physical = self.state.board.to_json()
+        return self.still(note="pieces removed")
+
+    def cheat(self, edit: Callable[[dict[str, Any]], None], note: str) -> Script:
+        """Change the physical board behind the engine's back (an impossible change)."""
+        self.hands(note=note)
+        board = _copy(self.physical)
+        edit(board)
+        self.physical = board
+        return self.still(note=note)
+
+    def put_back(self) -> Script:
+        """Restore the board the engine believes in."""
+        self.hands(note="putting it back")
+        self.physical = self.state.board.to_json()
+        return self.still(note="put back")
+
+    def bump(self) -> Script:
+        self._bumped = True
+        return self
+
+    def expect_flag(self, cells: list[str]) -> Script:
+        self.flags.append({"frame": len(self.moments), "cells": sorted(cells)})
+        return self
+
+    # ---- results ----
+
+    def expected_actions(self) -> list[str]:
+        return list(self.actions)
+
+    def header(self) -> dict[str, Any]:
+        return R.record_header(R.new_game(self.players, R.record.options_from_json(self.options)))
+
+
+def _copy(board: dict[str, Any]) -> dict[str, Any]:
+    return json.loads(json.dumps(board))
+
+
+# The Drop round of the demo: suns, moons, crowns in turn, six coins each.
+DROP = {
+    "suns": ["d1 north", "c3 north", "e3 west", "b5 east", "f2 south", "g6 north"],
+    "moons": ["c5 east", "e5 south", "d7 west", "b2 north", "g3 east", "f7 south"],
+    "crowns": ["d2 east", "b7 south", "f4 north", "g5 west", "d6 east", "h3 north"],
+}
+
+
+def _drop_actions(rounds: range) -> list[str]:
+    return [
+        f"place {DROP[s][i].split()[0]} {s} {DROP[s][i].split()[1]}"
+        for i in rounds
+        for s in ("suns", "moons", "crowns")
+    ]
+
+
+def demo_script() -> Script:
+    """The bundled game: a Drop round, moves, a loop shot away, a player shot out."""
+    s = Script(["suns", "moons", "crowns"])
+    s.still(note="the lasers in their corners")
+    s.do(*_drop_actions(range(3)), note="Drop round, first half")
+    s.do(*_drop_actions(range(3, 6)), note="Drop round, second half")
+    # Suns: set up a mirror, spin another, then fire into a loop of four coins.
+    s.do("move d1 c1 north", note="suns move d1 to c1")
+    s.do("spin g6 east", note="suns spin g6")
+    s.fire("east").clear().end()
+    # Moons: three single-point actions (every tile point must be used).
+    s.do("move b2 b3 north", "spin g3 south", note="moons move and spin")
+    s.do("spin d7 south", note="moons spin d7")
+    s.end()
+    # Crowns shoot along row 8 into the moons laser: moons are out, their coins neutral.
+    s.fire("west").clear().end()
+    # Suns again (moons are skipped), moving a now-neutral moons coin.
+    s.do("move b3 b4 north", note="suns move a neutral coin")
+    s.do("laser a1 a2", "spin c1 east", note="suns move the laser, spin c1")
+    s.end()
+    return s
+
+
+def _move(board: dict[str, Any], source: str, target: str) -> None:
+    for item in board["coins"] + board["pawns"]:
+        if item["cell"] == source:
+            item["cell"] = target
+
+
+def illegal_script() -> Script:
+    """Suns move a coin two cells with one point left; they put it back, then play legally."""
+    s = Script(["suns", "moons", "crowns"])
+    s.still()
+    s.do(*_drop_actions(range(6)), note="Drop round")
+    s.do("move d1 c1 north", "spin g6 east", note="suns: move and spin")
+    s.do("spin c3 east", "spin c1 east", "spin e3 north", note="suns: three spins")
+    s.expect_flag(["b5", "d5"])
+    s.cheat(lambda b: _move(b, "b5", "d5"), note="b5 slid two cells to d5 with one point left")
+    s.still(2, note="flagged: waiting")
+    s.put_back()
+    s.do("move b5 b6 east", note="suns: a legal move instead")
+    s.end()
+    return s
+
+
+def linger_script() -> Script:
+    """A hand rests over the board for a long time while a coin is half-moved."""
+    s = Script(["suns", "moons", "crowns"])
+    s.still()
+    s.do(*_drop_actions(range(6)), note="Drop round")
+    s.hands(8, note="a hand lingers over the board", same=True)
+    s.do("move d1 c1 north", note="suns move d1 to c1")
+    s.hands(6, note="the hand lingers again", same=True)
+    s.still(2)
+    s.do("spin g6 east", "spin c3 east", note="suns spin two coins")
+    s.end()
+    return s
+
+
+def bump_script() -> Script:
+    """The camera is knocked mid-game; the referee re-locks and the game goes on."""
+    s = Script(["suns", "moons", "crowns"])
+    s.still()
+    s.do(*_drop_actions(range(6)), note="Drop round")
+    s.do("move d1 c1 north", note="suns move d1 to c1")
+    s.hands(1, note="someone knocks the camera")
+    s.bump().still(4, note="camera bumped")
+    s.do("spin g6 east", "spin c3 east", note="suns spin two coins")
+    s.end()
+    return s
+
+
+SCRIPTS: dict[str, Callable[[], Script]] = {
+    "demo": demo_script,
+    "illegal": illegal_script,
+    "linger": linger_script,
+    "bump": bump_script,
+}
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def _rig(size: tuple[int, int]):
+    from piecebridge.synth.reflec import Difficulty, rig_for
+
+    diff = Difficulty.baseline()
+    rig = rig_for("test", 3, diff, art="classic", image_size=size)
+    levels = dict(diff.fixed or ())
+    levels.update(rig.levels)
+    levels.update(clutter=0.3, glare=0.05)
+    return rig, levels
+
+
+def _bumped(rig):
+    cam = rig.camera
+    target = (cam.target_mm[0] + 9.0, cam.target_mm[1] - 6.0)
+    return rig.replace(camera=cam.replace(yaw_deg=cam.yaw_deg + 2.5, target_mm=target))
+
+
+def render_script(
+    script: Script,
+    out: str | Path,
+    size: tuple[int, int] = (960, 540),
+    quality: int = 75,
+    seed: int = 11,
+    log: Callable[[str], None] = print,
+) -> Path:
+    """Render every moment of ``script`` into folder ``out`` with its manifest and setup."""
+    from piecebridge.calibration.board import learn_setup
+    from piecebridge.synth.reflec import calibration_board, render_shot
+
+    out = Path(out)
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    rig, levels = _rig(size)
+    cal = render_shot(
+        calibration_board(), rig, {**levels, "occlusion": 0.0}, np.random.default_rng(seed)
+    )
+    setup, _ = learn_setup(cal.image)
+    setup.save(out / "setup.json")
+    frames = []
+    files: dict[str, str] = {}  # a still scene is one file, shown for several frames
+    for i, m in enumerate(script.moments):
+        key = json.dumps([m.board, m.hand, m.bumped], sort_keys=True)
+        if key not in files:
+            files[key] = f"f{len(files):03d}.jpg"
+            shot = _render(m, rig, levels, seed, len(files))
+            cv2.imwrite(str(out / files[key]), shot.image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+            log(f"  {files[key]}  {m.note}")
+        frames.append(
+            {
+                "file": files[key],
+                "t": round(i * FRAME_DT, 3),
+                "note": m.note,
+                "hand": m.hand is not None,
+            }
+        )
+    manifest = {
+        "format": RECORDING_FORMAT,
+        "game": script.header(),
+        "setup": "setup.json",
+        "frame_dt": FRAME_DT,
+        "frames": frames,
+        "presses": [
+            {"t": round(i * FRAME_DT - FRAME_DT / 2, 3), "button": b} for i, b in script.presses
+        ],
+        "expected": {"actions": script.expected_actions(), "flags": script.flags},
+        "truth": [m.board for m in script.moments],
+    }
+    (out / "recording.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    return out
+
+
+def _render(m: Moment, rig, levels: dict, seed: int, index: int):
+    from piecebridge.synth.reflec import render_shot
+
+    lv = dict(levels)
+    if m.hand is not None:
+        lv["occlusion"] = 0.75
+    # Still scenes share the light and piece jitter (one seed); a hand's seed picks its pose.
+    rng = np.random.default_rng(seed if m.hand is None else seed * 1000 + m.hand)
+    return render_shot(
+        m.board,
+        _bumped(rig) if m.bumped else rig,
+        lv,
+        rng,
+        noise_rng=np.random.default_rng([seed, index]),
+        hand=m.hand is not None,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("names", nargs="*", help=f"scripts to render ({', '.join(SCRIPTS)})")
+    parser.add_argument("--all", action="store_true", help="render every script")
+    parser.add_argument("--out", default=str(FIXTURES), help="parent folder")
+    args = parser.parse_args(argv)
+    names = list(SCRIPTS) if args.all else (args.names or ["demo"])
+    for name in names:
+        print(f"{name}:")
+        render_script(SCRIPTS[name](), Path(args.out) / name)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

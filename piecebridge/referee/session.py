@@ -1,0 +1,173 @@
+"""Set up and run a refereeing session from command-line style options.
+
+:func:`run_session` is what ``piecebridge referee`` calls; tests and benchmarks call it
+too (with ``speed=0`` and ``display="sim"`` or ``"simavr"``).
+
+>>> opts = SessionOptions(display="none", speed=0.0, quiet=True, png=None)
+>>> opts.players
+'suns,moons,crowns'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from piecebridge.errors import UserError
+from piecebridge.referee.app import Referee, Stats
+from piecebridge.referee.gamelog import GameLog, read_log
+from piecebridge.referee.judge import Judge
+from piecebridge.referee.sources import FrameSource, RecordingSource, open_source
+from piecebridge.referee.tracker import StableTracker
+from piecebridge.referee.view import TerminalView
+from piecebridge.rules import reflec as R
+
+
+@dataclass
+class SessionOptions:
+    source: str | None = None
+    setup: str | None = None
+    camera_calibration: Any = None  # an undistorter, or None
+    display: str = "sim"
+    resume: str | None = None
+    log: str | None = None
+    players: str = "suns,moons,crowns"
+    speed: float = 1.0
+    hold: float = 0.5
+    live: bool = False
+    quiet: bool = False
+    png: str | None = ""  # "" = next to the log; None = no picture
+    stop_after: int | None = None  # recordings: stop (crash) after this many frames
+    fps: float = 4.0
+    commands: bool = False
+
+
+@dataclass
+class SessionResult:
+    judge: Judge
+    stats: Stats
+    log_path: Path
+    png_path: Path | None
+    leds: list[tuple[int, int, int]] | None
+    seconds: float
+    display: Any = None
+
+
+def default_log_path() -> Path:
+    folder = Path(tempfile.gettempdir()) / "piecebridge-referee"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"game-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
+
+
+def _new_game(source: FrameSource, players: str) -> R.GameState:
+    if isinstance(source, RecordingSource):
+        return R.game_from_header(source.manifest["game"])
+    names = [p.strip() for p in players.split(",") if p.strip()]
+    try:
+        return R.new_game([n.split("+") if "+" in n else n for n in names])
+    except R.ReflecError as error:
+        raise UserError(f"--players {players}: {error}") from None
+
+
+def _reader(source: FrameSource, setup: str | None, undistort: Any) -> Any:
+    from piecebridge.calibration.board import BoardSetup
+    from piecebridge.vision.reader import BoardReader
+
+    if setup is None and isinstance(source, RecordingSource) and source.setup_path:
+        setup = str(source.setup_path)
+    return BoardReader(setup=BoardSetup.load(setup) if setup else None, camera_calibration=undistort)
+
+
+@contextlib.contextmanager
+def open_referee_display(spec: str, console: Console):
+    """(display, presser, led source) for ``sim``, ``simavr``, ``none``, ``auto`` or a port."""
+    from piecebridge.display import Display, SerialTransport, open_display
+
+    board = None
+    if spec == "none":
+        display = Display(open_transport=None)
+        presser, leds = None, None
+    elif spec == "simavr":
+        from piecebridge.display import simavr
+
+        missing = simavr.toolchain_missing()
+        if missing:
+            raise UserError(f"--display simavr needs the firmware toolchain: missing {missing}")
+        simavr.build_firmware("uno", "sim")
+        board = simavr.SimavrBoard(boot_ms=300)
+        display = Display(lambda: SerialTransport(board.pty)).start()
+        presser = board.press
+
+        def leds():
+            frame = board.last_frame()
+            return list(frame.rgb) if frame else None
+    else:
+        display = open_display(None if spec == "auto" else spec)
+        device = getattr(display, "sim_device", None)
+        presser = device.press if device is not None else None
+        leds = device.led_rgb if device is not None else None
+    try:
+        deadline = time.monotonic() + 5.0
+        while spec != "none" and not display.connected and time.monotonic() < deadline:
+            time.sleep(0.02)
+        if spec != "none" and not display.connected:
+            console.print(f"[yellow]! no display answered on {spec}: refereeing in the terminal")
+        yield display, presser, leds, board
+    finally:
+        display.close()
+        if board is not None:
+            board.close()
+
+
+def run_session(opts: SessionOptions, console: Console | None = None) -> SessionResult:
+    """Run a whole session; returns the judge, figures and where the log and picture went."""
+    console = console or Console(highlight=False)
+    source = open_source(opts.source, opts.fps)
+    resumed = read_log(opts.resume) if opts.resume else None
+    if resumed is not None and isinstance(source, RecordingSource) and resumed.frame is not None:
+        source.start_at = resumed.frame + 1
+    if isinstance(source, RecordingSource) and opts.stop_after is not None:
+        source.stop_after = opts.stop_after
+    reader = _reader(source, opts.setup, opts.camera_calibration)
+    if resumed is not None:
+        log_path = Path(opts.resume)  # type: ignore[arg-type]
+        judge = Judge.resume(resumed, GameLog(log_path))
+    else:
+        log_path = Path(opts.log) if opts.log else default_log_path()
+        judge = Judge(_new_game(source, opts.players), GameLog.create(log_path, _new_game(source, opts.players)))
+    view = TerminalView(console, live=opts.live, quiet=opts.quiet)
+    started = time.monotonic()
+    try:
+        if not opts.quiet:
+            what = "resuming " + str(log_path) if resumed else "new game"
+            view.note(f"{source.description}; {what}; {judge.summary()}", "info")
+        with open_referee_display(opts.display, console) as (display, presser, leds, board):
+            tracker = StableTracker(hold_s=opts.hold)
+            referee = Referee(judge, reader, display, view, tracker, presser)
+            if opts.commands:
+                referee.start_terminal_input()
+            stats = referee.run(source, opts.speed)
+            display.wait_idle(3.0)
+            if board is not None:
+                time.sleep(0.3)  # the firmware latches its last frame
+            picture = leds() if leds is not None else None
+            png = _write_png(picture, opts.png, log_path)
+    finally:
+        view.close()
+        source.close()
+    return SessionResult(judge, stats, log_path, png, picture, time.monotonic() - started)
+
+
+def _write_png(leds: Any, where: str | None, log_path: Path) -> Path | None:
+    if leds is None or where is None:
+        return None
+    from piecebridge.display import render_png
+
+    path = Path(where) if where else log_path.with_suffix(".display.png")
+    return render_png(leds, path)
