@@ -136,8 +136,11 @@ def _search(
                     break
             continue
         expansions += 1
+        last = path[-1] if path else None
         for action in _successor_actions(node, goal, focused):
             if g + action.cost > budget:
+                continue
+            if last is not None and _commutes_and_out_of_order(action, last):
                 continue
             try:
                 child, _ = apply(node, action)
@@ -152,6 +155,24 @@ def _search(
             if child_g + h <= budget:
                 heapq.heappush(frontier, (child_g + h, -child_g, next(tie), child, (*path, action)))
     return results
+
+
+def _touched(action: Action) -> tuple[int, ...]:
+    if isinstance(action, MoveCoin | MoveLaser):
+        return (action.source, action.target)
+    if isinstance(action, Swap):
+        return (action.first, action.second)
+    return (action.cell,)  # Spin, Drop
+
+
+def _commutes_and_out_of_order(action: Action, previous: Action) -> bool:
+    """Partial-order reduction: two actions on disjoint cells give the same result in
+    either order (points add up, locks and swap records are per cell), so only the
+    order with the smaller notation first is searched.
+    """
+    if set(_touched(action)).isdisjoint(_touched(previous)):
+        return str(action) < str(previous)
+    return False
 
 
 def _successor_actions(node: GameState, goal: Board, focused: bool) -> Iterator[Action]:
