@@ -14,6 +14,7 @@ from piecebridge.display import (
     SimTransport,
     colour_index,
     open_display,
+    reflec_cells,
 )
 from piecebridge.display import protocol as P
 
@@ -246,3 +247,18 @@ def test_a_real_port_cannot_be_read_back():
     assert display.save_png("unused.png") is False
     with pytest.raises(RuntimeError):
         display.simulate_press("north")
+
+
+def test_reflec_board_objects_map_to_suit_colours():
+    board = {
+        "format": "reflec-board/1",
+        "coins": [{"cell": "c4", "suit": "crowns", "facing": "east"}],
+        "pawns": [{"cell": "h1", "suit": "moons"}],
+    }
+    with open_display("sim") as display:
+        display.show_board(reflec_cells(board))
+        assert display.wait_idle(3.0)
+        leds = display.leds()
+    assert leds[P.cell_index("c4")] == scaled("green")
+    assert leds[P.cell_index("h1")] == scaled("lilac")
+    assert sum(1 for c in leds[:64] if any(c)) == 2

@@ -5,6 +5,7 @@ Referee-facing API (see :class:`Display` for details; nothing here ever blocks):
     from piecebridge.display import open_display
     display = open_display(None)          # a board found by USB VID/PID, else the emulation
     display.show_board({"c4": "suns", "a1": "moons"})   # cells a1..h8 -> colour or suit
+    display.show_board(reflec_cells(board_json))        # from a reflec-board/1 object
     display.show_laser(["a2", "a3", "b3"])              # animated beam over the board
     display.blink(["b3"], colour="red", cycles=3)       # illegal move / pieces removed
     display.status("crowns", tile_points=3, die=2)      # whose turn, points left
@@ -48,12 +49,30 @@ __all__ = [
     "colour_index",
     "find_ports",
     "open_display",
+    "reflec_cells",
     "render_png",
     "render_text",
 ]
 
 
 DISPLAY_CHOICES = ("auto", "sim", "simavr")
+
+
+def reflec_cells(board: dict) -> dict[str, str]:
+    """A ``reflec-board/1`` object as ``show_board`` cells: every coin and pawn in its suit.
+
+    One LED per cell cannot show a coin's facing; pawns and coins share their suit colour
+    (blink or a laser tell the rest).
+
+    >>> reflec_cells({"format": "reflec-board/1", "coins": [{"cell": "c4", "suit": "suns",
+    ...     "facing": "north"}], "pawns": [{"cell": "a1", "suit": "arms"}]})
+    {'c4': 'suns', 'a1': 'arms'}
+    """
+    cells: dict[str, str] = {}
+    for kind in ("coins", "pawns"):
+        for item in board.get(kind, []):
+            cells[item["cell"]] = item["suit"]
+    return cells
 
 
 def open_display(spec: str | None = None, **options: float) -> Display:
