@@ -24,6 +24,16 @@ EXIT_USAGE = 2
 
 Handler = Callable[[argparse.Namespace], int | None]
 
+#: One line of help for each command group, whichever module makes the group first.
+GROUP_HELP = {
+    "calibrate": "teach a camera setup its lens (camera) and its board and pieces (board)",
+    "cards": "the Business Card Games: new games, record checks, player views",
+    "display": "the referee display: an Arduino LED matrix or its emulation",
+    "fixtures": "render realistic test photos with their ground truth",
+    "print": "printable card boards and calibration targets at exact physical size",
+    "reflec": "Reflec rules: fire a laser, check a game record, show a position",
+}
+
 
 class CommandTree:
     """The parser tree that command modules add to.
@@ -39,6 +49,7 @@ class CommandTree:
 
     def group(self, name: str, help: str = "") -> argparse._SubParsersAction:
         if name not in self._groups:
+            help = help or GROUP_HELP.get(name, "")
             parser = self._top.add_parser(name, help=help, description=help)
             parser.set_defaults(handler=lambda args, p=parser: _print_help(p))
             self._groups[name] = parser.add_subparsers(dest=f"{name}_command", metavar="COMMAND")
