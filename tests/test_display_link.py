@@ -262,3 +262,41 @@ def test_reflec_board_objects_map_to_suit_colours():
     assert leds[P.cell_index("c4")] == scaled("green")
     assert leds[P.cell_index("h1")] == scaled("lilac")
     assert sum(1 for c in leds[:64] if any(c)) == 2
+
+
+def test_link_is_ack_paced_one_command_in_flight():
+    device = EmulatedDisplay()
+    log: list[tuple[str, P.Frame]] = []
+
+    class Spy(SimTransport):
+        def __init__(self) -> None:
+            super().__init__(device)
+            self.host, self.dev = P.FrameReader(), P.FrameReader()
+
+        def write(self, data: bytes) -> None:
+            log.extend(("host", f) for f in self.host.feed(data))
+            super().write(data)
+
+        def read(self) -> bytes:
+            data = super().read()
+            log.extend(("dev", f) for f in self.dev.feed(data))
+            return data
+
+    display = Display(lambda: Spy()).start()
+    try:
+        for i in range(20):
+            display.show_board({P.cell_name(i): "white"})
+            display.status("suns", i % 5, i % 6)
+            display.show_laser([P.cell_name(i), P.cell_name(i + 1)], step_ms=0)
+        assert display.wait_idle(3.0)
+    finally:
+        display.close()
+    in_flight = None
+    for who, frame in log:
+        if who == "host" and frame.seq and frame.type not in (P.SYNC, P.EVENT_ACK):
+            assert in_flight is None, "a command was sent before the previous one was ACKed"
+            in_flight = frame.seq
+        elif who == "dev" and frame.type == P.ACK and frame.payload[0] == in_flight:
+            in_flight = None
+    assert in_flight is None
+    assert sum(1 for who, f in log if who == "host" and f.type == P.BOARD) >= 1

@@ -384,10 +384,9 @@ class Display:
             token, ftype, payload = self._wanted[channel]
         return _Outgoing(channel, token, ftype, payload)
 
-    def _after_clear_ack(self) -> None:
+    def _after_clear_ack(self, clear_token: object) -> None:
         # The display blanked everything: channels equal to "blank" need nothing more.
         with self._lock:
-            clear_token = self._wanted["clear"][0]
             blank = {
                 "board": bytes(32),
                 "status": bytes(3),
@@ -594,4 +593,4 @@ class _Session:
         with d._lock:
             d._shown[out.channel] = out.token
         if out.channel == "clear":
-            d._after_clear_ack()
+            d._after_clear_ack(out.token)
