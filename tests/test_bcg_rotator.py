@@ -749,3 +749,13 @@ def test_every_fixed_map_has_a_winning_line(layout):
     assert final.boost_left == 10 - boosts >= 0
     # one action short of the end, the game is still on
     assert not replay(record_lines(start, actions[:-1])).is_over
+
+
+def test_docstring_examples_hold():
+    import doctest
+
+    from piecebridge.rules.bcg import rotator, rotator_maps
+
+    for module in (rotator, rotator_maps):
+        result = doctest.testmod(module)
+        assert result.attempted > 5 and result.failed == 0, module.__name__
