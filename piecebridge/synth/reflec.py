@@ -32,6 +32,7 @@ from piecebridge.synth.photo import (
     Box,
     Camera,
     Capsule,
+    Disc,
     Overlay,
     Photo,
     PhotoStyle,
@@ -650,12 +651,10 @@ def _pieces(
             j, i, _, _ = lay._tile_of(*parse_cell(cell))
             turn = float(lay.angles[j, i]) + twist + float(item.get("turn_deg", 0.0))
             if kind == 0:
-                r, t = COIN_DIAMETER_MM / 2, COIN_THICKNESS_MM
-                prof = [(0, r - 0.4), (0.4, r), (t - 0.4, r), (t, r - 0.4)]
-                solid = Revolved(
-                    tuple(c), prof, np.asarray(art.coin_edge_bgr) / 255, faces[suit],
-                    FACING_DEG[item["facing"]] + turn, gloss=art.coin_gloss, step_mm=0.4,
-                    base_mm=base,
+                solid = Disc(
+                    tuple(c), COIN_DIAMETER_MM / 2, COIN_THICKNESS_MM,
+                    tuple(np.asarray(art.coin_edge_bgr) / 255), faces[suit],
+                    FACING_DEG[item["facing"]] + turn, gloss=art.coin_gloss, base_mm=base,
                 )  # fmt: skip
             else:
                 solid = Revolved(
@@ -713,7 +712,7 @@ def _clutter(
                     1.5,
                     tex,
                     gloss=0.3,
-                    step_mm=1.6,
+                    step_mm=3.0,
                 )
             )
         elif kind == "tile":
@@ -749,14 +748,14 @@ def _clutter(
             tex = artmod.coin_value_face(art, suit, int(rng.integers(0, 6)))
             r = COIN_DIAMETER_MM / 2
             solids.append(
-                Revolved(
+                Disc(
                     tuple(p),
-                    [(0, r - 0.4), (0.4, r), (2.8, r), (3.2, r - 0.4)],
+                    r,
+                    COIN_THICKNESS_MM,
                     tuple(np.asarray(art.coin_edge_bgr) / 255),
                     tex,
                     float(rng.uniform(0, 360)),
                     gloss=art.coin_gloss,
-                    step_mm=0.4,
                 )
             )
         elif kind == "pencil":
@@ -772,7 +771,7 @@ def _clutter(
                     float(rng.uniform(0, 180)),
                     3.0,
                     gloss=0.2,
-                    step_mm=1.5,
+                    step_mm=3.5,
                 )
             )
         elif kind == "mug":
@@ -790,7 +789,7 @@ def _clutter(
                     tuple(np.asarray(mug) / 255),
                     tex,
                     gloss=0.5,
-                    step_mm=2.5,
+                    step_mm=10.0,
                 )
             )
         elif kind == "phone":
@@ -809,7 +808,7 @@ def _clutter(
                     8.0,
                     tex,
                     gloss=0.6,
-                    step_mm=2.0,
+                    step_mm=4.0,
                 )
             )
     return solids
@@ -878,7 +877,7 @@ _SCENE_CACHE: dict[tuple, tuple] = {}
 
 def _rig_scene(
     rig: Rig,
-) -> tuple[np.ndarray, float, tuple[float, float], tuple[Overlay, Overlay]]:
+) -> tuple[np.ndarray, np.ndarray, float, tuple[float, float], Overlay]:
     """Table raster and tile overlay of a rig; cached, since every shot of a rig shares them."""
     lay = rig.layout
     key = (rig.camera, rig.art, rig.table, rig.table_seed, lay.centers.tobytes(),
@@ -895,19 +894,18 @@ def _rig_scene(
     x1, y1 = min(x1, c[0] + 1200), min(y1, c[1] + 1200)
     table_scale = max(board_scale * 1.5, math.sqrt((x1 - x0) * (y1 - y0) / 1.5e6))
     tw, th = int((x1 - x0) / table_scale) + 2, int((y1 - y0) / table_scale) + 2
-    world = draw_table(rig.table, (th, tw), table_scale, np.random.default_rng(rig.table_seed))
+    plain = draw_table(rig.table, (th, tw), table_scale, np.random.default_rng(rig.table_seed))
     board_ov = _board_overlay(lay, art, np.random.default_rng(rig.table_seed + 1), board_scale)
     # tile sides at table level show below the raised tops where the camera sees them
-    sides = np.zeros_like(board_ov.bgra)
-    side = (*(np.asarray(art.tile_bgr, np.float32) * 0.55).tolist(), 255)
+    world = plain.copy()
+    side = (np.asarray(art.tile_bgr, np.float32) * 0.55).tolist()
     for j in range(4):
         for i in range(4):
-            poly = (lay.tile_corners(j, i, 0.3) - board_ov.origin_mm) / board_scale
-            cv2.fillConvexPoly(sides, np.round(poly * 16).astype(np.int32), side, cv2.LINE_AA, 4)
-    sides_ov = Overlay(sides, board_scale, board_ov.origin_mm, 0.0)
+            poly = (lay.tile_corners(j, i, 0.3) - (x0, y0)) / table_scale
+            cv2.fillConvexPoly(world, np.round(poly * 16).astype(np.int32), side, cv2.LINE_AA, 4)
     if len(_SCENE_CACHE) >= 2:
         _SCENE_CACHE.pop(next(iter(_SCENE_CACHE)))
-    _SCENE_CACHE[key] = (world, table_scale, (x0, y0), (sides_ov, board_ov))
+    _SCENE_CACHE[key] = (world, plain, table_scale, (x0, y0), board_ov)
     return _SCENE_CACHE[key]
 
 
@@ -933,7 +931,7 @@ def render_shot(
     # separate streams, so changing one factor's level leaves the rest of the photo alone
     style_rng, _, hand_rng = rng.spawn(3)
     style = _style(rig, levels, style_rng)
-    world, table_scale, origin, board_ovs = _rig_scene(rig)
+    world, plain, table_scale, origin, board_ov = _rig_scene(rig)
     pieces, where = _pieces(board, rig) if board_in_view else ([], {})
     suits = sorted({p["suit"] for p in clean["pawns"]})
     clutter = _clutter(
@@ -947,13 +945,13 @@ def render_shot(
         want = levels.get("occlusion", 0.0) > 0 if hand is None else hand
         caps = _hand(rig, max(levels.get("occlusion", 0.0), 0.3), hand_rng) if want else []
     photo = photograph(
-        world,
+        world if board_in_view else plain,
         table_scale,
         cam,
         style,
         noise_rng if noise_rng is not None else rng,
         world_origin_mm=origin,
-        overlays=board_ovs if board_in_view else (),
+        overlays=[board_ov] if board_in_view else (),
         solids=[*pieces, *clutter],
         occluders=caps,
     )
