@@ -152,3 +152,40 @@ def test_uart_overrun_is_modelled_and_the_ack_paced_link_survives_it(board):
     finally:
         display.close()
     assert final is not None, "the last board never showed"
+
+
+def test_random_frames_and_garbage_do_not_wedge_the_real_firmware(board):
+    # The host-compiled fuzzer covers millions of frames; this sends a few thousand
+    # through the AVR build itself (8-bit ints, real stack) and checks it still works.
+    rng = random.Random(5)
+    types = [P.SYNC, P.PING, P.PALETTE, P.BOARD, P.LASER, P.BLINK, P.STATUS, P.BRIGHTNESS,
+             P.CLEAR, P.EVENT_ACK, 0x00, 0x7F, 0xFF]  # fmt: skip
+    chunks = []
+    for _ in range(250):
+        if rng.random() < 0.3:
+            chunks.append(bytes(rng.randrange(256) for _ in range(rng.randrange(1, 60))))
+        else:
+            payload = bytes(rng.randrange(256) for _ in range(rng.randrange(0, P.MAX_PAYLOAD)))
+            chunks.append(P.encode_frame(rng.choice(types), rng.randrange(256), payload))
+    port = serial.Serial(board.pty, 115200, timeout=0.05)
+    try:
+        time.sleep(0.5)  # past the bootloader pause
+        data = b"".join(chunks)
+        rx_before = board.stats()["rx"]
+        port.write(data)
+        # Keep the port open until the harness has fed it all to the UART (115200 baud).
+        deadline = time.monotonic() + 3 * len(data) / 11520 + 2
+        while (fed := board.stats()["rx"] - rx_before) < len(data) and time.monotonic() < deadline:
+            time.sleep(0.1)
+    finally:
+        port.close()
+    assert fed >= len(data), f"only {fed} of {len(data)} bytes reached the UART"
+    display = Display(lambda: SerialTransport(board.pty)).start()
+    try:
+        display.show_board({"b7": "crowns"})
+        assert display.wait_idle(10.0), "the firmware no longer answers"
+        frame = board.wait_frame(lambda f: any(f.cell("b7")), 5.0)
+    finally:
+        display.close()
+    assert frame is not None and frame.bad_timing == 0
+    assert not [m for m in board.log if m.get("ev") == "halt"], "the simulated MCU crashed"

@@ -60,7 +60,7 @@ static int button_level[5] = {1, 1, 1, 1, 1};
 /* Faults. */
 static uint32_t drop_ppm, corrupt_ppm, dup_ppm;
 static uint64_t rng = 88172645463325252ULL;
-static unsigned long stat_overrun, stat_dropped, stat_corrupted, stat_duplicated;
+static unsigned long stat_overrun, stat_dropped, stat_corrupted, stat_duplicated, stat_rx;
 
 /* Overrun model. */
 static int rx_pending_while_off;
@@ -233,6 +233,7 @@ static avr_cycle_count_t io_timer(avr_t *a, avr_cycle_count_t when, void *param)
         }
         if (have >= 0) {
             b = (uint8_t)have;
+            stat_rx++;
             int interrupts_on = a->sreg[S_I];
             if (interrupts_on) rx_pending_while_off = 0;
             if (chance(drop_ppm)) {
@@ -304,9 +305,9 @@ static void control_line(char *line) {
         dup_ppm = (uint32_t)a3;
         if (n >= 5) rng = (uint64_t)a4 * 2654435761ULL + 1;
     } else if (!strcmp(cmd, "stats")) {
-        emit("{\"ev\":\"stats\",\"cycle\":%llu,\"overrun\":%lu,\"dropped\":%lu,\"corrupted\":%lu,"
-             "\"duplicated\":%lu,\"frames\":%lu}",
-             cyc, stat_overrun, stat_dropped, stat_corrupted, stat_duplicated, frames_out);
+        emit("{\"ev\":\"stats\",\"cycle\":%llu,\"rx\":%lu,\"overrun\":%lu,\"dropped\":%lu,"
+             "\"corrupted\":%lu,\"duplicated\":%lu,\"frames\":%lu}",
+             cyc, stat_rx, stat_overrun, stat_dropped, stat_corrupted, stat_duplicated, frames_out);
     } else if (!strcmp(cmd, "quit")) {
         emit("{\"ev\":\"quit\",\"cycle\":%llu}", cyc);
         _exit(0); /* simavr teardown can hang; nothing to flush */
