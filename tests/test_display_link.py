@@ -300,3 +300,22 @@ def test_link_is_ack_paced_one_command_in_flight():
             in_flight = None
     assert in_flight is None
     assert sum(1 for who, f in log if who == "host" and f.type == P.BOARD) >= 1
+
+
+def test_boards_are_found_by_usb_vid_pid(monkeypatch):
+    from types import SimpleNamespace
+
+    from piecebridge.display import serial_port
+
+    ports = [
+        SimpleNamespace(device="/dev/ttyUSB0", vid=0x1A86, pid=0x7523),  # CH340 clone
+        SimpleNamespace(device="/dev/ttyS0", vid=None, pid=None),
+        SimpleNamespace(device="/dev/ttyACM0", vid=0x2341, pid=0x0043),  # Uno R3
+        SimpleNamespace(device="/dev/ttyACM1", vid=0x046D, pid=0xC52B),  # a mouse receiver
+    ]
+    monkeypatch.setattr(serial_port.list_ports, "comports", lambda: ports)
+    assert serial_port.find_ports() == ["/dev/ttyACM0", "/dev/ttyUSB0"]
+    monkeypatch.setattr(serial_port.list_ports, "comports", lambda: ports[1:2])
+    assert serial_port.find_ports() == []
+    with open_display("auto") as display:  # nothing attached: the emulation
+        assert hasattr(display, "sim_device")
