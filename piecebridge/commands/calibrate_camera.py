@@ -186,8 +186,10 @@ def _finish(
         "pattern": pattern.describe(),
         "square_size_mm": pattern.square_mm,
         "calibration_time": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "images_used": [v.name for v in fit.views],
+        "images_used": len(fit.views),  # as in the --json output
         "images_rejected": [r.name for r in fit.rejected],
+        "rejection_reasons": [f"{r.name}: {r.reason}" for r in fit.rejected],
+        "image_names": [v.name for v in fit.views],
         "per_view_reprojection_errors": fit.per_view_errors.reshape(-1, 1).astype(np.float64),
         "coverage": round(coverage.fraction, 4),
     }
