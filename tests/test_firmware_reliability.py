@@ -189,3 +189,27 @@ def test_random_frames_and_garbage_do_not_wedge_the_real_firmware(board):
         display.close()
     assert frame is not None and frame.bad_timing == 0
     assert not [m for m in board.log if m.get("ev") == "halt"], "the simulated MCU crashed"
+
+
+def test_usb_unplug_and_replug_does_not_lose_the_game(tmp_path):
+    link = tmp_path / "ttyACM0"  # like a udev symlink: the pty behind it changes
+    with simavr.SimavrBoard(boot_ms=300, link=link) as board:
+        display = Display(lambda: SerialTransport(str(link))).start()
+        try:
+            display.show_board({"d1": "suns"})
+            assert display.wait_idle(5.0)
+            board.unplug(600)
+            t0 = time.perf_counter()
+            display.show_board({"d1": "suns", "d2": "crowns"})  # the referee carries on
+            display.status("crowns", 3, 1)
+            assert time.perf_counter() - t0 < 0.05, "drawing blocked while unplugged"
+            time.sleep(0.1)
+            assert not display.connected
+            assert display.wait_idle(8.0), "never came back after the replug"
+            frame = board.wait_frame(lambda f: any(f.cell("d2")) and any(f.rgb[64]), 5.0)
+        finally:
+            display.close()
+    events = [m["ev"] for m in board.log]
+    assert "unplug" in events and "replug" in events  # the kernel may reuse the pts number
+    assert frame is not None and any(frame.cell("d1"))
+    assert display.stats.reconnects >= 1

@@ -16,6 +16,8 @@
  *     press B [MS] | release B   (B = 0 north, 1 east, 2 south, 3 west, 4 end turn;
  *                             MS: release after MS simulated milliseconds)
  *     reset [HOLD_MS]         MCU reset now (brown-out, watchdog), optional silent hold
+ *     unplug MS               USB unplug: the pty goes away, the MCU is unpowered; after MS
+ *                             ms a new pty appears (printed; --link follows it)
  *     fault DROP CORRUPT DUP SEED   per-million byte fault rates on both directions
  *     cycle                   print the current cycle
  *     quit
@@ -78,6 +80,7 @@ static struct timespec wall0;
 static avr_cycle_count_t cycle0;
 static double hold_until = 0;
 static int reset_requested = 0;
+static long unplug_ms = 0; /* requested by the control channel, done by the main loop */
 static int trace_rx = 0;
 static avr_cycle_count_t last_rx_cycle;
 
@@ -187,7 +190,33 @@ static void do_reset(void) {
     emit("{\"ev\":\"reset\",\"cycle\":%llu}", (unsigned long long)avr->cycle);
 }
 
+/* A new pseudo-terminal (the board "plugged in"); returns the slave name or NULL. */
+static const char *link_path;
+static const char *open_pty(void) {
+    master = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK);
+    if (master < 0 || grantpt(master) || unlockpt(master)) {
+        perror("pbsim: pty");
+        return NULL;
+    }
+    struct termios tio;
+    tcgetattr(master, &tio);
+    cfmakeraw(&tio);
+    tcsetattr(master, TCSANOW, &tio);
+    const char *slave = ptsname(master);
+    /* Until a slave has been opened once the master never reports a hang-up, so open and
+     * close it here: from now on POLLHUP means "no host has the port open". */
+    int s = open(slave, O_RDWR | O_NOCTTY);
+    if (s >= 0) close(s);
+    if (link_path) {
+        unlink(link_path);
+        if (symlink(slave, link_path) != 0) perror("pbsim: symlink");
+    }
+    slave_open = 0;
+    return slave;
+}
+
 static int pty_is_open(void) {
+    if (master < 0) return 0;
     struct pollfd p = {.fd = master, .events = POLLIN};
     poll(&p, 1, 0);
     return !(p.revents & POLLHUP);
@@ -204,7 +233,7 @@ static void check_open(void) {
 static void uart_out(struct avr_irq_t *irq, uint32_t value, void *param) {
     (void)irq;
     (void)param;
-    if (!slave_open || hold_until) return; /* nobody listening: the byte is gone */
+    if (!slave_open || hold_until || master < 0) return; /* nobody listening: the byte is gone */
     uint8_t b = (uint8_t)value;
     if (chance(drop_ppm)) { stat_dropped++; return; }
     if (chance(corrupt_ppm)) { b ^= (uint8_t)(1u << (rnd() % 8)); stat_corrupted++; }
@@ -299,6 +328,8 @@ static void control_line(char *line) {
         /* Not from inside a cycle timer: the main loop resets between avr_run() calls. */
         reset_requested = 1;
         if (a1 > 0) hold_until = wall_now() + a1 / 1000.0;
+    } else if (!strcmp(cmd, "unplug") && a1 > 0) {
+        unplug_ms = a1;
     } else if (!strcmp(cmd, "fault") && n >= 4) {
         drop_ppm = (uint32_t)a1;
         corrupt_ppm = (uint32_t)a2;
@@ -381,24 +412,9 @@ int main(int argc, char **argv) {
         return 1;
     }
 
-    master = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK);
-    if (master < 0 || grantpt(master) || unlockpt(master)) {
-        perror("pbsim: pty");
-        return 1;
-    }
-    struct termios tio;
-    tcgetattr(master, &tio);
-    cfmakeraw(&tio);
-    tcsetattr(master, TCSANOW, &tio);
-    const char *slave = ptsname(master);
-    /* Until a slave has been opened once the master never reports a hang-up, so open and
-     * close it here: from now on POLLHUP means "no host has the port open". */
-    int s = open(slave, O_RDWR | O_NOCTTY);
-    if (s >= 0) close(s);
-    if (link) {
-        unlink(link);
-        if (symlink(slave, link) != 0) perror("pbsim: symlink");
-    }
+    link_path = link;
+    const char *slave = open_pty();
+    if (!slave) return 1;
     fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
 
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('D'), 6), ws_pin, NULL);
@@ -428,6 +444,28 @@ int main(int argc, char **argv) {
         if (reset_requested) {
             reset_requested = 0;
             do_reset();
+        }
+        if (unplug_ms) {
+            /* USB unplugged: the port vanishes (the host's open file gets a hang-up), the
+             * MCU loses power; after unplug_ms a new port appears (new name, same --link). */
+            double until = wall_now() + unplug_ms / 1000.0;
+            unplug_ms = 0;
+            close(master);
+            master = -1;
+            if (link_path) unlink(link_path);
+            slave_open = 0;
+            hold_until = 0;
+            emit("{\"ev\":\"unplug\",\"cycle\":%llu}", (unsigned long long)avr->cycle);
+            while (wall_now() < until) {
+                poll_control();
+                usleep(1000);
+            }
+            const char *slave = open_pty();
+            if (!slave) _exit(1);
+            do_reset(); /* power-on */
+            clock_gettime(CLOCK_MONOTONIC, &wall0);
+            cycle0 = avr->cycle;
+            emit("{\"ev\":\"replug\",\"pty\":\"%s\",\"cycle\":%llu}", slave, (unsigned long long)avr->cycle);
         }
         int state = avr_run(avr);
         if (state == cpu_Done || state == cpu_Crashed) {

@@ -90,8 +90,11 @@ class SimavrBoard:
         speed: float = 1.0,
         reset_on_open: bool = True,
         trace_rx: bool = False,
+        link: str | os.PathLike | None = None,
     ) -> None:
         args = [str(PBSIM), str(ELF), "--boot-ms", str(boot_ms), "--speed", str(speed)]
+        if link is not None:
+            args += ["--link", str(link)]  # a stable name that follows unplug/replug
         if not reset_on_open:
             args.append("--no-reset-on-open")
         if trace_rx:
@@ -147,6 +150,8 @@ class SimavrBoard:
                         )
                     )
                 else:
+                    if msg.get("ev") == "replug":
+                        self.pty = msg["pty"]
                     self.log.append(msg)
                 self._cond.notify_all()
 
@@ -174,6 +179,10 @@ class SimavrBoard:
 
     def reset(self, hold_ms: int = 0) -> dict:
         return self.command(f"reset {hold_ms}")
+
+    def unplug(self, ms: int) -> dict:
+        """Pull the USB cable for ``ms`` wall ms: the pty vanishes, then a new one appears."""
+        return self.command(f"unplug {ms}")
 
     def fault(
         self, drop_ppm: int = 0, corrupt_ppm: int = 0, dup_ppm: int = 0, seed: int = 1
