@@ -162,3 +162,25 @@ def test_recording_helpers_keep_untouched_pieces_still_and_move_the_hand():
     top = np.array(shot.truth["synth"]["pieces_px"]["d4"]["top"])
     flat = shot.photo.project([(*rig.layout.cell_center("d4"), rig.layout.thickness_mm + 3.2)])[0]
     assert np.linalg.norm(top - flat) > 1.0  # raised 25 mm: seen elsewhere than on the board
+
+
+def test_committed_fixtures_load_and_carry_valid_truth():
+    import json
+    from pathlib import Path
+
+    import cv2
+
+    root = Path(__file__).resolve().parent.parent / "fixtures" / "images" / "reflec"
+    jsons = sorted(root.glob("*/*.json"))
+    assert len(jsons) >= 10
+    total = sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
+    assert total < 5_000_000
+    for path in jsons:
+        truth = json.loads(path.read_text())
+        validate_board(truth)
+        img = cv2.imread(str(path.with_suffix(".jpg")))
+        assert img is not None and list(img.shape[1::-1]) == truth["synth"]["image_size"]
+    cal = json.loads(next(root.glob("tune/*calibration.json")).read_text())
+    assert {(c["cell"], c["suit"]) for c in cal["coins"]} == {
+        (c["cell"], c["suit"]) for c in calibration_board()["coins"]
+    }

@@ -42,6 +42,12 @@ def register(cli: CommandTree) -> None:
         action="store_true",
         help="also write each rig's calibration-layout photo (RIG-calibration.jpg)",
     )
+    p.add_argument(
+        "--negative",
+        choices=["no-board", "cut-off"],
+        help="write photos vision must reject instead: no board in view, or the board cut off",
+    )
+    p.add_argument("--quality", type=int, default=92, metavar="Q", help="JPEG quality to save")
     p.add_argument("--png", action="store_true", help="write lossless PNG instead of JPEG")
     p.add_argument("--json", action="store_true", help="print one JSON line per file written")
     p.set_defaults(handler=run)
@@ -76,10 +82,17 @@ def run(args: argparse.Namespace) -> int:
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out} exists and is not a folder")
     out.mkdir(parents=True, exist_ok=True)
-    quality = 0 if args.png else 92
+    if not 1 <= args.quality <= 100:
+        raise UserError("--quality must be 1..100")
+    quality = 0 if args.png else args.quality
     rigs_done: set[int] = set()
     start = time.perf_counter()
     for index in range(args.seed, args.seed + args.count):
+        if args.negative:
+            shot = reflec.negative_sample(args.split, index, args.negative, image_size=size)
+            stem = out / f"{args.split}-{args.negative}-{index:05d}"
+            _report(args, reflec.save_shot(shot, str(stem), quality))
+            continue
         rig = index // reflec.SHOTS_PER_RIG
         if args.calibration and rig not in rigs_done:
             rigs_done.add(rig)

@@ -170,6 +170,38 @@ class Camera:
             obj[:, 2] = -pts[:, 2]
         return (obj @ self.R.T + self.tvec)[:, 2]
 
+    @functools.cached_property
+    def valid_radius(self) -> float:
+        """Normalised radius up to which the lens model is one-to-one.
+
+        Beyond it OpenCV's polynomial folds back, so a point far outside the view would land
+        inside the image; geometry that reaches out there is clipped first
+        (:meth:`clip_segment`).
+        """
+        r = np.linspace(1e-3, 3.0, 3000)
+        xd, _ = _distort(r, np.zeros_like(r), np.array([*self.dist[:2], 0, 0, *self.dist[4:]]))
+        bad = np.nonzero(np.diff(xd) <= 0)[0]
+        return float(r[bad[0]] * 0.98) if len(bad) else 3.0
+
+    def clip_segment(
+        self, p0: Sequence[float], p1: Sequence[float]
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """The part of a 3-D segment ``(x, y, height)`` the lens model projects faithfully
+        (in front of the camera, inside :attr:`valid_radius`), or ``None``."""
+        t = np.linspace(0.0, 1.0, 65)
+        a, b = np.asarray(p0, float), np.asarray(p1, float)
+        pts = a + (b - a) * t[:, None]
+        obj = np.column_stack([pts[:, :2], -pts[:, 2]])
+        cam = obj @ self.R.T + self.tvec
+        z = cam[:, 2]
+        ok = z > 1.0
+        r = np.hypot(cam[:, 0], cam[:, 1]) / np.where(ok, z, 1.0)
+        ok &= r < self.valid_radius
+        if not ok.any():
+            return None
+        idx = np.nonzero(ok)[0]
+        return pts[idx[0]], pts[idx[-1]]
+
     def pixel_to_table(self, pixels: Sequence | np.ndarray, height_mm: float = 0.0) -> np.ndarray:
         """World ``(x, y)`` seen at the given pixels on the plane ``height_mm`` above the table.
 
@@ -837,7 +869,7 @@ def make_hand(
     sleeve = tuple(float(v) for v in rng.uniform(0.1, 0.7, 3))
     bare = rng.random() < 0.5
     arm_col = skin if bare else sleeve
-    caps.append(Capsule((*elbow, z + 170 * s), (*wrist, z + 16 * s), 40 * s, arm_col, 29 * s))
+    caps.append(Capsule((*elbow, z + 150 * s), (*wrist, z + 16 * s), 40 * s, arm_col, 29 * s))
     if not bare:  # the cuff
         caps.append(
             Capsule(
@@ -887,13 +919,18 @@ def _draw_capsules(
     h, w = canvas.shape[:2]
     cover = np.zeros((h, w), np.float32)
     for cap in caps:
-        ends = np.array([cap.p0, cap.p1], float)
-        depth = cam.depth_mm(ends)
-        if np.any(depth <= 1):
+        seg = cam.clip_segment(cap.p0, cap.p1)
+        if seg is None:
             continue
+        ends = np.array(seg)
+        full = np.asarray(cap.p1, float) - np.asarray(cap.p0, float)
+        length = float(np.linalg.norm(full)) or 1.0
+        ts = [float(np.linalg.norm(e - np.asarray(cap.p0, float))) / length for e in ends]
+        depth = cam.depth_mm(ends)
         p = cam.project(ends)
         r1 = cap.radius_mm if cap.radius1_mm is None else cap.radius1_mm
-        r = np.array([cap.radius_mm, r1]) * cam.focal_px / depth
+        radii = np.array([cap.radius_mm + (r1 - cap.radius_mm) * t for t in ts])
+        r = radii * cam.focal_px / depth
         x0 = int(max(np.floor((p[:, 0] - r).min()) - 2, 0))
         y0 = int(max(np.floor((p[:, 1] - r).min()) - 2, 0))
         x1 = int(min(np.ceil((p[:, 0] + r).max()) + 3, w))
@@ -1055,7 +1092,10 @@ def _blob_shadow_mask(
             ends = np.array([cap.p0, cap.p1], float)
             hgt = ends[:, 2:3]
             ground = ends[:, :2] - hgt * (lamp[:2] - ends[:, :2]) / np.maximum(lamp[2] - hgt, 1)
-            p = cam.project(ground) / small
+            seg = cam.clip_segment((*ground[0], 0.0), (*ground[1], 0.0))
+            if seg is None:
+                continue
+            p = cam.project(np.array(seg)) / small
             r = cap.radius_mm / px_mm / small
             cv2.line(
                 m,
@@ -1259,6 +1299,7 @@ def photograph(
             img *= (1 - occlusion)[..., None]
             img += layer
             dark *= 1 - occlusion  # the hand is not in its own shadow
+            gloss *= 1 - occlusion  # nor glossy like the board under it
         keep = 1 - dark
         gloss *= keep
         gain *= keep[..., None]
