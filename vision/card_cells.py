@@ -37,7 +37,7 @@ CELL_PX = 32
 MARGIN_CELLS = 1.5
 MARK_CLASSES = (None, "dot", "x", "o", "slash", "plus", "triangle")
 PATCH_BINS = 16  # the mark patch (1.5 cells square) is pooled to 16x16 (3 px bins)
-N_STATS = 14
+N_STATS = 25
 N_FEATURES = PATCH_BINS * PATCH_BINS + N_STATS
 MODEL_PATH = Path(__file__).with_name("card_cells_model.json")
 #: below this confidence a cell goes to ``unknown`` (tuned on the tuning split)
@@ -47,26 +47,43 @@ DEFAULT_MIN_CONFIDENCE = 0.6
 # ----------------------------------------------------------------------------- layers
 
 
+def _paper(img: np.ndarray, cells: float, cell: int) -> np.ndarray:
+    """Paper brightness: the brightest smoothed value within a window of ``cells``.
+
+    Worked out at a quarter of the resolution (block maxima): it is smooth anyway.
+    """
+    h, w = img.shape
+    b = 4
+    small = cv2.dilate(cv2.blur(img, (5, 5)), np.ones((b, b), np.uint8))[b // 2 :: b, b // 2 :: b]
+    k = max(3, int(cells * cell / b) | 1)
+    small = cv2.dilate(small, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    small = cv2.GaussianBlur(small, (0, 0), max(0.5, cells * cell / 6 / b))
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
 def pencil_layers(rect: np.ndarray, cell: int = CELL_PX, margin: float = MARGIN_CELLS):
     """Split a rectified grid into ``(shade, strokes)`` densities (float32, 0..1).
 
     ``shade`` is the smooth darkening of each place against the brightest paper
-    nearby (pencil shading, but not light falloff); ``strokes`` the thin dark
-    strokes on top, with the printed cell lines bridged over.
+    within three cells (pencil shading, but not light falloff); ``strokes`` the
+    thin dark strokes on top, with the printed cell lines bridged over.
     """
     img = rect.astype(np.float32)
-    m = round(margin * cell)
-    # Paper: the brightest smoothed value within ~1.5 cells (shaded cells rarely
-    # fill such a neighbourhood completely), then smoothed again.
-    k = int(3 * cell) | 1
-    paper = cv2.dilate(cv2.blur(img, (5, 5)), cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
-    paper = cv2.GaussianBlur(paper, (0, 0), cell / 2)
+    smooth = _smooth(img, cell)
+    shade = np.clip(1 - smooth / np.maximum(_paper(img, 3, cell), 1), 0, 1)
+    return shade, _strokes(img, smooth, cell, margin)
+
+
+def _smooth(img: np.ndarray, cell: int) -> np.ndarray:
+    """Grey closing: removes lines and pencil strokes, keeps shading and light."""
     close_k = max(5, (cell // 3) | 1)
-    smooth = cv2.morphologyEx(
-        img, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (close_k, close_k))
-    )
-    smooth = cv2.blur(smooth, (3, 3))
-    shade = np.clip(1 - smooth / np.maximum(paper, 1), 0, 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (close_k, close_k))
+    u8 = np.clip(img, 0, 255).astype(np.uint8)  # 8-bit morphology is several times faster
+    return cv2.blur(cv2.morphologyEx(u8, cv2.MORPH_CLOSE, kernel), (3, 3)).astype(np.float32)
+
+
+def _strokes(img, smooth, cell, margin) -> np.ndarray:
+    m = round(margin * cell)
     strokes = np.clip(1 - img / np.maximum(smooth, 1), 0, 1)
     # Bridge the printed lines: copy across each line the lesser of its two sides, so
     # a pencil stroke crossing it stays continuous and the line itself vanishes.
@@ -78,7 +95,7 @@ def pencil_layers(rect: np.ndarray, cell: int = CELL_PX, margin: float = MARGIN_
         strokes[lo + 1 : hi] = rows
         cols = np.minimum(strokes[:, lo], strokes[:, hi])
         strokes[:, lo + 1 : hi] = cols[:, None]
-    return shade, strokes
+    return strokes
 
 
 def grid_features(
@@ -90,7 +107,11 @@ def grid_features(
     cross the lines), pooled to ``PATCH_BINS`` squared; and statistics of the
     shading and strokes inside the cell.
     """
-    shade, strokes = pencil_layers(rect, cell, margin)
+    img = rect.astype(np.float32)
+    smooth = _smooth(img, cell)
+    papers = {w: np.maximum(_paper(img, w, cell), 1) for w in (1.2, 3, 6)}
+    shade = np.clip(1 - smooth / papers[3], 0, 1)
+    strokes = _strokes(img, smooth, cell, margin)
     m = round(margin * cell)
     # Reference stroke strength: the darkest strokes on this grid (a soft and a hard
     # pencil then look alike; a faint erased ghost stays faint).
@@ -113,17 +134,39 @@ def grid_features(
             y, x = starts[r], starts[c]
             feats[r * 10 + c, :n2] = pooled[y : y + PATCH_BINS, x : x + PATCH_BINS].ravel()
 
-    def blocks(img, inset):
-        g = img[m : m + 10 * cell, m : m + 10 * cell].reshape(10, cell, 10, cell)
+    def blocks(a, inset, n=10, start=m):
+        g = a[start : start + n * cell, start : start + n * cell].reshape(n, cell, n, cell)
         g = g[:, inset : cell - inset, :, inset : cell - inset]
-        return g.transpose(0, 2, 1, 3).reshape(100, -1)
+        return g.transpose(0, 2, 1, 3).reshape(n * n, -1)
 
-    sh = blocks(shade, round(0.12 * cell))
+    inset = round(0.12 * cell)
+    sh = blocks(shade, inset)
     st = blocks(norm, 0)
     q = np.percentile(sh, (10, 25, 50, 75, 90), axis=1).T
+    other = [
+        np.median(blocks(np.clip(1 - smooth / papers[w], 0, 1), inset), axis=1) for w in (1.2, 6)
+    ]
+    # Texture: graphite is grainy, a shadow is smooth.
+    hp = np.abs(img - cv2.GaussianBlur(img, (0, 0), 1.2)) / papers[3]
+    texture = blocks(hp, inset).mean(1)
+    # Context: the shading of the 8 neighbours (the ring outside the grid is paper).
+    ext = np.median(blocks(shade, inset, 12, m - cell), axis=1).reshape(12, 12)
+    ring = np.stack(
+        [
+            ext[1 + dy : 11 + dy, 1 + dx : 11 + dx]
+            for dy in (-1, 0, 1)
+            for dx in (-1, 0, 1)
+            if dy or dx
+        ],
+        axis=-1,
+    ).reshape(100, 8)
+    ring = np.sort(ring, axis=1)
     stats = np.column_stack(
         [
             q,
+            *other,
+            texture,
+            ring,
             sh.mean(1),
             st.mean(1),
             st.max(1),

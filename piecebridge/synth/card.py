@@ -524,7 +524,18 @@ def photograph_card(
         yaw_deg=rng.uniform(0, 360),
     )
     card_pts = np.concatenate(corners)
-    cam = cam.fitted(card_pts, fill=rng.uniform(0.45, 0.9))
+    fill = rng.uniform(0.45, 0.9)
+    cam = cam.fitted(card_pts, fill=fill)
+    # Keep every grid and its labels inside the frame (tilt and lens can push a corner
+    # out); a deliberately cut-off card is made by cropping, not by accident.
+    outer = np.concatenate([(c - c.mean(0)) * 1.25 + c.mean(0) for c in corners])
+    for _ in range(10):
+        p = cam.project(outer)
+        w, h = image_size
+        if p.min() >= 0.02 * w and (p[:, 0].max() <= 0.98 * w) and (p[:, 1].max() <= 0.98 * h):
+            break
+        fill *= 0.9
+        cam = cam.fitted(card_pts, fill=fill)
     world_u8, origin = _compose_world(card, m_mm, cam, rng)
     if style is None:
         d = difficulty

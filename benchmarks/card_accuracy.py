@@ -1,0 +1,111 @@
+"""Accuracy of the card reader on a split of rendered phone photos.
+
+    python benchmarks/card_accuracy.py --split test --photos 200 --jobs 2
+    python benchmarks/card_accuracy.py --split print --photos 30
+
+Runs the whole command path (JPEG file -> ``read_card`` -> ``card/1``) on every
+photo and compares with the truth beside it. Reports per-cell error (``mark``
+and ``shaded`` together; an ``unknown`` cell counts as an error in
+``cell error`` and is also shown apart), exact grids, rejected photos.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from multiprocessing import Pool
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from card_data import load_truth, match_views, photo_path
+from piecebridge.vision import card as vc
+
+from piecebridge.errors import UserError
+
+
+def evaluate(path: Path) -> dict:
+    truth = load_truth(path)
+    out = {"path": str(path), "grids": len(truth["grids"])}
+    try:
+        grey, scale = vc.load_photo(path)
+        reading = vc.read_card(grey)
+    except UserError as e:
+        out["error"] = str(e)
+        return out
+    views = [g.view for g in reading.grids]
+    if len(views) != len(truth["grids"]) or match_views(views, truth, scale) is None:
+        out["error"] = "wrong grids or orientation"
+        return out
+    got = reading.to_card1()
+    wrong = unknown = 0
+    exact = 0
+    confusions = Counter()
+    for g, t in zip(got["grids"], truth["grids"], strict=True):
+        unk = set(g.get("unknown", []))
+        bad = 0
+        for r in range(1, 11):
+            for c in "ABCDEFGHIJ":
+                name = f"{c}{r}"
+                w = t["cells"].get(name, {"mark": None, "shaded": False})
+                if name in unk:
+                    unknown += 1
+                    bad += 1
+                    continue
+                x = g["cells"].get(name, {"mark": None, "shaded": False})
+                if (x["mark"], x["shaded"]) != (w["mark"], w["shaded"]):
+                    wrong += 1
+                    bad += 1
+                    confusions[
+                        f"{w['mark']}{'*' if w['shaded'] else ''}->{x['mark']}{'*' if x['shaded'] else ''}"
+                    ] += 1
+        exact += bad == 0
+    out.update(wrong=wrong, unknown=unknown, exact=exact, confusions=dict(confusions))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--split", default="test", choices=["tune", "test", "print"])
+    ap.add_argument("--start", type=int, default=0)
+    ap.add_argument("--photos", type=int, default=100)
+    ap.add_argument("--size", default="2000x1500")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--json", help="write per-photo results here")
+    a = ap.parse_args()
+    size = tuple(int(v) for v in a.size.split("x"))
+    paths = [photo_path(a.split, i, size) for i in range(a.start, a.start + a.photos)]
+    t0 = time.time()
+    with Pool(a.jobs) as pool:
+        results = pool.map(evaluate, paths, chunksize=1)
+    cells = sum(100 * r["grids"] for r in results)
+    grids = sum(r["grids"] for r in results)
+    failed = [r for r in results if "error" in r]
+    wrong = sum(r.get("wrong", 0) for r in results) + sum(100 * r["grids"] for r in failed)
+    unknown = sum(r.get("unknown", 0) for r in results)
+    exact = sum(r.get("exact", 0) for r in results)
+    conf = Counter()
+    for r in results:
+        conf.update(r.get("confusions", {}))
+    print(f"split {a.split} photos {a.start}..{a.start + a.photos - 1} at {a.size}")
+    print(f"photos rejected or misread: {len(failed)} of {len(results)}")
+    for r in failed:
+        print(f"  {r['path']}: {r['error']}")
+    print(f"cell error (wrong + unknown): {(wrong + unknown) / cells:.3%} of {cells} cells")
+    print(f"  wrong answers: {wrong / cells:.3%}; unknown: {unknown / cells:.3%}")
+    print(f"grids read exactly: {exact / grids:.1%} ({exact} of {grids})")
+    print(f"top confusions (truth->read): {conf.most_common(12)}")
+    worst = sorted(results, key=lambda r: -(r.get("wrong", 100) + r.get("unknown", 0)))[:5]
+    print(
+        "worst photos:", [(Path(r["path"]).name, r.get("wrong"), r.get("unknown")) for r in worst]
+    )
+    print(f"{time.time() - t0:.0f}s")
+    if a.json:
+        Path(a.json).write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()

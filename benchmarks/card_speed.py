@@ -1,0 +1,72 @@
+"""Speed of `piecebridge score` on 12-megapixel phone photos, against decoding alone.
+
+    python benchmarks/card_speed.py --photos 4 --repeat 7
+
+Single photo: median wall time of the whole read-and-score path (file -> card/1
+with score) on one core (OpenCV limited to one thread), next to the median of
+``cv2.imdecode`` of the same JPEG bytes (full colour decode, what any reader pays)
+measured in the same run. Batch: photos per second with 1 and with N processes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from card_data import photo_path
+
+from piecebridge.commands.score import read_and_score, run_batch
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--photos", type=int, default=4)
+    ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--size", default="4000x3000")
+    ap.add_argument("--batch", type=int, default=8, help="photos in the batch-scaling run")
+    a = ap.parse_args()
+    size = tuple(int(v) for v in a.size.split("x"))
+    cv2.setNumThreads(1)
+    paths = [photo_path("test", i, size) for i in range(a.photos)]
+    score_t, decode_t = [], []
+    for p in paths:
+        data = np.fromfile(str(p), np.uint8)
+        read_and_score(str(p))  # warm caches (model load, imports)
+        for _ in range(a.repeat):
+            t0 = time.perf_counter()
+            cv2.imdecode(data, cv2.IMREAD_COLOR)
+            t1 = time.perf_counter()
+            read_and_score(str(p))
+            t2 = time.perf_counter()
+            decode_t.append(t1 - t0)
+            score_t.append(t2 - t1)
+    ms = statistics.median(score_t) * 1000
+    base = statistics.median(decode_t) * 1000
+    print(f"{len(paths)} photos {a.size}, {a.repeat} runs each, one core")
+    print(f"score median {ms:.0f} ms (p90 {np.percentile(score_t, 90) * 1000:.0f} ms)")
+    print(f"cv2.imdecode (full colour) median {base:.0f} ms; ratio score/decode {ms / base:.2f}")
+    cores = os.cpu_count() or 1
+    batch = [str(photo_path("test", i, size)) for i in range(a.batch)]
+    with tempfile.TemporaryDirectory() as tmp:
+        rates = {}
+        for jobs in sorted({1, cores}):
+            t0 = time.perf_counter()
+            run_batch(batch, None, None, None, jobs, Path(tmp) / f"r{jobs}", quiet=True)
+            rates[jobs] = len(batch) / (time.perf_counter() - t0)
+            print(f"batch of {len(batch)} with {jobs} process(es): {rates[jobs]:.2f} photos/s")
+        if cores > 1:
+            print(f"batch speed-up with {cores} processes: {rates[cores] / rates[1]:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
