@@ -27,6 +27,14 @@ from piecebridge.vision import card as vc
 from piecebridge.errors import UserError
 
 
+def _code(cell: dict) -> str:
+    return f"{cell['mark']}{'*' if cell['shaded'] else ''}"
+
+
+def _code(cell: dict) -> str:
+    return f"{cell['mark']}{'*' if cell['shaded'] else ''}"
+
+
 def evaluate(path: Path) -> dict:
     truth = load_truth(path)
     out = {"path": str(path), "grids": len(truth["grids"])}
@@ -59,9 +67,7 @@ def evaluate(path: Path) -> dict:
                 if (x["mark"], x["shaded"]) != (w["mark"], w["shaded"]):
                     wrong += 1
                     bad += 1
-                    confusions[
-                        f"{w['mark']}{'*' if w['shaded'] else ''}->{x['mark']}{'*' if x['shaded'] else ''}"
-                    ] += 1
+                    confusions[f"{_code(w)}->{_code(x)}"] += 1
         exact += bad == 0
     out.update(wrong=wrong, unknown=unknown, exact=exact, confusions=dict(confusions))
     return out

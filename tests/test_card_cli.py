@@ -108,7 +108,7 @@ def test_batch_reports_and_skips_a_bad_photo(tmp_path, capsys):
     assert code == 1  # one photo could not be read; the other was still scored
     captured = capsys.readouterr()
     assert "skipped" in captured.err and "b.png" in captured.err
-    rows = list(csv.DictReader(open(report.with_suffix(".csv"))))
+    rows = list(csv.DictReader(report.with_suffix(".csv").read_text().splitlines()))
     assert [Path(r["path"]).name for r in rows] == ["a.jpg", "b.png"]
     assert rows[0]["ok"] == "True" and rows[1]["ok"] == "False"
     assert "no card" in rows[1]["error"]
@@ -124,7 +124,7 @@ def test_batch_glob_pattern(tmp_path, capsys):
         ["score", str(tmp_path / "x*.jpg"), "--jobs", "1", "--report", str(report), "--quiet"]
     )
     assert code == 0
-    rows = list(csv.DictReader(open(report.with_suffix(".csv"))))
+    rows = list(csv.DictReader(report.with_suffix(".csv").read_text().splitlines()))
     assert len(rows) == 2 and all(r["ok"] == "True" for r in rows)
 
 

@@ -59,7 +59,7 @@ def test_grids_found_and_lines_followed(easy_photo):
     "turn", [cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_180, cv2.ROTATE_90_COUNTERCLOCKWISE]
 )
 def test_orientation_from_labels_whatever_the_turn(easy_photo, turn):
-    grey, truth = easy_photo
+    grey, _ = easy_photo
     want = vc.read_card(grey).to_card1(with_confidence=False)
     got = vc.read_card(cv2.rotate(grey, turn)).to_card1(with_confidence=False)
     assert got == want
@@ -109,7 +109,7 @@ def test_cut_off_grid_is_rejected(easy_photo):
 
 def test_too_blurred_is_rejected(easy_photo):
     grey, _ = easy_photo
-    with pytest.raises(UserError, match="blurred|no card"):
+    with pytest.raises(UserError, match=r"blurred|no card"):
         vc.read_card(cv2.GaussianBlur(grey, (0, 0), 9))
 
 
@@ -132,7 +132,7 @@ def test_committed_fixtures_read(tmp_path):
         truth = json.loads(photo.with_suffix(".json").read_text())
         grey, _ = vc.load_photo(photo)
         reading = vc.read_card(grey).to_card1()
-        wrong, unknown = cell_errors(reading, truth)
+        wrong, _ = cell_errors(reading, truth)
         total_wrong += wrong
         total_cells += 100 * len(truth["grids"])
     # The benchmark holds the real target (0.2 %); this guards against regressions.
