@@ -100,6 +100,7 @@ class LiveEvent:
     kind: str  # "none" | "moving" | "redundant" | "kept"
     message: str
     done: bool = False
+    view: View | None = None  # this frame's detection, when the target was found
 
 
 @dataclass
@@ -159,7 +160,7 @@ class LiveCalibrator:
         if self._covered is None:
             self._covered = np.zeros(GRID[::-1], bool)
         if not self._is_still(view):
-            return LiveEvent("moving", f"{name}: target moving, hold it still")
+            return LiveEvent("moving", f"{name}: target moving, hold it still", view=view)
         cells, normal = self._cells(view), self._normal(view)
         new_cells = int((cells & ~self._covered).sum())
         tilt_gain = min(
@@ -167,11 +168,38 @@ class LiveCalibrator:
             default=180.0,
         )
         if new_cells < self.min_new_cells and tilt_gain < self.min_new_tilt_degrees:
-            return LiveEvent("redundant", f"{name}: nothing new here, move or tilt the target")
+            return LiveEvent(
+                "redundant", f"{name}: nothing new here, move or tilt the target", view=view
+            )
         self._keep(name, frame, view, cells, normal)
-        return LiveEvent(
-            "kept", self._progress(name), done=self.stable or len(self.views) >= self.max_views
-        )
+        done = self.stable or len(self.views) >= self.max_views
+        return LiveEvent("kept", self._progress(name), done=done, view=view)
+
+    def preview(self, frame: np.ndarray, event: LiveEvent) -> np.ndarray:
+        """The frame with covered cells tinted, this frame's corners and the progress line.
+
+        Corner colours: green kept, yellow moving, grey nothing new.
+        """
+        image = frame.copy() if frame.ndim == 3 else cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+        height, width = image.shape[:2]
+        if self._covered is not None:
+            tint = np.zeros_like(image)
+            for row, col in zip(*np.nonzero(self._covered), strict=True):
+                x0, x1 = col * width // GRID[0], (col + 1) * width // GRID[0]
+                y0, y1 = row * height // GRID[1], (row + 1) * height // GRID[1]
+                tint[y0:y1, x0:x1] = (0, 120, 0)
+            image = cv2.addWeighted(image, 1.0, tint, 0.35, 0)
+        colour = {"kept": (0, 220, 0), "moving": (0, 220, 220)}.get(event.kind, (160, 160, 160))
+        if event.view is not None:
+            for x, y in event.view.image_points:
+                cv2.circle(image, (round(x), round(y)), max(2, width // 320), colour, -1)
+        text = f"{len(self.views)}/{self.min_views} views, coverage {self.coverage:.0%}: "
+        scale = max(0.4, width / 1600)
+        cv2.rectangle(image, (0, 0), (width, round(28 * scale / 0.5)), (0, 0, 0), -1)
+        line = (text + event.message).encode("ascii", "replace").decode()
+        cv2.putText(image, line, (6, round(20 * scale / 0.5)), cv2.FONT_HERSHEY_SIMPLEX, scale,
+                    (255, 255, 255), 1, cv2.LINE_AA)  # fmt: skip
+        return image
 
     def final_fit(self, reject_ratio: float = 3.0) -> CalibrationFit:
         """Calibrate from all kept views (with outlier rejection)."""

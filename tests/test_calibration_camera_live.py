@@ -59,7 +59,8 @@ def test_folder_of_frames_through_the_command(video_frames, tmp_path, capsys):
     out = tmp_path / "live.yaml"
     code = main(
         ["calibrate", "camera", "--frames", str(folder), "--pattern", "chessboard:7x5",
-         "--square-mm", "25", "--out", str(out), "--json", "--save-views", str(tmp_path / "kept")]
+         "--square-mm", "25", "--out", str(out), "--json", "--save-views", str(tmp_path / "kept"),
+         "--preview", str(tmp_path / "preview.png")]
     )  # fmt: skip
     captured = capsys.readouterr()
     assert code == 0
@@ -67,6 +68,8 @@ def test_folder_of_frames_through_the_command(video_frames, tmp_path, capsys):
     assert result["images_used"] >= 8
     assert "kept view 1" in captured.err and "estimate stable" in captured.err
     assert abs(load_camera_calibration(out).fx - 300.0) / 300.0 < 0.02
+    preview = cv2.imread(str(tmp_path / "preview.png"))
+    assert preview is not None and preview.shape == (240, 320, 3)
     assert len(list((tmp_path / "kept").glob("*.png"))) == result["images_used"] + len(
         result["images_rejected"]
     )

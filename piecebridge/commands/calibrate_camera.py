@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -96,6 +97,11 @@ def register(cli) -> None:
     live.add_argument("--max-views", type=int, default=30, help="stop after this many views")
     live.add_argument("--max-frames", type=int, help="stop after this many frames")
     live.add_argument("--save-views", metavar="DIR", help="save the kept frames here")
+    live.add_argument(
+        "--preview",
+        metavar="FILE.png",
+        help="keep rewriting this picture with the current frame, corners and coverage",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -140,8 +146,11 @@ def _run_live(args, pattern: Pattern, flags: int):
     for name, frame in open_frames(args.camera, args.video, args.frames, args.max_frames):
         event = live.feed(name, frame)
         # Progress on stderr: every kept view, and changes of state in between.
-        if event.kind == "kept" or event.kind != last_kind:
+        changed = event.kind == "kept" or event.kind != last_kind
+        if changed:
             print(event.message, file=sys.stderr)
+        if args.preview and (changed or live.seen % 10 == 0):
+            _write_preview(Path(args.preview), live.preview(frame, event))
         last_kind = event.kind
         if event.done:
             break
@@ -160,6 +169,17 @@ def _run_live(args, pattern: Pattern, flags: int):
         for name, frame in live.frames.items():
             cv2.imwrite(str(folder / (Path(name).stem + ".png")), frame)
     return fit, live.views, live.frames, note
+
+
+def _write_preview(path: Path, picture: np.ndarray) -> None:
+    """Replace the preview atomically, so a viewer never shows half a file."""
+    _, data = cv2.imencode(".png", picture)
+    temp = path.with_name(f".{path.name}.tmp")
+    try:
+        temp.write_bytes(data.tobytes())
+        os.replace(temp, path)
+    except OSError as error:
+        raise UserError(f"cannot write preview {path}: {error.strerror}") from None
 
 
 def _finish(
