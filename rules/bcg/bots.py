@@ -93,9 +93,14 @@ def _table(state: TableState, rng: random.Random, kind: str) -> Claim | Pass:
             if k < n:
                 return Claim(g, mask_cells(m)[k])
             k -= n
-    tiers: list[list[tuple[int, int]]] = [[], [], [], [], [], []]
+    tiers: list[list[tuple[int, int]]] = [[], [], [], [], [], [], []]
     counts = node_counts(state)
-    leader = max((q for q in range(state.players) if q != p), key=lambda q: counts[q])
+    rivals = [
+        q
+        for q in range(state.players)
+        if q != p and not state.eliminated[q] and state.grids[q].nodes_of(q)
+    ]
+    victim = min(rivals, key=lambda q: (state.grids[q].nodes_of(q), counts[q]), default=None)
     al = alliance_of(state, p)
     friends = al.members if al else None
     for g, m in enumerate(masks):
@@ -107,7 +112,7 @@ def _table(state: TableState, rng: random.Random, kind: str) -> Claim | Pass:
         for n, c in zip(grid.nodes, grid.control, strict=True):
             if c != p and not (friends and c in friends):
                 live |= 1 << n
-                if state.eliminated[c] or c == leader:
+                if state.eliminated[c]:
                     prime |= 1 << n
         fresh = m & ~grid.marked  # unclaimed spaces: no stealing wars between bots
         if state.options.reflector:
@@ -115,12 +120,18 @@ def _table(state: TableState, rng: random.Random, kind: str) -> Claim | Pass:
             for n, c in zip(own.nodes, own.control, strict=True):
                 if c == p:
                     fresh &= ~(1 << n)
-        tiers[0].append((g, m & grid.revealed & prime))
-        tiers[1].append((g, m & grid.revealed & live))
+        mine = grid.nodes_of(p)
+        targets = m & grid.revealed & live
+        if targets and mine == len(grid.nodes) - 1:
+            tiers[0].append((g, targets))  # the last Node of a grid: it becomes a home
+        if grid.owner == victim:
+            tiers[1].append((g, targets))  # gang up on the weakest: eliminations end games
+        tiers[1].append((g, m & grid.revealed & prime))
         tiers[2].append((g, fresh & grid.shaded))
         tiers[3].append((g, fresh & grow(grid.shaded & ~grid.held[p])))
-        tiers[4].append((g, fresh if foreign else 0))
-        tiers[5].append((g, fresh or masks[g]))
+        tiers[4].append((g, targets))
+        tiers[5].append((g, fresh if foreign else 0))
+        tiers[6].append((g, fresh or masks[g]))
     for tier in tiers:
         options = [(g, m) for g, m in tier if m]
         if options:

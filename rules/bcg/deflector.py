@@ -19,7 +19,6 @@ Deflector"). Notation: ``"<grid>:<cell>"`` (e.g. ``"1:J4"``) or ``"pass"``.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from piecebridge.rules.bcg.common import BcgError, Event, IllegalAction, Result
@@ -31,6 +30,7 @@ from piecebridge.rules.bcg.table import (
     TableOptions,
     TableState,
     check_claim,
+    evolve,
     fire,
     legal_claims,
     new_table,
@@ -89,21 +89,21 @@ def apply(state: TableState, action: Action) -> tuple[TableState, list[Event]]:
         if legal_claims(state):
             raise IllegalAction("you may only pass when no space can be claimed")
         events = [Event("pass", shooter)]
-        new = replace(state, ply=state.ply + 1, to_move=next_player(state))
+        new = evolve(state, ply=state.ply + 1, to_move=next_player(state))
         return _finish(new, events, passed=True)
     if not isinstance(action, Claim):
         raise IllegalAction(f"{action.text()} is not a Deflector action")
     check_claim(state, action)
     grids, events = fire(state, shooter, action.grid, action.cell)
-    new = replace(state, grids=tuple(grids))
+    new = evolve(state, grids=tuple(grids))
     homes, eliminated = update_homes(new, grids, events)
     eliminated = list(eliminated)
     for p in range(state.players):
         if not eliminated[p] and homes[p] == 0:
             eliminated[p] = True
             events.append(Event("eliminate", p))
-    new = replace(new, homes=homes, eliminated=tuple(eliminated), ply=state.ply + 1)
-    new = replace(new, to_move=next_player(new))
+    new = evolve(new, homes=homes, eliminated=tuple(eliminated), ply=state.ply + 1)
+    new = evolve(new, to_move=next_player(new))
     return _finish(new, events, passed=False)
 
 
@@ -131,7 +131,7 @@ def _result(state: TableState, passed: bool) -> Result | None:
             return Result(
                 (leaders[0],), f"surviving players hold every Node; player {leaders[0]} has most"
             )
-    if passed and all(not legal_claims(replace(state, to_move=p)) for p in alive):
+    if passed and all(not legal_claims(evolve(state, to_move=p)) for p in alive):
         return Result((), "no player can claim a space")
     if state.ply >= opts.max_plies:
         return Result((), f"move limit of {opts.max_plies} plies")
