@@ -99,7 +99,9 @@ def _summary(console: Console, result) -> None:
     flags = sum(1 for e in stats.events if e.kind == "flagged")
     console.rule("summary")
     if result.leds:
-        console.print(render_text(result.leds), markup=False, highlight=False)
+        # raw ANSI colours: rich would re-wrap the LED rows
+        console.file.write(render_text(result.leds) + "\n")
+        console.file.flush()
     console.print(
         f"{len(judge.actions)} actions logged, {flags} impossible change"
         f"{'' if flags == 1 else 's'} flagged, {stats.frames} frames read "

@@ -26,7 +26,7 @@ from typing import Any
 
 from piecebridge.referee.judge import Event, Judge
 from piecebridge.referee.sources import Frame, FrameSource
-from piecebridge.referee.tracker import StableTracker
+from piecebridge.referee.tracker import StableTracker, observation_board
 from piecebridge.referee.view import DisplayPresenter, TerminalView
 from piecebridge.rules import reflec as R
 
@@ -72,6 +72,7 @@ class Referee:
         self._camera_ok = True
         self._display_ok: bool | None = None
         self._board_seen = True
+        self._last: tuple[dict, list[str]] | None = None
         self.stopped = False
         self.presenter.refresh(judge)
         self.presenter.blinks(judge)
@@ -123,24 +124,32 @@ class Referee:
             self._say(Event("info", "camera back: watching the board again", t=frame.t))
         arrived = time.perf_counter()
         self.stats.frames += 1
-        try:
-            obs = self.reader.read(frame.image)
-        except Exception as error:  # BoardNotFound and friends: keep the game, say why
-            if self._board_seen:
-                self._board_seen = False
-                self.stats.not_found += 1
-                self._say(Event("warn", f"{error}: is the board in view?", t=frame.t))
-            self.tracker.reset()
-            return
-        self.stats.read_ms.append((time.perf_counter() - arrived) * 1e3)
+        if frame.repeat and self._last is not None:
+            # The very same picture again: nothing new to read, and nothing moved.
+            board, unknown, moved, motion = (*self._last, False, 0.0)
+        else:
+            try:
+                obs = self.reader.read(frame.image)
+            except Exception as error:  # BoardNotFound and friends: keep the game, say why
+                self._last = None
+                if self._board_seen:
+                    self._board_seen = False
+                    self.stats.not_found += 1
+                    self._say(Event("warn", f"{error}: is the board in view?", t=frame.t))
+                self.tracker.reset()
+                return
+            self.stats.read_ms.append((time.perf_counter() - arrived) * 1e3)
+            board, unknown = observation_board(obs)
+            moved, motion = obs.moved, obs.motion
+            self._last = (board, unknown)
         if not self._board_seen:
             self._board_seen = True
             self._say(Event("info", "board found again", t=frame.t))
-        if obs.moved and self.stats.frames > 1:
+        if moved and self.stats.frames > 1:
             self.stats.moved += 1
             self._say(Event("warn", "the camera or the board moved: re-locked on the board; "
                             "checking it still reads as before", t=frame.t))  # fmt: skip
-        track = self.tracker.feed(obs.board, obs.unknown, frame.t, obs.motion, obs.moved)
+        track = self.tracker.feed(board, unknown, frame.t, motion, moved)
         if track.commit is None:
             return
         commit = track.commit

@@ -24,12 +24,21 @@ offending cells; the judge then waits until the board is put back or made legal)
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
 from piecebridge.referee.gamelog import GameLog, Resumed
 from piecebridge.rules import reflec as R
-from piecebridge.rules.reflec.core import CELL_NAMES, Board, BoardError, Coin, Pawn
+from piecebridge.rules.reflec.core import (
+    CELL_NAMES,
+    NEIGHBOURS,
+    Board,
+    BoardError,
+    Coin,
+    Pawn,
+    manhattan,
+)
 from piecebridge.rules.reflec.explain import explain
 
 #: A reading that contradicts what the judge expects must be at least this sure to count;
@@ -154,7 +163,7 @@ class Judge:
             return events
         if self.state.phase == "over":
             return [*events, self._raise_flag("the game is over: nothing may move", seen, t)]
-        found = explain(self.base.board, seen, self.base)
+        found, seen = self._explain(seen, unknown)
         if not found.found:
             if unknown:
                 self.unsure = list(unknown)
@@ -162,7 +171,13 @@ class Judge:
                     *events,
                     Event("unsure", f"cannot read {_cells_text(unknown)}: keep it clear", t=t),
                 ]
+            # Blame what changed last (the whole segment's sum can point at an innocent piece).
+            last = explain(self.state.board, seen, self.state)
+            if not last.found and last.reason:
+                found = last
             return [*events, self._raise_flag(found.reason, seen, t, _names(found.cells))]
+        if seen.squares == self.state.board.squares:
+            return events
         sequence = found.sequences[0]
         state = self.base
         for action in sequence:
@@ -182,17 +197,72 @@ class Judge:
         events.append(Event("accepted", text, actions=changed or [str(a) for a in sequence], t=t))
         return events
 
+    def _explain(self, seen: Board, unknown: list[str]) -> tuple[Any, Board]:
+        """The cheapest legal reading of the view: unreadable cells first as expected, then
+        as holding a piece that left a readable cell nearby, or emptied by one that arrived.
+        """
+        first = None
+        for board in self._hypotheses(seen, unknown):
+            if board.squares == self.state.board.squares:
+                return explain(self.state.board, board, self.state), board
+            found = explain(self.base.board, board, self.base)
+            if found.found:
+                return found, board
+            first = first or (found, board)
+        assert first is not None
+        return first
+
+    def _hypotheses(self, seen: Board, unknown: list[str], limit: int = 12) -> list[Board]:
+        expected = self.expected_board()
+        hidden = [R.parse_cell(u) for u in unknown]
+        if not hidden:
+            return [seen]
+        budget = max(self.base.points_left, 1)
+        shown = [c for c in range(64) if c not in hidden]
+        vanished = [expected.squares[c] for c in shown
+                    if expected.squares[c] is not None and seen.squares[c] != expected.squares[c]]
+        arrived = [(c, seen.squares[c]) for c in shown
+                   if seen.squares[c] is not None and seen.squares[c] != expected.squares[c]]  # fmt: skip
+        options: list[list[Any]] = []
+        for cell in hidden:
+            here = [seen.squares[cell]]
+            want = expected.squares[cell]
+            if want is not None and any(
+                _same_piece(want, p) and manhattan(cell, c) <= budget for c, p in arrived
+            ):
+                here.append(None)
+            here += [p for p in vanished if p not in here]
+            options.append(here)
+        combos = sorted(
+            itertools.islice(itertools.product(*[range(len(o)) for o in options]), 4096),
+            key=lambda combo: sum(1 for i in combo if i),
+        )[:limit]
+        boards = []
+        for combo in combos:
+            pieces = dict(enumerate(seen.squares))
+            pieces.update({cell: options[k][i] for k, (cell, i) in enumerate(zip(hidden, combo, strict=True))})
+            try:
+                boards.append(Board.from_json(Board.from_pieces(pieces).to_json()))
+            except BoardError:
+                continue  # two pawns of a suit, too many coins: not a possible board
+        return boards or [seen]
+
     def _reconcile(self, board: dict[str, Any], unknown: list[str]) -> Board:
         """The view as a Board: unreadable cells keep what is expected there, and an unsure
         facing that contradicts the expected coin is taken to be unchanged.
         """
         expected = self.expected_board()
         pieces: dict[int, Any] = {}
+        seen_cells = {R.parse_cell(i["cell"]) for i in board.get("coins", []) + board.get("pawns", [])}
         for item in board.get("coins", []):
             cell = R.parse_cell(item["cell"])
-            coin = Coin(R.Suit.parse(item["suit"]), R.Direction.parse(item["facing"]))
+            suit = R.Suit.parse(item["suit"])
             want = expected.squares[cell]
             conf = float(item.get("confidence", 1.0))
+            if item["facing"] == "?":
+                coin = _guess_facing(cell, suit, expected, seen_cells)
+            else:
+                coin = Coin(suit, R.Direction.parse(item["facing"]))
             if type(want) is Coin and want.suit is coin.suit and conf < FACING_CONFIDENCE:
                 coin = want
             pieces[cell] = coin
@@ -226,10 +296,24 @@ class Judge:
             return [self._raise_flag("lasers are never added to the board", seen, t, _names(cells))]
         state, placed = self.state, []
         todo = dict(new)
-        while todo:
+        # Unreadable open cells may hold coins (their suit unseen): they fill the gaps of the
+        # turn order, and with few of them in a still view (not a hand) they end the batch.
+        spare = [R.parse_cell(u) for u in unknown if now.squares[R.parse_cell(u)] is None]
+        tail = len(spare) <= 2
+        while todo or (tail and spare):
             mine = [c for c, p in sorted(todo.items()) if state.controls(p.suit)]
             mine = [c for c in mine if todo[c].suit in state.current_suits] or mine
+            if not mine and spare:
+                suits = [s for s in state.current_suits if state.unplaced[R.SUITS.index(s)]]
+                if suits:
+                    cell = spare.pop(0)
+                    todo[cell] = Coin(suits[0], R.Direction.NORTH)  # facing unreadable: north
+                    mine = [cell]
+            if not mine and not todo:
+                break
             if not mine:
+                if unknown:
+                    return [Event("unsure", f"cannot read {_cells_text(unknown)}", t=t)]
                 suits = sorted({p.suit.value for p in todo.values()})
                 who = _player(state, state.current)
                 return [self._raise_flag(
@@ -358,6 +442,24 @@ class Judge:
     def _note(self, **info: Any) -> None:
         if self.log is not None:
             self.log.note(**info, **({} if self.frame is None else {"frame": self.frame}))
+
+
+def _same_piece(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a.suit is b.suit
+
+
+def _guess_facing(cell: int, suit: R.Suit, expected: Board, seen_cells: set[int]) -> Coin:
+    """A coin whose facing could not be read: as expected there; else as the coin of its
+    suit that left a neighbouring cell (moves mostly keep the facing); else north.
+    """
+    want = expected.squares[cell]
+    if type(want) is Coin and want.suit is suit:
+        return want
+    for n in NEIGHBOURS[cell]:
+        there = expected.squares[n]
+        if type(there) is Coin and there.suit is suit and n not in seen_cells:
+            return there
+    return Coin(suit, R.Direction.NORTH)
 
 
 def _player(state: R.GameState, player: int | None) -> str:

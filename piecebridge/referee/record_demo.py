@@ -6,9 +6,9 @@ script through the rules engine gives the board of every moment and the action l
 perfect referee would write; rendering it gives a folder of JPEG frames and a manifest::
 
     recording.json   {"format": "piecebridge-recording/1", "game": <record header>,
-                      "setup": "setup.json", "frames": [{"file", "t", "note"}],
+                      "calibration": "calibration.jpg", "frames": [{"file", "t", "note"}],
                       "presses": [{"t", "button"}], "expected": {"actions": [...], ...}}
-    setup.json       the board setup learned from the rig's calibration-layout photo
+    calibration.jpg  the rig's reflec-calibration/1 layout photo (the setup is learned from it)
     f000.jpg ...     the frames (small, JPEG)
 
 Regenerate the bundled recording (and the scripted test recordings) with::
@@ -72,7 +72,7 @@ class Script:
     actions: list[str] = field(default_factory=list)
     flags: list[dict[str, Any]] = field(default_factory=list)
     hand_frames: int = 2
-    still_frames: int = 3
+    still_frames: int = 5
 
     def __post_init__(self) -> None:
         self.state = R.new_game(self.players, R.record.options_from_json(self.options))
@@ -112,15 +112,15 @@ class Script:
         self.press("end_turn")
         self.state, _ = R.apply(self.state, R.EndTurn())
         self.actions.append("end")
-        return self.still(2, note="end of turn")
+        return self.still(3, note="end of turn")
 
     def fire(self, direction: str) -> Script:
         """Aim with a direction button, confirm with end_turn; the engine fires."""
-        self.press(direction).still(1, note=f"aiming {direction}")
+        self.press(direction).still(2, note=f"aiming {direction}")
         self.press("end_turn")
         self.state, events = R.apply(self.state, R.parse_action(f"fire {direction}"))
         self.actions.append(f"fire {direction}")
-        return self.still(2, note=f"fired {direction}")
+        return self.still(4, note=f"fired {direction}")
 
     def clear(self) -> Script:
         """Players take the removed pieces off the board (a hand, then the new board)."""
@@ -163,11 +163,12 @@ def _copy(board: dict[str, Any]) -> dict[str, Any]:
     return json.loads(json.dumps(board))
 
 
-# The Drop round of the demo: suns, moons, crowns in turn, six coins each.
+# The Drop round of the demo: suns, moons, crowns in turn, six coins each. The moons coins
+# make the mirrors and the loop (c1 turns the suns beam north into c3-c5-e5-e3).
 DROP = {
-    "suns": ["d1 north", "c3 north", "e3 west", "b5 east", "f2 south", "g6 north"],
-    "moons": ["c5 east", "e5 south", "d7 west", "b2 north", "g3 east", "f7 south"],
-    "crowns": ["d2 east", "b7 south", "f4 north", "g5 west", "d6 east", "h3 north"],
+    "suns": ["d1 north", "f2 north", "b5 north", "g6 north", "d7 north", "h4 north"],
+    "moons": ["c1 north", "c3 north", "c5 east", "e5 south", "e3 west", "b2 north"],
+    "crowns": ["d2 north", "b7 north", "f4 north", "g5 north", "d6 north", "h3 north"],
 }
 
 
@@ -183,21 +184,22 @@ def demo_script() -> Script:
     """The bundled game: a Drop round, moves, a loop shot away, a player shot out."""
     s = Script(["suns", "moons", "crowns"])
     s.still(note="the lasers in their corners")
-    s.do(*_drop_actions(range(3)), note="Drop round, first half")
-    s.do(*_drop_actions(range(3, 6)), note="Drop round, second half")
-    # Suns: set up a mirror, spin another, then fire into a loop of four coins.
-    s.do("move d1 c1 north", note="suns move d1 to c1")
-    s.do("spin g6 east", note="suns spin g6")
+    for i in range(6):
+        s.hand_frames = 1
+        s.do(*_drop_actions(range(i, i + 1)), note=f"Drop round, coins {3 * i + 1}-{3 * i + 3}")
+    s.hand_frames = 2
+    # Suns move a coin, then fire east: c1 turns the beam into a loop of four moons coins.
+    s.do("move f2 f1 north", note="suns move f2 to f1")
     s.fire("east").clear().end()
     # Moons: three single-point actions (every tile point must be used).
-    s.do("move b2 b3 north", "spin g3 south", note="moons move and spin")
-    s.do("spin d7 south", note="moons spin d7")
+    s.do("move b2 b3 north", note="moons move b2 to b3")
+    s.do("spin c1 east", "laser a8 b8", note="moons spin c1, move their laser")
     s.end()
     # Crowns shoot along row 8 into the moons laser: moons are out, their coins neutral.
     s.fire("west").clear().end()
     # Suns again (moons are skipped), moving a now-neutral moons coin.
     s.do("move b3 b4 north", note="suns move a neutral coin")
-    s.do("laser a1 a2", "spin c1 east", note="suns move the laser, spin c1")
+    s.do("laser a1 a2", "move f1 g1 north", note="suns move the laser and a coin")
     s.end()
     return s
 
@@ -213,13 +215,13 @@ def illegal_script() -> Script:
     s = Script(["suns", "moons", "crowns"])
     s.still()
     s.do(*_drop_actions(range(6)), note="Drop round")
-    s.do("move d1 c1 north", "spin g6 east", note="suns: move and spin")
-    s.do("spin c3 east", "spin c1 east", "spin e3 north", note="suns: three spins")
-    s.expect_flag(["b5", "d5"])
-    s.cheat(lambda b: _move(b, "b5", "d5"), note="b5 slid two cells to d5 with one point left")
+    s.do("move f2 f1 north", "laser a1 a2", note="suns: move a coin and the laser")
+    s.do("laser a2 a3", "move d1 e1 north", "move f1 g1 north", note="suns: three moves")
+    s.expect_flag(["b5", "b7"])
+    s.cheat(lambda b: _move(b, "b5", "b7"), note="b5 slid two cells to b7 with one point left")
     s.still(2, note="flagged: waiting")
     s.put_back()
-    s.do("move b5 b6 east", note="suns: a legal move instead")
+    s.do("move b5 b6 north", note="suns: a legal move instead")
     s.end()
     return s
 
@@ -230,10 +232,10 @@ def linger_script() -> Script:
     s.still()
     s.do(*_drop_actions(range(6)), note="Drop round")
     s.hands(8, note="a hand lingers over the board", same=True)
-    s.do("move d1 c1 north", note="suns move d1 to c1")
+    s.do("move f2 f1 north", note="suns move f2 to f1")
     s.hands(6, note="the hand lingers again", same=True)
     s.still(2)
-    s.do("spin g6 east", "spin c3 east", note="suns spin two coins")
+    s.do("laser a1 a2", "move d1 e1 north", note="suns move the laser and a coin")
     s.end()
     return s
 
@@ -243,10 +245,10 @@ def bump_script() -> Script:
     s = Script(["suns", "moons", "crowns"])
     s.still()
     s.do(*_drop_actions(range(6)), note="Drop round")
-    s.do("move d1 c1 north", note="suns move d1 to c1")
+    s.do("move f2 f1 north", note="suns move f2 to f1")
     s.hands(1, note="someone knocks the camera")
     s.bump().still(4, note="camera bumped")
-    s.do("spin g6 east", "spin c3 east", note="suns spin two coins")
+    s.do("laser a1 a2", "move d1 e1 north", note="suns move the laser and a coin")
     s.end()
     return s
 
@@ -299,8 +301,8 @@ def render_script(
     cal = render_shot(
         calibration_board(), rig, {**levels, "occlusion": 0.0}, np.random.default_rng(seed)
     )
-    setup, _ = learn_setup(cal.image)
-    setup.save(out / "setup.json")
+    learn_setup(cal.image)  # fails here, not at replay, if the layout is not learnable
+    cv2.imwrite(str(out / "calibration.jpg"), cal.image, [cv2.IMWRITE_JPEG_QUALITY, 90])
     frames = []
     files: dict[str, str] = {}  # a still scene is one file, shown for several frames
     for i, m in enumerate(script.moments):
@@ -321,7 +323,7 @@ def render_script(
     manifest = {
         "format": RECORDING_FORMAT,
         "game": script.header(),
-        "setup": "setup.json",
+        "calibration": "calibration.jpg",
         "frame_dt": FRAME_DT,
         "frames": frames,
         "presses": [

@@ -79,8 +79,15 @@ def _reader(source: FrameSource, setup: str | None, undistort: Any) -> Any:
     from piecebridge.calibration.board import BoardSetup
     from piecebridge.vision.reader import BoardReader
 
-    if setup is None and isinstance(source, RecordingSource) and source.setup_path:
-        setup = str(source.setup_path)
+    if setup is None and isinstance(source, RecordingSource):
+        if source.calibration_path is not None:
+            from piecebridge.calibration.board import learn_setup
+            from piecebridge.vision.reader import load_frame
+
+            learned, _ = learn_setup(load_frame(source.calibration_path))
+            return BoardReader(setup=learned, camera_calibration=undistort)
+        if source.setup_path is not None:
+            setup = str(source.setup_path)
     return BoardReader(setup=BoardSetup.load(setup) if setup else None, camera_calibration=undistort)
 
 

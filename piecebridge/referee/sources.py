@@ -39,6 +39,7 @@ class Frame:
     index: int = 0
     lost: bool = False
     presses: list[str] = field(default_factory=list)  # scripted button presses (recordings)
+    repeat: bool = False  # the very same picture as the frame before (a still recording)
 
 
 class FrameSource:
@@ -84,6 +85,12 @@ class RecordingSource(FrameSource):
         name = self.manifest.get("setup")
         return self.folder / name if name else None
 
+    @property
+    def calibration_path(self) -> Path | None:
+        """The recording's calibration-layout photo (its setup is learned from it)."""
+        name = self.manifest.get("calibration")
+        return self.folder / name if name else None
+
     def _image(self, name: str) -> np.ndarray:
         # Repeated entries stand for a still scene: decode each file once.
         if name not in self._cache:
@@ -103,7 +110,8 @@ class RecordingSource(FrameSource):
             t = float(entry["t"])
             due = [p["button"] for p in presses if before < p["t"] <= t]
             before = t
-            yield Frame(t, self._image(entry["file"]), i, presses=due)
+            repeat = i > self.start_at and self.frames[i - 1]["file"] == entry["file"]
+            yield Frame(t, self._image(entry["file"]), i, presses=due, repeat=repeat)
 
 
 class FolderSource(FrameSource):

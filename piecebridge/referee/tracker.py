@@ -21,8 +21,28 @@ from dataclasses import dataclass, field
 from typing import Any
 
 #: A cell reading: ("coin", suit, facing) or ("pawn", suit, "") ; None is an empty cell.
+#: A coin whose suit is clear but whose facing is not reads ("coin", suit, "?").
 Reading = tuple[str, str, str] | None
 UNKNOWN = ("?", "", "")
+#: An undecided cell this similar to a suit's coin is that coin with an unreadable facing,
+#: not a hand (a hand looks like no piece at all).
+COIN_SIMILARITY = 0.7
+
+
+def observation_board(obs: Any) -> tuple[dict[str, Any], list[str]]:
+    """The reader's board and truly unknown cells; coins it recognised but whose facing it
+    could not tell are kept with ``"facing": "?"`` (they are not an obstruction).
+    """
+    board = dict(obs.board)
+    coins = list(board.get("coins", []))
+    unknown = set(obs.unknown)
+    for d in getattr(obs, "decisions", []):
+        if d.kind == "unknown" and d.suit and d.similarity >= COIN_SIMILARITY:
+            coins.append({"cell": d.cell, "suit": d.suit, "facing": "?", "confidence": 0.0})
+            unknown.discard(d.cell)
+    board["coins"] = coins
+    board["unknown"] = sorted(unknown)
+    return board, sorted(unknown)
 
 
 @dataclass
@@ -76,7 +96,7 @@ class StableTracker:
         hold_s: float = 0.5,
         hold_frames: int = 3,
         max_motion: float = 6.0,
-        max_unknown: int = 3,
+        max_unknown: int = 12,
         min_confidence: float = 0.5,
     ) -> None:
         self.hold_s = hold_s
@@ -134,7 +154,7 @@ class StableTracker:
         for cell in set(a) | set(b):
             ra, ca = a.get(cell, (None, 1.0))
             rb, cb = b.get(cell, (None, 1.0))
-            if ra == rb or UNKNOWN in (ra, rb):
+            if ra == rb or UNKNOWN in (ra, rb) or _same_coin(ra, rb):
                 continue
             if ca < self.min_confidence or cb < self.min_confidence:
                 # A wobbling facing or suit: only a change of kind (empty/coin/pawn) counts.
@@ -154,6 +174,8 @@ class StableTracker:
                 if reading == UNKNOWN:
                     continue
                 weight = 0.25 + conf  # an unsure reading still counts, less
+                if reading is not None and reading[2] == "?":
+                    weight = 0.1  # any readable facing of the coin outvotes it
                 votes.setdefault(cell, Counter())[reading] += weight
                 key = (cell, reading)
                 best_conf[key] = max(best_conf.get(key, 0.0), conf)
@@ -167,6 +189,14 @@ class StableTracker:
             if reading is not None:
                 merged[cell] = (reading, best_conf[(cell, reading)])
         return merged, unknown
+
+
+def _same_coin(a: Reading, b: Reading) -> bool:
+    """One coin, once with an unreadable facing."""
+    return (
+        a is not None and b is not None and a[:2] == b[:2] and a[0] == "coin"
+        and "?" in (a[2], b[2])
+    )  # fmt: skip
 
 
 def _to_board(merged: dict[str, tuple[Reading, float]], unknown: list[str]) -> dict[str, Any]:
