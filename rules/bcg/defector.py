@@ -48,6 +48,7 @@ from piecebridge.rules.bcg.table import (
     next_player,
     node_counts,
     parse_action_text,
+    render_table,
     table_from_json,
     table_to_json,
     table_view,
@@ -434,3 +435,7 @@ def view(state: TableState, player: int) -> dict[str, Any]:
 
 def winners(state: TableState) -> tuple[int, ...] | None:
     return state.result.winners if state.result else None
+
+
+def render(state: TableState, player: int | None = None) -> str:
+    return render_table(state, player)

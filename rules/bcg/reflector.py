@@ -475,3 +475,18 @@ def card_marks(
 def diamond_names(cell: str) -> list[str]:
     """The spaces a Node on ``cell`` covers, by name (a convenience for scorers)."""
     return [cell_name(c) for c in mask_cells(DIAMOND[parse_cell(cell)])]
+
+
+def render(state: ReflectorState, player: int | None = None) -> str:
+    """Both boards as text: the whole truth, or what ``player`` may see."""
+    from piecebridge.rules.bcg.render import render_view
+
+    if player is None:
+        v = view(state, 0)
+        v["grids"] = [b.private() for b in state.boards]
+        v["you"] = None
+    else:
+        if player not in (0, 1):
+            raise BcgError("Reflector has players 0 and 1")
+        v = view(state, player)
+    return render_view(v)

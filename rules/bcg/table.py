@@ -630,3 +630,18 @@ def with_result(state: TableState, result: Result | None, events: list[Event]) -
         return state
     events.append(Event("win" if result.winners else "draw", None, detail=(result.reason,)))
     return evolve(state, result=result)
+
+
+def render_table(state: TableState, player: int | None = None) -> str:
+    """Every grid as text: the whole truth, or what ``player`` may see."""
+    from piecebridge.rules.bcg.render import render_view
+
+    if player is None:
+        v = table_view(state, 0)
+        v["grids"] = [g.private() for g in state.grids]
+        v["you"] = None
+    else:
+        if not 0 <= player < state.players:
+            raise BcgError(f"there are players 0..{state.players - 1}")
+        v = table_view(state, player)
+    return render_view(v)
