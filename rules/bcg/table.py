@@ -491,6 +491,7 @@ def _ricochet(
     r = row(c0)
     h, x = h0, column(c0)
     own_board = h0
+    seen = {(h0, c0, d)}
     limit = 10 * state.players * 4 + 40
     for _ in range(limit):
         x -= d
@@ -498,9 +499,10 @@ def _ricochet(
             h = next_board(state, h, d, shot.shooter)
             x = 9 if d == 1 else 0
         c = (r - 1) * 10 + x
-        if h == h0 and c == c0:
+        if (h, c, d) in seen:
             # all the way round without meeting anything: the original space is taken
             return [(h0, c0, claimant, d, depth + 1, True)]
+        seen.add((h, c, d))
         grid = shot.grids[h]
         if (grid.deflectors >> c) & 1:
             shot.grids[h] = grid.spend_deflector(c)
@@ -510,9 +512,11 @@ def _ricochet(
                 d = -d  # a second Deflector on the Target's own board reverses the shot
             continue
         idx = grid.node_index(c)
-        if idx is not None and grid.control[idx] != claimant:
+        taker = claimant
+        if grid.owner == shot.shooter and claimant == shot.shooter and first_target is not None:
+            taker = first_target  # on the Shooter's own board the original Target claims
+        if idx is not None and grid.control[idx] != taker:
             return [(h, c, claimant, d, depth + 1, False)]
-    del first_target
     return [(h0, c0, claimant, d, depth + 1, True)]
 
 
