@@ -71,7 +71,7 @@ def test_same_seed_same_image_and_splits_differ():
     assert not np.array_equal(a.image, c.image)
 
 
-@pytest.mark.parametrize("art", ["classic", "french"])
+@pytest.mark.parametrize("art", ["classic", "french", "ebony"])
 def test_truth_matches_what_was_drawn(art):
     shot = calibration_sample("tune", 2, Difficulty.easy(), art=art, image_size=(960, 540))
     syn, lay, img = shot.truth["synth"], shot.rig.layout, shot.image.astype(float)

@@ -35,7 +35,9 @@ def register(cli: CommandTree) -> None:
         help="realistic (a fresh mix per photo), easy, baseline, or FACTOR=LEVEL[,...] with "
         "factors tilt, lens, blur, light, occlusion, noise, glare, clutter and levels 0..1",
     )
-    p.add_argument("--art", choices=["classic", "french"], help="piece art (default: mixed)")
+    p.add_argument(
+        "--art", choices=["classic", "french", "ebony"], help="piece art (default: mixed)"
+    )
     p.add_argument("--size", default="1920x1080", metavar="WxH", help="image size in pixels")
     p.add_argument(
         "--calibration",

@@ -1,6 +1,6 @@
 """Piece art for the renderer: suit symbols, coin faces, tile faces, piece colours.
 
-Two styles, so vision can be tested on art it was not tuned on:
+Three styles, so vision can be tested on art it was not tuned on:
 
 * ``"classic"`` -- wooden tiles with thin black grid crosses; cream wooden coins with the
   suit symbol (sun, moon, crown, fleur-de-lis) and a dot at the top; glossy pawns in suit
@@ -8,6 +8,8 @@ Two styles, so vision can be tested on art it was not tuned on:
 * ``"french"`` -- white card tiles with thick orange crosses; white coins with heart, spade,
   club and diamond in orange, purple, teal and sky blue and a small triangle pointing to the
   top; matte peg pawns in those colours.
+* ``"ebony"`` -- dark walnut tiles with pale lines set in from the edges; glossy brass coins with
+  the classic symbols and a triangle mark; glossy peg pawns.
 
 >>> tex = coin_face(ART["classic"], "crowns", 64)
 >>> tex.shape, tex.dtype
@@ -215,6 +217,30 @@ ART: dict[str, PieceArt] = {
         coin_gloss=0.3,
         tile_gloss=0.2,
     ),
+    "ebony": PieceArt(
+        name="ebony",
+        suit_bgr={
+            "suns": (30, 40, 190),
+            "moons": (25, 25, 25),
+            "crowns": (40, 110, 30),
+            "arms": (140, 60, 20),
+        },
+        symbols={"suns": sun, "moons": moon, "crowns": crown, "arms": fleur},
+        coin_bgr=(70, 165, 190),
+        coin_edge_bgr=(40, 110, 140),
+        coin_rim_bgr=(40, 120, 150),
+        mark="triangle",
+        tile_bgr=(45, 55, 70),
+        tile_line_bgr=(200, 215, 225),
+        tile_line_mm=2.2,
+        tile_line_margin_mm=5.0,
+        tile_border_bgr=None,
+        tile_grain=0.6,
+        pawn_profile=_PEG_PAWN,
+        pawn_gloss=0.6,
+        coin_gloss=0.7,
+        tile_gloss=0.35,
+    ),
 }
 
 
@@ -253,8 +279,8 @@ def coin_value_face(art: PieceArt, suit: str, value: int, size: int = 128) -> np
 
 def die_face(art: PieceArt, suit: str, value: int, size: int = 64) -> np.ndarray:
     """Top of a suit die: a numeral (or the suit symbol for 0) on the die colour."""
-    bg = art.suit_bgr[suit] if art.name == "classic" else (240, 240, 240)
-    fg = (240, 240, 240) if art.name == "classic" else art.suit_bgr[suit]
+    bg = art.suit_bgr[suit] if art.name != "french" else (240, 240, 240)
+    fg = (240, 240, 240) if art.name != "french" else art.suit_bgr[suit]
     img = np.zeros((size, size, 3), np.uint8)
     img[:] = bg
     c = (size - 1) / 2

@@ -1013,6 +1013,7 @@ class PhotoStyle:
     hand_motion_angle_deg: float = 0.0
     noise_sigma: float = 0.006
     shot_noise: float = 0.02
+    sharpen: float = 0.0  # phone-style unsharp mask after the noise (halos at edges)
     jpeg_quality: int | None = 92
 
     @classmethod
@@ -1315,6 +1316,9 @@ def photograph(
         img = cv2.filter2D(img, -1, _motion_kernel(style.motion_px, style.motion_angle_deg))
     if style.noise_sigma > 0 or style.shot_noise > 0:
         _add_noise(img, style, rng)
+    if style.sharpen > 0:
+        soft = cv2.GaussianBlur(img, (0, 0), 1.4)
+        img = cv2.addWeighted(img, 1 + style.sharpen, soft, -style.sharpen, 0)
     out = cv2.convertScaleAbs(cv2.max(img, 0.0), alpha=255.0)
     if style.jpeg_quality is not None:
         _, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(style.jpeg_quality)])

@@ -524,8 +524,9 @@ def make_rig(
     lens = levels.get("lens", 0.0)
     k1 = -0.3 * lens * rng.uniform(0.7, 1.0)
     dist = (k1, -0.3 * k1 * rng.uniform(0, 1), *rng.normal(0, 0.0015 * lens, 2), 0.0)
-    art_name = art or str(rng.choice(["classic", "classic", "french"]))
-    layout = make_layout(rng, thickness_mm=2.5 if art_name == "classic" else 1.6)
+    pick = rng.random()  # the mix: half classic, 30% french, 20% ebony
+    art_name = art or ("classic" if pick < 0.5 else "french" if pick < 0.8 else "ebony")
+    layout = make_layout(rng, thickness_mm={"french": 1.6}.get(art_name, 2.5))
     cam = Camera(
         image_size=image_size,
         focal_px=f,
@@ -614,6 +615,7 @@ def _style(rig: Rig, levels: Mapping[str, float], rng: np.random.Generator) -> P
         # a hand in the photo is often moving: blur it alone, along its arm
         hand_motion_px=float(25 * levels.get("occlusion", 0.0) * u[5] * (u[1] < 0.5)),
         hand_motion_angle_deg=float(180 * u[6]),
+        sharpen=float(0.8 * noise * u[0]),
         noise_sigma=float(0.003 + 0.025 * noise),
         shot_noise=float(0.01 + 0.05 * noise),
         jpeg_quality=round(95 - 50 * noise),
@@ -659,7 +661,7 @@ def _pieces(
             else:
                 solid = Revolved(
                     tuple(c), art.pawn_profile, np.asarray(art.suit_bgr[suit]) / 255,
-                    gloss=art.pawn_gloss, shininess=25.0, step_mm=0.4, base_mm=base,
+                    gloss=art.pawn_gloss, shininess=25.0, step_mm=0.7, base_mm=base,
                 )  # fmt: skip
             where[cell] = (float(c[0]), float(c[1]), base, solid.top_mm)
             solids.append(solid)
@@ -701,7 +703,7 @@ def _clutter(
             if p is None:
                 continue
             tex = artmod.die_face(art, suit, int(rng.integers(0, 6)))
-            col = np.asarray(art.suit_bgr[suit] if art.name == "classic" else (235, 235, 235)) / 255
+            col = np.asarray(art.suit_bgr[suit] if art.name != "french" else (235, 235, 235)) / 255
             solids.append(
                 Box(
                     tuple(p),
