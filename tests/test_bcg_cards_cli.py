@@ -1,0 +1,106 @@
+"""``piecebridge cards``: new, check, show, play; bad input is one line and exit 1."""
+
+import json
+
+import pytest
+from piecebridge.rules.bcg import deflector, reflector
+
+from piecebridge.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize(
+    ("game", "extra"),
+    [
+        ("reflector", []),
+        ("deflector", ["--players", "5", "--layout", "5-partial"]),
+        ("defector", ["--players", "6", "--layout", "island"]),
+        ("rotator", []),
+    ],
+)
+def test_new_writes_a_state_that_loads(capsys, tmp_path, game, extra):
+    out_file = tmp_path / "s.json"
+    code, _, err = run(capsys, "cards", "new", game, "--seed", "4", *extra, "--out", str(out_file))
+    assert code == 0, err
+    data = json.loads(out_file.read_text())
+    assert data["game"] == game
+    code, out, _ = run(capsys, "cards", "show", str(out_file))
+    assert code == 0 and out.strip()
+
+
+def test_new_is_deterministic_and_takes_options(capsys):
+    a = run(capsys, "cards", "new", "deflector", "--seed", "9", "--option", "ricochet=true")[1]
+    b = run(capsys, "cards", "new", "deflector", "--seed", "9", "--option", "ricochet=true")[1]
+    assert a == b and json.loads(a)["options"]["ricochet"] is True
+
+
+def test_play_then_check(capsys, tmp_path):
+    rec = tmp_path / "g.jsonl"
+    code, _, err = run(capsys, "cards", "play", "reflector", "--seed", "2", "--out", str(rec))
+    assert code == 0, err
+    code, out, _ = run(capsys, "cards", "check", str(rec))
+    assert code == 0 and out.startswith("ok:") and "won by player" in out
+    code, out, _ = run(capsys, "cards", "check", str(rec), "--json")
+    final = reflector.from_json(json.loads(out))
+    assert final.is_over
+
+
+def test_check_reports_first_illegal_line(capsys, tmp_path):
+    s = deflector.new_game(players=3, seed=1)
+    header = {"format": "bcg-record/1", "game": "deflector", "start": deflector.to_json(s)}
+    lines = [json.dumps(header), json.dumps({"action": "1:J1"}), json.dumps({"action": "0:E5"})]
+    rec = tmp_path / "bad.jsonl"
+    rec.write_text("\n".join(lines))
+    code, out, err = run(capsys, "cards", "check", str(rec))
+    assert code == 1 and out == ""
+    assert err.count("\n") == 1 and "line 3" in err and "not next to your territory" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["cards", "new", "chess"], "unknown game"),
+        (["cards", "new", "reflector", "--players", "3"], "2 players"),
+        (["cards", "new", "deflector", "--players", "4", "--layout", "3"], "no layout"),
+        (["cards", "new", "reflector", "--option", "nope=1"], "unknown option"),
+        (["cards", "new", "reflector", "--option", "noequals"], "KEY=VALUE"),
+        (["cards", "show", "/nonexistent/state.json"], "cannot read"),
+    ],
+)
+def test_bad_input_one_line_exit_1(capsys, argv, needle):
+    code, _, err = run(capsys, *argv)
+    assert code == 1
+    assert err.count("\n") == 1 and needle in err and "Traceback" not in err
+
+
+def test_check_and_show_bad_files(capsys, tmp_path):
+    junk = tmp_path / "junk.jsonl"
+    junk.write_text("{not json\n")
+    code, _, err = run(capsys, "cards", "check", str(junk))
+    assert code == 1 and "line 1" in err
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    assert run(capsys, "cards", "check", str(empty))[0] == 1
+    state = tmp_path / "s.json"
+    state.write_text(json.dumps({"game": "reflector", "grids": []}))
+    code, _, err = run(capsys, "cards", "show", str(state))
+    assert code == 1 and "Reflector" in err
+
+
+def test_show_as_player_hides_the_other_board(capsys, tmp_path):
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(reflector.to_json(reflector.new_game(seed=5))))
+    _, whole, _ = run(capsys, "cards", "show", str(path))
+    _, mine, _ = run(capsys, "cards", "show", str(path), "--as", "0")
+    grid_rows = [line for line in whole.splitlines() if line[:2].strip().isdigit()]
+    assert sum(row.count("N") for row in grid_rows) == 10
+    mine_rows = [line for line in mine.splitlines() if line[:2].strip().isdigit()]
+    right = [row[26:] for row in mine_rows]
+    assert sum(r.count("N") + r.count(":") for r in right) == 0
+    code, _, err = run(capsys, "cards", "show", str(path), "--as", "7")
+    assert code == 1 and "players 0 and 1" in err
