@@ -28,7 +28,9 @@ def register(cli) -> None:
         help="camera number (0), video file, rtsp:// or http:// URL, folder of frames, or a "
         "recording folder; default: the bundled demo recording",
     )
-    p.add_argument("--setup", metavar="SETUP.json", help="board setup (piecebridge calibrate board)")
+    p.add_argument(
+        "--setup", metavar="SETUP.json", help="board setup (piecebridge calibrate board)"
+    )
     add_camera_calibration_argument(p)
     p.add_argument(
         "--display",
@@ -108,6 +110,8 @@ def _summary(console: Console, result) -> None:
         f"in {result.seconds:.1f} s"
     )
     console.print(f"state: {judge.summary()}")
-    console.print(f"game log: {result.log_path}  (replay it: piecebridge reflec check {result.log_path})")
+    console.print(
+        f"game log: {result.log_path}  (replay it: piecebridge reflec check {result.log_path})"
+    )
     if result.png_path:
         console.print(f"display picture: {result.png_path}")

@@ -219,10 +219,16 @@ class Judge:
             return [seen]
         budget = max(self.base.points_left, 1)
         shown = [c for c in range(64) if c not in hidden]
-        vanished = [expected.squares[c] for c in shown
-                    if expected.squares[c] is not None and seen.squares[c] != expected.squares[c]]
-        arrived = [(c, seen.squares[c]) for c in shown
-                   if seen.squares[c] is not None and seen.squares[c] != expected.squares[c]]  # fmt: skip
+        vanished = [
+            expected.squares[c]
+            for c in shown
+            if expected.squares[c] is not None and seen.squares[c] != expected.squares[c]
+        ]
+        arrived = [
+            (c, seen.squares[c])
+            for c in shown
+            if seen.squares[c] is not None and seen.squares[c] != expected.squares[c]
+        ]
         options: list[list[Any]] = []
         for cell in hidden:
             here = [seen.squares[cell]]
@@ -240,7 +246,9 @@ class Judge:
         boards = []
         for combo in combos:
             pieces = dict(enumerate(seen.squares))
-            pieces.update({cell: options[k][i] for k, (cell, i) in enumerate(zip(hidden, combo, strict=True))})
+            pieces.update(
+                {cell: options[k][i] for k, (cell, i) in enumerate(zip(hidden, combo, strict=True))}
+            )
             try:
                 boards.append(Board.from_json(Board.from_pieces(pieces).to_json()))
             except BoardError:
@@ -253,7 +261,9 @@ class Judge:
         """
         expected = self.expected_board()
         pieces: dict[int, Any] = {}
-        seen_cells = {R.parse_cell(i["cell"]) for i in board.get("coins", []) + board.get("pawns", [])}
+        seen_cells = {
+            R.parse_cell(i["cell"]) for i in board.get("coins", []) + board.get("pawns", [])
+        }
         for item in board.get("coins", []):
             cell = R.parse_cell(item["cell"])
             suit = R.Suit.parse(item["suit"])
@@ -341,7 +351,9 @@ class Judge:
 
     def _raise_flag(self, reason: str, seen: Board, t: float, cells: list[str] | None = None):
         if cells is None:
-            cells = [CELL_NAMES[c] for c in range(64) if seen.squares[c] != self.state.board.squares[c]]
+            cells = [
+                CELL_NAMES[c] for c in range(64) if seen.squares[c] != self.state.board.squares[c]
+            ]
         self.flag = Flag(reason, sorted(cells))
         self._note(flag=reason, cells=self.flag.cells)
         return Event("flagged", reason[0].upper() + reason[1:] + ".", self.flag.cells, t=t)

@@ -118,7 +118,7 @@ class Script:
         """Aim with a direction button, confirm with end_turn; the engine fires."""
         self.press(direction).still(2, note=f"aiming {direction}")
         self.press("end_turn")
-        self.state, events = R.apply(self.state, R.parse_action(f"fire {direction}"))
+        self.state, _ = R.apply(self.state, R.parse_action(f"fire {direction}"))
         self.actions.append(f"fire {direction}")
         return self.still(4, note=f"fired {direction}")
 
@@ -216,9 +216,9 @@ def illegal_script() -> Script:
     s.still()
     s.do(*_drop_actions(range(6)), note="Drop round")
     s.do("move f2 f1 north", "laser a1 a2", note="suns: move a coin and the laser")
-    s.do("laser a2 a3", "move d1 e1 north", "move f1 g1 north", note="suns: three moves")
-    s.expect_flag(["b5", "b7"])
-    s.cheat(lambda b: _move(b, "b5", "b7"), note="b5 slid two cells to b7 with one point left")
+    s.do("laser a2 a3", "move d1 e1 north", "move h4 h5 north", note="suns: three moves")
+    s.expect_flag(["b5", "d5"])
+    s.cheat(lambda b: _move(b, "b5", "d5"), note="b5 slid two cells to d5 with one point left")
     s.still(2, note="flagged: waiting")
     s.put_back()
     s.do("move b5 b6 north", note="suns: a legal move instead")

@@ -88,7 +88,9 @@ def _reader(source: FrameSource, setup: str | None, undistort: Any) -> Any:
             return BoardReader(setup=learned, camera_calibration=undistort)
         if source.setup_path is not None:
             setup = str(source.setup_path)
-    return BoardReader(setup=BoardSetup.load(setup) if setup else None, camera_calibration=undistort)
+    return BoardReader(
+        setup=BoardSetup.load(setup) if setup else None, camera_calibration=undistort
+    )
 
 
 @contextlib.contextmanager
@@ -147,7 +149,10 @@ def run_session(opts: SessionOptions, console: Console | None = None) -> Session
         judge = Judge.resume(resumed, GameLog(log_path))
     else:
         log_path = Path(opts.log) if opts.log else default_log_path()
-        judge = Judge(_new_game(source, opts.players), GameLog.create(log_path, _new_game(source, opts.players)))
+        judge = Judge(
+            _new_game(source, opts.players),
+            GameLog.create(log_path, _new_game(source, opts.players)),
+        )
     view = TerminalView(console, live=opts.live, quiet=opts.quiet)
     started = time.monotonic()
     try:

@@ -213,7 +213,7 @@ class LiveSource(FrameSource):
         while not self._stop.is_set():
             with self._cond:
                 self._cond.wait_for(
-                    lambda: self._count != seen or self._lost or self._stop.is_set(),
+                    lambda seen=seen: self._count != seen or self._lost or self._stop.is_set(),
                     timeout=self.retry_s,
                 )
                 if self._count != seen and self._latest is not None:

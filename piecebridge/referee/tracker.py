@@ -156,10 +156,10 @@ class StableTracker:
             rb, cb = b.get(cell, (None, 1.0))
             if ra == rb or UNKNOWN in (ra, rb) or _same_coin(ra, rb):
                 continue
-            if ca < self.min_confidence or cb < self.min_confidence:
-                # A wobbling facing or suit: only a change of kind (empty/coin/pawn) counts.
-                if (ra is None) == (rb is None) and (ra is None or ra[0] == rb[0]):
-                    continue
+            unsure = ca < self.min_confidence or cb < self.min_confidence
+            same_kind = (ra is None) == (rb is None) and (ra is None or ra[0] == rb[0])
+            if unsure and same_kind:
+                continue  # a wobbling facing or suit: only a change of kind counts
             return False
         return True
 

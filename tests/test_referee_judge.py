@@ -1,0 +1,321 @@
+"""The referee without a camera: the judge, the tracker, the log and resume, the button flow.
+
+Scripted games (piecebridge.referee.record_demo) are fed through the real tracker, judge,
+display presenter and log with a stand-in reader that returns each moment's true board (a
+hand is a patch of unknown cells and motion), so these run in about a second; the same
+scripts rendered to photos go through the vision in test_referee_e2e.py.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from piecebridge.rules import reflec as R
+
+from piecebridge.display import open_display
+from piecebridge.referee.app import Referee
+from piecebridge.referee.gamelog import GameLog, read_log
+from piecebridge.referee.judge import Judge
+from piecebridge.referee.record_demo import (
+    FRAME_DT,
+    SCRIPTS,
+    Script,
+    demo_script,
+    illegal_script,
+)
+from piecebridge.referee.sources import Frame
+from piecebridge.referee.tracker import StableTracker
+from piecebridge.referee.view import TerminalView
+from tests.reflec_support import board, play_state
+
+HAND_CELLS = ["c4", "d4", "e4", "c5", "d5", "e5", "d6", "e6"]
+
+
+@dataclass
+class TruthReader:
+    """Reads the script's true boards; a hand hides HAND_CELLS and makes motion."""
+
+    script: Script
+    index: int = 0
+    previous: object = None
+    reads: list = field(default_factory=list)
+
+    def read(self, frame: np.ndarray) -> SimpleNamespace:
+        m = self.script.moments[int(frame[0, 0, 0]) * 256 + int(frame[0, 0, 1])]
+        hidden = HAND_CELLS if m.hand is not None else []
+        coins = [dict(c, confidence=0.95) for c in m.board["coins"] if c["cell"] not in hidden]
+        pawns = [dict(p, confidence=0.95) for p in m.board["pawns"] if p["cell"] not in hidden]
+        key = (json.dumps(m.board, sort_keys=True), m.hand)
+        motion = 0.0 if key == self.previous else 20.0
+        self.previous = key
+        board_ = {"format": "reflec-board/1", "coins": coins, "pawns": pawns, "unknown": hidden}
+        return SimpleNamespace(
+            board=board_, unknown=list(hidden), moved=False, motion=motion, decisions=[]
+        )
+
+
+def frames(script: Script, start: int = 0, stop: int | None = None):
+    presses: dict[int, list[str]] = {}
+    for i, button in script.presses:
+        presses.setdefault(i, []).append(button)
+    for i in range(start, len(script.moments) if stop is None else stop):
+        image = np.zeros((2, 2, 3), np.uint8)
+        image[0, 0, :2] = divmod(i, 256)
+        yield Frame(i * FRAME_DT, image, i, presses=presses.get(i, []))
+
+
+def referee_for(script: Script, judge: Judge, display) -> Referee:
+    device = getattr(display, "sim_device", None)
+    return Referee(
+        judge,
+        TruthReader(script),
+        display,
+        TerminalView(quiet=True),
+        StableTracker(),
+        presser=device.press if device is not None else None,
+    )
+
+
+def segments(actions: list[str]) -> list[Counter]:
+    """Actions grouped by shots and turn ends (order inside a segment is free; so is the
+    order of coins placed in one view of the Drop round)."""
+    out, current = [], Counter()
+    for i, a in enumerate(actions):
+        current[a] += 1
+        last_place = a.startswith("place") and (
+            i + 1 == len(actions) or not actions[i + 1].startswith("place")
+        )
+        if a == "end" or a.startswith("fire") or last_place:
+            out.append(current)
+            current = Counter()
+    return [*out, current] if current else out
+
+
+def run(script: Script, tmp_path, display_spec: str = "none", stop=None, resume=None):
+    log_path = tmp_path / "game.jsonl"
+    if resume:
+        resumed = read_log(log_path)
+        judge = Judge.resume(resumed, GameLog(log_path))
+        start = resumed.frame + 1
+    else:
+        judge = Judge(R.game_from_header(script.header()), GameLog.create(log_path, _new(script)))
+        start = 0
+    display = open_display("sim") if display_spec == "sim" else open_display_none()
+    try:
+        referee = referee_for(script, judge, display)
+        for frame in frames(script, start, stop):
+            referee.step(frame)
+        display.wait_idle(2.0)
+        leds = display.sim_device.led_rgb() if display_spec == "sim" else None
+    finally:
+        display.close()
+    return judge, referee.stats.events, log_path, leds
+
+
+def open_display_none():
+    from piecebridge.display import Display
+
+    return Display(open_transport=None)
+
+
+def _new(script: Script) -> R.GameState:
+    return R.game_from_header(script.header())
+
+
+# --------------------------------------------------------------------------- whole scripts
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_scripted_game_gives_the_expected_log_and_replays(name, tmp_path):
+    script = SCRIPTS[name]()
+    judge, events, log_path, _ = run(script, tmp_path)
+    assert segments(judge.actions) == segments(script.expected_actions())
+    states = R.replay(log_path.read_text().splitlines())
+    assert states[-1].board == script.state.board
+    flags = [e for e in events if e.kind == "flagged"]
+    assert [sorted(e.cells) for e in flags] == [f["cells"] for f in script.flags]
+
+
+def test_demo_drives_the_display_buttons_laser_and_neutral_coins(tmp_path):
+    _, events, _, leds = run(demo_script(), tmp_path, "sim")
+    kinds = [e.kind for e in events]
+    assert kinds.count("fired") == 2 and "eliminated" in kinds
+    fired = [e for e in events if e.kind == "fired"]
+    assert fired[0].path == ["b1", "c1", "c2", "c3", "c4", "c5", "d5", "e5", "e4", "e3", "d3", "c3"]
+    from piecebridge.display.protocol import cell_index
+
+    grey = (60 * 65 >> 8,) * 3  # palette grey at the default brightness
+    assert leds[cell_index("b4")] == grey  # moons are out: their coin is neutral
+    assert leds[cell_index("b8")] == (0, 0, 0)  # the destroyed moons laser is gone
+    assert leds[cell_index("a2")][0] > 0 and leds[cell_index("a2")][1] == 0  # suns laser
+
+
+def test_illegal_move_is_flagged_in_one_sentence_and_cleared_when_put_back(tmp_path):
+    judge, events, _, _ = run(illegal_script(), tmp_path)
+    flag = next(e for e in events if e.kind == "flagged")
+    assert flag.text == (
+        "The suns coin on b5 moved two cells to d5 but only one action point was left."
+    )
+    assert flag.cells == ["b5", "d5"]
+    after = events[events.index(flag) + 1 :]
+    assert any(e.kind == "cleared" for e in after)
+    assert judge.flag is None
+
+
+def test_crash_and_resume_continue_with_the_same_state(tmp_path):
+    script = demo_script()
+    whole, *_ = run(script, tmp_path / "a")
+    # Crash in the middle of the suns' removal (after the shot, before the coins are off).
+    fire_frame = next(i for i, b in script.presses if b == "end_turn")
+    (tmp_path / "b").mkdir()
+    _, _, log_path, _ = run(script, tmp_path / "b", stop=fire_frame + 3)
+    resumed = read_log(log_path)
+    assert resumed.removal == ["c3", "c5", "e3", "e5"]
+    judge, *_ = run(script, tmp_path / "b", resume=True)
+    assert judge.actions == whole.actions
+    assert R.replay(log_path.read_text().splitlines())[-1] == whole.state
+
+
+def test_resume_mid_turn_restores_points_spent(tmp_path):
+    script = demo_script()
+    first_move = next(
+        i for i, m in enumerate(script.moments) if "suns move f2" in m.note and m.hand is None
+    )
+    (tmp_path / "c").mkdir()
+    judge, _, log_path, _ = run(script, tmp_path / "c", stop=first_move + 5)
+    assert [str(a) for a in judge.pending] == ["move f2 f1 north"]
+    again = Judge.resume(read_log(log_path))
+    assert [str(a) for a in again.pending] == ["move f2 f1 north"]
+    assert again.state.points_left == judge.state.points_left == 5
+
+
+def test_torn_last_line_is_ignored(tmp_path):
+    script = demo_script()
+    (tmp_path / "d").mkdir()
+    _, _, log_path, _ = run(script, tmp_path / "d", stop=60)
+    with open(log_path, "a") as f:
+        f.write('{"action": "mo')
+    assert read_log(log_path).state.phase == "play"
+
+
+# --------------------------------------------------------------------------- the judge alone
+
+
+def as_json(b: R.Board) -> dict:
+    return b.to_json()
+
+
+def test_segment_charges_the_cheapest_reading_not_each_nudge():
+    state = play_state(board("S a1", "M h8", "Sn c4", "Mn f6"), tile_points=3, dice=(2, 2))
+    judge = Judge(state)
+    judge.observe(as_json(board("S a1", "M h8", "Sn c5", "Mn f6")), [])
+    assert [str(a) for a in judge.pending] == ["move c4 c5 north"]
+    # nudged on to d5 then back to c5: still one move
+    judge.observe(as_json(board("S a1", "M h8", "Sn d5", "Mn f6")), [])
+    assert judge.points_spent == 2
+    judge.observe(as_json(board("S a1", "M h8", "Sn c4", "Mn f6")), [])
+    assert judge.points_spent == 0 and judge.pending == ()
+
+
+def test_unreadable_cells_make_the_judge_wait_not_flag():
+    state = play_state(board("S a1", "M h8", "Sn c4"), tile_points=1, dice=(0, 0))
+    judge = Judge(state)
+    seen = as_json(board("S a1", "M h8"))  # the coin is gone from c4 ...
+    events = judge.observe(seen, ["e4", "f4", "e3"])  # ... under a hand, out of its reach
+    assert [e.kind for e in events] == ["unsure"] and judge.flag is None
+    # the hand is over c5, where the coin went: read as the coin that left c4
+    events = judge.observe(seen, ["c5"])
+    assert [e.kind for e in events] == ["accepted"]
+    assert [str(a) for a in judge.pending] == ["move c4 c5 north"]
+
+
+def test_an_unsure_facing_is_taken_as_unchanged():
+    state = play_state(board("S a1", "M h8", "Sn c4"), tile_points=3, dice=(2, 2))
+    judge = Judge(state)
+    seen = as_json(board("S a1", "M h8", "Se c4"))
+    seen["coins"][0]["confidence"] = 0.4
+    assert judge.observe(seen, []) == []
+    seen["coins"][0]["confidence"] = 0.95
+    assert [str(a) for a in judge.pending] == [] and judge.observe(seen, [])
+    assert [str(a) for a in judge.pending] == ["spin c4 east"]
+
+
+def test_firing_needs_a_legal_board_and_removal_waits_for_the_pieces():
+    # the demo's first shot: suns fire east from a1 into the moons loop c3-c5-e5-e3
+    script = demo_script()
+    judge = Judge(R.game_from_header(script.header()))
+    for m in script.moments:
+        if m.note.startswith("suns move f2"):
+            break
+        if m.hand is None:
+            judge.observe(m.board, [])
+    judge.observe(next(m for m in script.moments if m.note.startswith("suns move f2")).board, [])
+    d2, d3 = R.parse_cell("d2"), R.parse_cell("d3")
+    cheat = judge.state.board.with_pieces({d2: None, d3: judge.state.board.squares[d2]})
+    events = judge.observe(as_json(cheat), [])
+    assert [e.kind for e in events] == ["flagged"]
+    assert judge.fire("east")[0].text.startswith("cannot fire: first put the board right")
+    judge.observe(as_json(judge.state.board), [])
+    events = judge.fire("east")
+    assert [e.kind for e in events] == ["fired", "remove"]
+    assert judge.removal == ["c3", "c5", "e3", "e5"]
+    assert judge.end_turn()[0].text.startswith("cannot end the turn: first take")
+    # the view still shows the coins: keep blinking; then they are gone
+    assert [e.kind for e in judge.observe(as_json(judge.expected_board()), [])] == ["remove"]
+    assert [e.kind for e in judge.observe(as_json(judge.state.board), [])] == ["removed"]
+    assert [e.kind for e in judge.end_turn()] == ["turn"]
+
+
+def test_drop_round_out_of_turn_is_flagged():
+    judge = Judge(R.new_game(["suns", "moons"]))
+    pawns = judge.state.board.to_json()["pawns"]
+    seen = {"coins": [{"cell": "c4", "suit": "moons", "facing": "north"}], "pawns": pawns}
+    events = judge.observe(seen, [])
+    assert events[0].kind == "flagged" and "suns+crowns's turn" in events[0].text
+    assert events[0].cells == ["c4"]
+
+
+# --------------------------------------------------------------------------- the tracker
+
+
+def obs(*cells, conf=0.95, facing="north"):
+    coins = [{"cell": c, "suit": "suns", "facing": facing, "confidence": conf} for c in cells]
+    return {"coins": coins, "pawns": [], "unknown": []}
+
+
+def test_tracker_commits_only_after_a_still_hold():
+    tr = StableTracker(hold_s=0.5, hold_frames=3)
+    states = [tr.feed(obs("c4"), [], t, motion=0.5).state for t in (0, 0.25, 0.5, 0.75)]
+    assert states == ["settling", "settling", "committed", "still"]
+    assert tr.feed(obs("c5"), [], 1.0, motion=20).state == "moving"
+    hand = [f"{c}{r}" for c in "abcd" for r in "1234"]
+    assert tr.feed(obs("c5"), hand, 1.25).state == "covered"
+
+
+def test_tracker_ignores_a_flickering_unsure_facing():
+    tr = StableTracker(hold_s=0.5, hold_frames=3)
+    facings = ["north", "east", "north", "north"]
+    out = [tr.feed(obs("c4", conf=0.3, facing=f), [], i * 0.25) for i, f in enumerate(facings)]
+    assert [o.state for o in out] == ["settling", "settling", "committed", "still"]
+    assert out[2].commit.board["coins"][0]["facing"] == "north"  # the majority
+
+
+def test_buttons_aim_then_fire_and_end_the_turn():
+    script = demo_script()
+    judge = Judge(R.game_from_header(script.header()))
+    for m in script.moments:
+        if m.hand is None:
+            judge.observe(m.board, [])
+        if judge.state.phase == "play":
+            break
+    ref = Referee(judge, None, open_display_none(), TerminalView(quiet=True))
+    aim = ref.button("east", 0.0)
+    assert aim[0].kind == "aim" and aim[0].path[:3] == ["b1", "c1", "c2"]
+    fired = ref.button("end_turn", 0.1)
+    assert fired[0].kind == "fired"
+    assert ref.command("end", 0.2)[0].text.startswith("cannot end the turn: first take")
