@@ -488,6 +488,24 @@ def orient_grids(grey: np.ndarray, lattices: list[np.ndarray]) -> list[GridView]
     Grids on one card share the turn; two grids also stand side by side along
     their top edge, which settles near-ties.
     """
+
+    def top_dir(lat):
+        return _unit(lat[0, 10] - lat[0, 0])
+
+    # Give every grid the same corner order as the first (parallel grids can get
+    # different ones when the card stands near 45 degrees).
+    lattices = [lattices[0]] + [
+        _rotate_lattice(
+            lat,
+            max(
+                range(4),
+                key=lambda r, lat=lat: float(
+                    top_dir(_rotate_lattice(lat, r)) @ top_dir(lattices[0])
+                ),
+            ),
+        )
+        for lat in lattices[1:]
+    ]
     sides = []
     for lat in lattices:
         rect = remap_grid(grey, lat)
