@@ -19,6 +19,7 @@ from piecebridge.rules.bcg.rotator import (
     RotatorOptions,
     RotatorState,
     apply,
+    bot_game,
     card_marks,
     check,
     from_json,
@@ -682,7 +683,7 @@ def test_view_shows_everything_to_the_only_player():
 
 
 def test_record_replays_deterministically_and_reports_the_bad_line():
-    start = new_game(seed=11)
+    start = bot_game(new_game(seed=11))
     final, actions = play(start, "random", seed=3)
     lines = record_lines(start, actions)
     assert replay(lines) == final
@@ -759,3 +760,14 @@ def test_docstring_examples_hold():
     for module in (rotator, rotator_maps):
         result = doctest.testmod(module)
         assert result.attempted > 5 and result.failed == 0, module.__name__
+
+
+def test_bot_games_always_end():
+    """Greedy survives forever on some maps (seed 6 is one): bot games get a turn limit."""
+    assert new_game(seed=6).options.turn_limit is None
+    assert bot_game(new_game(seed=6)).options.turn_limit == 500
+    limited = new_game(seed=6, options=RotatorOptions(turn_limit=7))
+    assert bot_game(limited) is limited
+    final, _ = play(bot_game(new_game(seed=6), 60), "greedy", seed=6)
+    assert final.is_over and final.turn == 61
+    assert "turn limit of 60" in final.result.reason

@@ -605,7 +605,7 @@ def to_json(state: RotatorState) -> dict[str, Any]:
         "format": "bcg-state/1",
         "game": GAME,
         "players": 1,
-        "layout": state.map.name or "custom",
+        "layout": _layout_name(state.map),
         "options": dict(state.options.__dict__),
         "map": state.map.to_json(),
         "turn": state.turn,
@@ -619,6 +619,12 @@ def to_json(state: RotatorState) -> dict[str, Any]:
         "solid": sorted(cell_name(c) for c in state.solid),
         "marks": {cell_name(c): t for c, t in enumerate(state.marks) if t},
     }
+
+
+def _layout_name(rmap: RotatorMap) -> str:
+    if rmap.name in FIXED_MAPS and FIXED_MAPS[rmap.name].nodes == rmap.nodes:
+        return rmap.name
+    return "random" if rmap.name.startswith("random") else "custom"
 
 
 def from_json(data: Mapping[str, Any]) -> RotatorState:
@@ -849,14 +855,34 @@ def greedy_bot(state: RotatorState, rng: random.Random, depth: int = 3) -> Actio
 BOTS = {"random": random_bot, "greedy": greedy_bot}
 
 
+#: Turns a bot game may last when the options set no ``turn_limit``.
+BOT_TURN_LIMIT = 500
+
+
+def bot_game(state: RotatorState, turn_limit: int = BOT_TURN_LIMIT) -> RotatorState:
+    """``state`` with a turn limit if its options have none.
+
+    A bot can survive forever (collapsed rock can be drilled again, so a safe
+    cycle can exist), so games played out by bots need an end.
+
+    >>> bot_game(new_game(seed=1)).options.turn_limit
+    500
+    """
+    if state.options.turn_limit is not None:
+        return state
+    return replace(state, options=replace(state.options, turn_limit=turn_limit))
+
+
 def play(
-    state: RotatorState, bot: str = "random", seed: int = 0, max_actions: int = 10_000
+    state: RotatorState, bot: str = "random", seed: int = 0
 ) -> tuple[RotatorState, list[Action]]:
-    """Play ``state`` out with a bot; the final state and the actions taken."""
+    """Play a game out with a bot (under :func:`bot_game`'s turn limit); the final
+    state and the actions taken, which replay from ``bot_game(state)``."""
     rng = random.Random(seed)
     choose = BOTS[bot]
+    state = bot_game(state)
     actions: list[Action] = []
-    while not state.is_over and len(actions) < max_actions:
+    while not state.is_over:
         action = choose(state, rng)
         state, _ = apply(state, action)
         actions.append(action)
