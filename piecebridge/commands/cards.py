@@ -169,6 +169,8 @@ def _play(args: argparse.Namespace) -> int:
     start, actions = state, []
     try:
         if module.GAME == "rotator":
+            # A Rotator bot can survive forever: play under a turn limit (default 500).
+            state = start = module.bot_game(state)
             bot = module.BOTS[args.bot]
             while module.winners(state) is None:
                 action = bot(state, rng)
