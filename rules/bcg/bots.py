@@ -93,7 +93,7 @@ def _table(state: TableState, rng: random.Random, kind: str) -> Claim | Pass:
             if k < n:
                 return Claim(g, mask_cells(m)[k])
             k -= n
-    tiers: list[list[tuple[int, int]]] = [[], [], [], [], [], [], []]
+    tiers: list[list[tuple[int, int]]] = [[] for _ in range(10)]
     counts = node_counts(state)
     rivals = [
         q
@@ -125,13 +125,16 @@ def _table(state: TableState, rng: random.Random, kind: str) -> Claim | Pass:
         if targets and mine == len(grid.nodes) - 1:
             tiers[0].append((g, targets))  # the last Node of a grid: it becomes a home
         if grid.owner == victim:
-            tiers[1].append((g, targets))  # gang up on the weakest: eliminations end games
-        tiers[1].append((g, m & grid.revealed & prime))
-        tiers[2].append((g, fresh & grid.shaded))
-        tiers[3].append((g, fresh & grow(grid.shaded & ~grid.held[p])))
-        tiers[4].append((g, targets))
-        tiers[5].append((g, fresh if foreign else 0))
-        tiers[6].append((g, fresh or masks[g]))
+            # gang up on the weakest player's grid: eliminations end games
+            tiers[1].append((g, targets))
+            tiers[2].append((g, fresh & grid.shaded))
+            tiers[3].append((g, fresh & grow(grid.shaded & ~grid.held[p])))
+            tiers[4].append((g, fresh))
+        tiers[5].append((g, m & grid.revealed & prime))
+        tiers[6].append((g, fresh & grid.shaded))
+        tiers[7].append((g, targets))
+        tiers[8].append((g, fresh if foreign else 0))
+        tiers[9].append((g, fresh or masks[g]))
     for tier in tiers:
         options = [(g, m) for g, m in tier if m]
         if options:
