@@ -242,15 +242,20 @@ def _find_chessboard(gray: np.ndarray, pattern: Pattern) -> np.ndarray | None:
     flags = cv2.CALIB_CB_ADAPTIVE_THRESH | cv2.CALIB_CB_NORMALIZE_IMAGE | cv2.CALIB_CB_FAST_CHECK
     found, corners = cv2.findChessboardCorners(small, shape, flags=flags)
     if found:
-        corners = np.asarray(corners, np.float32).reshape(-1, 2) / scale
-        return refine_corners(gray, corners, pattern)
+        return refine_corners(gray, _upscale(corners, scale), pattern)
     # The sector-based detector copes with blur and uneven light; its corners
     # are already sub-pixel accurate.
     found, corners = cv2.findChessboardCornersSB(small, shape, flags=cv2.CALIB_CB_NORMALIZE_IMAGE)
     if not found:
         return None
-    corners = np.asarray(corners, np.float32).reshape(-1, 2) / scale
+    corners = _upscale(corners, scale)
     return corners if scale == 1.0 else refine_corners(gray, corners, pattern)
+
+
+def _upscale(corners: np.ndarray, scale: float) -> np.ndarray:
+    """Corners found on an image resized by ``scale``, in full-size pixel coordinates."""
+    corners = np.asarray(corners, np.float32).reshape(-1, 2)
+    return corners if scale == 1.0 else (corners + 0.5) / scale - 0.5  # pixel centres
 
 
 def corner_spacing(corners: np.ndarray, pattern: Pattern) -> float:
@@ -378,12 +383,18 @@ IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp", ".p
 
 
 def expand_image_paths(items: Sequence[str | os.PathLike]) -> list[Path]:
-    """Files as given; a folder stands for the images in it (sorted by name)."""
+    """Files as given; a folder stands for the images in it (sorted by name), except
+    calibration report pictures (``*-report.png``)."""
     paths: list[Path] = []
     for item in items:
         path = Path(item)
         if path.is_dir():
-            inside = sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+            # Our own report pictures ("<out>-report.png") may sit among the photos.
+            inside = sorted(
+                p
+                for p in path.iterdir()
+                if p.suffix.lower() in IMAGE_SUFFIXES and not p.name.endswith("-report.png")
+            )
             if not inside:
                 raise UserError(f"folder {path} holds no images")
             paths.extend(inside)
