@@ -57,14 +57,22 @@ def register(cli) -> None:
     parser.add_argument(
         "--pattern",
         required=True,
+        metavar="KIND:COLSxROWS",
         help="chessboard:COLSxROWS (inner corners, e.g. 9x6) or charuco:COLSxROWS (squares)",
     )
-    parser.add_argument("--square-mm", type=float, required=True, help="side of one square in mm")
     parser.add_argument(
-        "--marker-mm", type=float, help="ChArUco marker side in mm (default 0.75 x square)"
+        "--square-mm", type=float, required=True, metavar="S", help="side of one square in mm"
     )
     parser.add_argument(
-        "--dictionary", default=DEFAULT_DICTIONARY, help="ChArUco marker dictionary"
+        "--marker-mm",
+        type=float,
+        metavar="M",
+        help="ChArUco marker side in mm (default 0.75 x square)",
+    )
+    parser.add_argument(
+        "--dictionary",
+        default=DEFAULT_DICTIONARY,
+        help=f"ChArUco marker dictionary (default {DEFAULT_DICTIONARY})",
     )
     parser.add_argument(
         "--out", required=True, metavar="FILE.yaml", help="calibration file to write"
@@ -78,6 +86,7 @@ def register(cli) -> None:
         "--reject-ratio",
         type=float,
         default=3.0,
+        metavar="R",
         help="reject views whose error exceeds this many times the median (0: keep all)",
     )
     model = parser.add_argument_group("lens model")
@@ -93,9 +102,13 @@ def register(cli) -> None:
     source.add_argument(
         "--frames", metavar="DIR", help="read frames from a folder (sorted by name)"
     )
-    live.add_argument("--min-views", type=int, default=8, help="views before stopping (default 8)")
-    live.add_argument("--max-views", type=int, default=30, help="stop after this many views")
-    live.add_argument("--max-frames", type=int, help="stop after this many frames")
+    live.add_argument(
+        "--min-views", type=int, default=8, metavar="N", help="views before stopping (default 8)"
+    )
+    live.add_argument(
+        "--max-views", type=int, default=30, metavar="N", help="stop after this many views"
+    )
+    live.add_argument("--max-frames", type=int, metavar="N", help="stop after this many frames")
     live.add_argument("--save-views", metavar="DIR", help="save the kept frames here")
     live.add_argument(
         "--preview",
