@@ -121,3 +121,14 @@ def test_noise_is_deterministic_by_seed():
     c = photograph(world, 0.5, cam, PhotoStyle(), np.random.default_rng(6)).image
     assert np.array_equal(a, b)
     assert not np.array_equal(a, c)
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    from piecebridge import synth
+    from piecebridge.synth import art, photo, reflec
+
+    for module in (synth, photo, reflec, art):
+        result = doctest.testmod(module)
+        assert result.failed == 0, module.__name__

@@ -219,6 +219,15 @@ class Difficulty:
             levels[name] = float(value)
         return cls(text, tuple(levels.items()))
 
+    @classmethod
+    def sweeps(cls, levels: Sequence[float] = (0.0, 0.5, 1.0)) -> list[Difficulty]:
+        """Every factor at each level (others at the baseline): a benchmark's weak-spot table.
+
+        >>> [d.name for d in Difficulty.sweeps((1.0,))][:2]
+        ['tilt=1', 'lens=1']
+        """
+        return [cls.sweep(f, lv) for f in FACTORS for lv in levels]
+
     def levels(self, rng: np.random.Generator) -> dict[str, float]:
         """Concrete levels for one rig+shot (draws the mix when realistic)."""
         if self.fixed is not None:
@@ -646,8 +655,10 @@ def _pieces(
         for item in items:
             cell, suit = item["cell"], item["suit"]
             rng = _piece_rng(rig, cell, suit, kind)
-            jitter = rng.normal(0, 0.9, 2)
-            twist = rng.normal(0, 3.0)
+            # hands place pieces roughly: mostly near the centre, now and then well off it
+            sloppy = rng.random() < 0.12
+            jitter = rng.normal(0, 1.0, 2) + (rng.normal(0, 2.5, 2) if sloppy else 0.0)
+            twist = rng.normal(0, 3.0) + (rng.normal(0, 7.0) if sloppy else 0.0)
             c = lay.cell_center(cell) + jitter + np.asarray(item.get("offset_mm", (0, 0)), float)
             base = lay.thickness_mm + float(item.get("lift_mm", 0.0))
             j, i, _, _ = lay._tile_of(*parse_cell(cell))
