@@ -4,9 +4,9 @@ The page carries the target, a line stating its size and a 50/100 mm scale bar,
 so the user can check with a ruler that the printer did not scale the page::
 
     >>> from piecebridge.calibration.camera import parse_pattern
-    >>> page = layout_page(parse_pattern("chessboard:9x6", 25), paper="a4")
+    >>> page = layout_page(parse_pattern("chessboard:9x6", 20), paper="a4")
     >>> page.paper_mm, len(page.black) > 30
-    ((210.0, 297.0), True)
+    ((297.0, 210.0), True)
     >>> pdf_bytes(page)[:8]
     b'%PDF-1.4'
 """
