@@ -34,14 +34,20 @@ import numpy as np
 from piecebridge.vision.cells import (
     _CENTRE_SHIFT,
     CELL_ORDER,
+    CROP,
+    FACE_CROP,
+    FACE_PX,
     MARGIN,
     PX,
     SUITS,
+    BoardViews,
     PieceLooks,
-    board_lab,
+    board_views,
+    coin_centre,
     energies,
-    raw_crops,
+    face_scores,
 )
+from piecebridge.vision.geometry import N
 from piecebridge.vision.locate import find_board
 from piecebridge.vision.pose import BoardPose
 
@@ -115,14 +121,28 @@ def _layout_score(ratio: np.ndarray) -> float:
     return float(np.percentile(lr[occ], 20) - np.percentile(lr[~occ], 80))
 
 
-def _align_mean(crops: np.ndarray) -> np.ndarray:
-    """Average several pieces' crops (n, shifts, C, C, 3), each at its best shift."""
-    ref = crops[0, _CENTRE_SHIFT]
-    chosen = [ref]
-    for c in crops[1:]:
-        scores = [float((s * ref).sum()) for s in c]
-        chosen.append(c[int(np.argmax(scores))])
-    return np.mean(chosen, axis=0)
+def _coin_looks(views: BoardViews, cells: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """A suit's coin look at PX (coarse) and FACE_PX (fine): each coin is cut out centred
+    on its rim circle, so the average is sharp and the grid lines beside it do not count."""
+    coarse, fine = [], []
+    k = PX / FACE_PX
+    for i in cells:
+        c = coin_centre(views, i)
+        if c is None:  # no rim found: fall back to the cell centre
+            c = ((MARGIN + i % N + 0.5) * FACE_PX, (MARGIN + i // N + 0.5) * FACE_PX)
+        fine.append(cv2.getRectSubPix(views.rel_hi, (FACE_CROP, FACE_CROP), c))
+        lo = cv2.getRectSubPix(
+            views.rel_lo, (CROP, CROP), (c[0] * k - 0.5 * (1 - k), c[1] * k - 0.5 * (1 - k))
+        )
+        lo[..., 0] -= lo[..., 0].mean()
+        coarse.append(lo)
+    # Align the fine looks to each other (rim circles are found to about a pixel).
+    ref = fine[0]
+    aligned = [ref]
+    for f in fine[1:]:
+        padded = cv2.copyMakeBorder(f, 3, 3, 3, 3, cv2.BORDER_REPLICATE)
+        aligned.append(face_scores(padded, ref[None])[1])
+    return np.mean(coarse, axis=0), np.mean(aligned, axis=0).astype(np.float32)
 
 
 def learn_setup(
@@ -137,14 +157,15 @@ def learn_setup(
     best = None
     for k in range(4):
         pose = found.rotated(k)
-        lab, tile_ab = board_lab(pose.rectify(frame_bgr, PX, MARGIN))
-        crops = raw_crops(lab, tile_ab)
+        views = board_views(pose.rectify(frame_bgr, FACE_PX, MARGIN))
+        crops = views.crops
         e = energies(crops)
         floor = max(float(np.median(np.sort(e)[:16])), 1.0)
         score = _layout_score(e / floor)
         if best is None or score > best[0]:
-            best = (score, pose, crops, e / floor)
-    score, pose, crops, ratio = best
+            best = (score, pose, views, e / floor)
+    score, pose, views, ratio = best
+    crops = views.crops
     if score < 0.3:
         raise UserError(
             "calibration photo does not show the reflec-calibration/1 layout "
@@ -152,10 +173,10 @@ def learn_setup(
         )
     layout = calibration_layout()
     index = {c: i for i, c in enumerate(CELL_ORDER)}
-    coins, pawns = {}, {}
+    coins, pawns, faces = {}, {}, {}
     for suit in SUITS:
         cells = [c for c, (kind, s) in layout.items() if kind == "coin" and s == suit]
-        coins[suit] = _align_mean(crops[[index[c] for c in cells]])
+        coins[suit], faces[suit] = _coin_looks(views, [index[c] for c in cells])
         pawns[suit] = crops[index[f"g{SUITS.index(suit) + 1}"], _CENTRE_SHIFT]
     occ = np.array([c in layout for c in CELL_ORDER])
     hi_empty = float(np.percentile(ratio[~occ], 95))
@@ -163,7 +184,7 @@ def learn_setup(
     # Threshold between the busiest empty cell and the quietest piece (geometric mean),
     # kept within sane bounds so one odd cell cannot set it.
     empty_ratio = float(np.clip(np.sqrt(max(hi_empty, 1.0) * lo_occ), 1.8, 6.0))
-    looks = PieceLooks(coins=coins, pawns=pawns, empty_ratio=empty_ratio, learned=True)
+    looks = PieceLooks(coins, pawns, faces, empty_ratio=empty_ratio, learned=True)
     h, w = frame_bgr.shape[:2]
     setup = BoardSetup(pose, (w, h), found.tile_color_lab, looks, camera_calibration)
     report = {
@@ -185,7 +206,7 @@ def annotate(frame_bgr: np.ndarray, setup: BoardSetup) -> np.ndarray:
     from piecebridge.vision.cells import classify
     from piecebridge.vision.debug import draw_decisions, draw_grid
 
-    decisions = classify(setup.pose.rectify(frame_bgr, PX, MARGIN), setup.looks)
+    decisions = classify(setup.pose.rectify(frame_bgr, FACE_PX, MARGIN), setup.looks)
     out = draw_decisions(draw_grid(frame_bgr, setup.pose), setup.pose, decisions)
     tile = max(48, frame_bgr.shape[0] // 10)
     for i, suit in enumerate(SUITS):

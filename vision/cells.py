@@ -25,6 +25,7 @@ from typing import Any
 import cv2
 import numpy as np
 from piecebridge.vision.geometry import N, cell_name
+from piecebridge.vision.occlusion import covered_cells, hidden_fraction
 
 SUITS = ("suns", "moons", "crowns", "arms")
 FACINGS = ("north", "east", "south", "west")
@@ -42,7 +43,9 @@ PX = 24  # rectified pixels per cell for classification
 MARGIN = 0.5  # cells of rectified margin around the board (room for shifts)
 CROP = 20  # descriptor window, pixels (0.83 cell: inside the grid lines)
 SHIFTS = (-2, 0, 2)
-FACING_SEARCH = 4  # pixels searched each way when reading a coin's facing
+FACE_PX = 40  # the facing is read at this finer scale (rectify at FACE_PX, see classify)
+FACE_CROP = 36  # facing window, pixels at FACE_PX (0.9 cell)
+FACE_SEARCH = 4  # pixels searched each way around the coin's coarse position
 CHROMA_WEIGHT = 1.5  # colour matters as much as shape for telling suits apart
 
 
@@ -138,11 +141,13 @@ class PieceLooks:
 
     coins: dict[str, np.ndarray]
     pawns: dict[str, np.ndarray]
+    faces: dict[str, np.ndarray] = field(default_factory=dict)  # coin at FACE_PX, north
     empty_ratio: float = 2.5
     min_similarity: float = 0.55
     min_margin: float = 0.04
-    min_facing_margin: float = 0.015
+    min_facing_margin: float = 0.2
     max_empty_tint: float = 12.0
+    textured_ratio: float = 1.6
     learned: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -150,11 +155,13 @@ class PieceLooks:
         return {
             "coins": {s: _encode(t) for s, t in self.coins.items()},
             "pawns": {s: _encode(t) for s, t in self.pawns.items()},
+            "faces": {s: _encode(t) for s, t in self.faces.items()},
             "empty_ratio": self.empty_ratio,
             "min_similarity": self.min_similarity,
             "min_margin": self.min_margin,
             "min_facing_margin": self.min_facing_margin,
             "max_empty_tint": self.max_empty_tint,
+            "textured_ratio": self.textured_ratio,
             "learned": self.learned,
         }
 
@@ -163,11 +170,13 @@ class PieceLooks:
         return cls(
             coins={s: _decode(t) for s, t in d["coins"].items()},
             pawns={s: _decode(t) for s, t in d["pawns"].items()},
+            faces={s: _decode(t) for s, t in d["faces"].items()},
             empty_ratio=float(d["empty_ratio"]),
             min_similarity=float(d["min_similarity"]),
             min_margin=float(d["min_margin"]),
-            min_facing_margin=float(d.get("min_facing_margin", 0.015)),
+            min_facing_margin=float(d.get("min_facing_margin", 0.2)),
             max_empty_tint=float(d.get("max_empty_tint", 12.0)),
+            textured_ratio=float(d.get("textured_ratio", 1.6)),
             learned=bool(d.get("learned", True)),
         )
 
@@ -176,20 +185,21 @@ class PieceLooks:
         """Generic looks in the standard suit colours: a pale coin with a coloured symbol and
         a dot at its top, a pawn as a solid coloured disc. A fallback, not a model of any art.
         """
-        tile = np.full((PX * 3, PX * 3, 3), (175, 205, 220), np.uint8)
-        c = (PX * 3) // 2
-        coins, pawns = {}, {}
+        n = FACE_PX * 3
+        tile = np.full((n, n, 3), (175, 205, 220), np.uint8)
+        c = n // 2
+        coins, pawns, faces = {}, {}, {}
         for suit, bgr in DEFAULT_SUIT_BGR.items():
             img = tile.copy()
-            cv2.circle(img, (c, c), int(0.38 * PX), (165, 195, 210), -1)
-            cv2.circle(img, (c, c), int(0.38 * PX), (110, 120, 130), 1)
-            cv2.circle(img, (c, c), int(0.16 * PX), bgr, -1)
-            cv2.circle(img, (c, c - int(0.28 * PX)), max(1, int(0.05 * PX)), bgr, -1)
-            coins[suit] = _crop_from_patch(img)
+            cv2.circle(img, (c, c), int(0.38 * FACE_PX), (165, 195, 210), -1)
+            cv2.circle(img, (c, c), int(0.38 * FACE_PX), (110, 120, 130), 1)
+            cv2.circle(img, (c, c), int(0.16 * FACE_PX), bgr, -1)
+            cv2.circle(img, (c, c - int(0.28 * FACE_PX)), max(1, int(0.05 * FACE_PX)), bgr, -1)
+            coins[suit], faces[suit] = _crop_from_patch(img), _face_from_patch(img)
             img = tile.copy()
-            cv2.circle(img, (c, c), int(0.3 * PX), bgr, -1)
+            cv2.circle(img, (c, c), int(0.3 * FACE_PX), bgr, -1)
             pawns[suit] = _crop_from_patch(img)
-        return cls(coins=coins, pawns=pawns, min_similarity=0.45, min_margin=0.03)
+        return cls(coins, pawns, faces, min_similarity=0.45, min_margin=0.03)
 
     # ------------------------------------------------------------------ templates
 
@@ -207,8 +217,18 @@ class PieceLooks:
         return _unit(np.asarray(cols)).T.astype(np.float32), labels
 
 
+def _face_from_patch(patch_bgr: np.ndarray) -> np.ndarray:
+    """Facing window of a patch drawn at FACE_PX (centre of ``patch_bgr``)."""
+    lab = cv2.cvtColor(patch_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
+    rel = relative_lab(lab, np.median(lab[:3, :3, 1:].reshape(-1, 2), axis=0))
+    c = lab.shape[0] // 2 - FACE_CROP // 2
+    return rel[c : c + FACE_CROP, c : c + FACE_CROP].copy()
+
+
 def _crop_from_patch(patch_bgr: np.ndarray) -> np.ndarray:
-    """Descriptor crop of one cell-sized-plus-margin patch (centre of ``patch_bgr``)."""
+    """Descriptor crop of one patch drawn at FACE_PX, brought to PX (centre of the patch)."""
+    n = round(patch_bgr.shape[0] * PX / FACE_PX)
+    patch_bgr = cv2.resize(patch_bgr, (n, n), interpolation=cv2.INTER_AREA)
     lab = cv2.cvtColor(cv2.GaussianBlur(patch_bgr, (0, 0), 0.8), cv2.COLOR_BGR2LAB)
     lab = lab.astype(np.float32)
     tile_ab = np.median(lab[:3, :3, 1:].reshape(-1, 2), axis=0)
@@ -231,15 +251,109 @@ class CellDecision:
     suit: str | None = None
     facing: str | None = None
     confidence: float = 1.0
-    similarity: float = 0.0
-    energy_ratio: float = 0.0
+    similarity: float = 0.0  # best look's similarity
+    energy_ratio: float = 0.0  # structure over the board's noise floor
+    margin: float = 0.0  # best look over the best look with another kind or suit
+    facing_margin: float = 0.0  # 1 - best turn's residual / second turn's residual (coins)
+    tint: float = 0.0  # mean colour away from the tile colour
+    covered: bool = False  # the printed lines around it are hidden (a hand, an arm)
+    best: tuple = ()  # (kind, suit) of the best look, kept even when undecided
 
 
-def classify(rect_bgr: np.ndarray, looks: PieceLooks) -> list[CellDecision]:
-    """Decide every cell of a rectified board (``PX`` px/cell, ``MARGIN`` margin)."""
-    lab, tile_ab = board_lab(rect_bgr)
-    rel = relative_lab(lab, tile_ab)
-    crops = raw_crops(lab, tile_ab, rel)
+@dataclass
+class BoardViews:
+    """A rectified board (FACE_PX, MARGIN) and what classification derives from it."""
+
+    rel_hi: np.ndarray  # Lab relative to the tile chroma, at FACE_PX
+    tile_ab: np.ndarray
+    crops: np.ndarray  # (64, shifts, CROP, CROP, 3) at PX
+    rel_lo: np.ndarray  # Lab relative to the tile chroma, at PX
+
+
+def board_views(rect_hi: np.ndarray) -> BoardViews:
+    """Views of a board rectified at ``FACE_PX`` px/cell with ``MARGIN`` cells of margin."""
+    n = round((N + 2 * MARGIN) * PX)
+    rect_lo = cv2.resize(rect_hi, (n, n), interpolation=cv2.INTER_AREA)
+    lab, tile_ab = board_lab(rect_lo)
+    rel_lo = relative_lab(lab, tile_ab)
+    crops = raw_crops(lab, tile_ab, rel_lo)
+    lab_hi = cv2.cvtColor(rect_hi, cv2.COLOR_BGR2LAB).astype(np.float32)
+    return BoardViews(relative_lab(lab_hi, tile_ab), tile_ab, crops, rel_lo)
+
+
+def _disc(size: int, radius: float) -> np.ndarray:
+    r = np.arange(size) - (size - 1) / 2
+    return (np.hypot(*np.meshgrid(r, r)) <= radius).astype(np.float32)
+
+
+#: Only the coin itself is compared when reading facing (not the grid line beside it).
+FACE_MASK = _disc(FACE_CROP, 0.33 * FACE_PX)[..., None]
+
+
+def coin_centre(views: BoardViews, i: int) -> tuple[float, float] | None:
+    """Sub-pixel centre (FACE_PX rectified pixels) of the coin in cell ``i``, or None.
+
+    The coin's rim is the strongest circle of a coin-like radius near the cell centre.
+    """
+    extra = round(0.2 * FACE_PX)
+    win = face_window(views, i, _CENTRE_SHIFT, extra=extra)
+    light = cv2.normalize(win[..., 0], None, 0, 255, cv2.NORM_MINMAX).astype(np.uint8)
+    circles = cv2.HoughCircles(
+        cv2.GaussianBlur(light, (0, 0), 1.0), cv2.HOUGH_GRADIENT, dp=1, minDist=FACE_PX,
+        param1=80, param2=8, minRadius=round(0.28 * FACE_PX), maxRadius=round(0.47 * FACE_PX),
+    )  # fmt: skip
+    if circles is None:
+        return None
+    x, y, _ = circles[0, 0]
+    cx = (MARGIN + i % N + 0.5) * FACE_PX - FACE_CROP / 2 - extra
+    cy = (MARGIN + i // N + 0.5) * FACE_PX - FACE_CROP / 2 - extra
+    return round(cx) + float(x), round(cy) + float(y)
+
+
+def face_window(views: BoardViews, i: int, shift: int, extra: int = FACE_SEARCH) -> np.ndarray:
+    """The FACE_PX window around cell ``i`` at coarse ``shift`` (index into the shifts),
+    ``extra`` pixels wider each way for the fine search."""
+    dy, dx = _OFFSETS[shift]
+    k = FACE_PX / PX
+    cx = (MARGIN + i % N + 0.5) * FACE_PX + dx * k
+    cy = (MARGIN + i // N + 0.5) * FACE_PX + dy * k
+    x0, y0 = round(cx - FACE_CROP / 2) - extra, round(cy - FACE_CROP / 2) - extra
+    size = FACE_CROP + 2 * extra
+    return views.rel_hi[y0 : y0 + size, x0 : x0 + size]
+
+
+def _centred_unit(m: np.ndarray) -> np.ndarray:
+    """Rows of (n, pixels, 3): each channel's mean removed, then scaled to unit length."""
+    m = m - m.mean(axis=1, keepdims=True)
+    m = m.reshape(len(m), -1)
+    return m / (np.sqrt(np.einsum("ij,ij->i", m, m))[:, None] + 1e-6)
+
+
+def face_scores(window: np.ndarray, turned: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Best normalised correlation, inside the coin disc, of each turned look (t, C, C, 3)
+    over all shifts of ``window``, and the window that fits the best turn (C, C, 3).
+
+    The symmetric parts (rim, symbol body) fit every turn about equally; the turn that also
+    lines up the markings scores highest, however small its lead (see ``_read_facing``).
+    """
+    c = turned.shape[1]
+    views = np.lib.stride_tricks.sliding_window_view(window, (c, c, 3))[:, :, 0]
+    mask = FACE_MASK.reshape(1, c * c, 1)
+    W = _centred_unit(views.reshape(-1, c * c, 3) * mask)
+    T = _centred_unit(turned.reshape(len(turned), c * c, 3) * mask)
+    sims = W @ T.T  # (shifts, turns)
+    best = int(np.argmax(sims.max(axis=1)))
+    return sims.max(axis=0), views.reshape(-1, c, c, 3)[best]
+
+
+def classify(rect_hi: np.ndarray, looks: PieceLooks) -> list[CellDecision]:
+    """Decide every cell of a board rectified at ``FACE_PX`` px/cell with ``MARGIN``."""
+    return [decide(d, looks) for d in measure(board_views(rect_hi), looks)]
+
+
+def measure(views: BoardViews, looks: PieceLooks) -> list[CellDecision]:
+    """Every cell's measurements (energy, tint, similarities, facing margin), undecided."""
+    crops = views.crops
     energy = energies(crops)
     floor = max(float(np.median(np.sort(energy)[:16])), 1.0)
     ratio = energy / floor
@@ -249,38 +363,37 @@ def classify(rect_bgr: np.ndarray, looks: PieceLooks) -> list[CellDecision]:
     desc = _unit(crops.reshape(crops.shape[0], crops.shape[1], -1))
     all_sims = desc @ T  # (64, shifts, K)
     sims = all_sims.max(axis=1)  # best shift per template
+    turned = {s: np.asarray(_turned(f)) for s, f in looks.faces.items()}
+    light = np.clip(views.rel_hi[..., 0], 0, 255).astype(np.uint8)
+    covered = covered_cells(hidden_fraction(light, FACE_PX, MARGIN))
     out = []
     for i, cell in enumerate(CELL_ORDER):
-        d = _decide(cell, ratio[i], sims[i], labels, looks)
-        if d.kind == "empty" and tint[i] > looks.max_empty_tint:
-            d.kind, d.confidence = "unknown", 0.0
-        if d.kind == "coin":
-            y, x = _cell_origin(i)
-            r = FACING_SEARCH
-            window = rel[y - r : y + CROP + r, x - r : x + CROP + r]
-            _read_facing(d, window, looks.coins[d.suit], looks)
+        d = _features(cell, ratio[i], tint[i], sims[i], labels)
+        d.covered = bool(covered[i])
+        # Only a cell that could be a coin needs its facing read (the costly part).
+        if d.best[0] == "coin" and ratio[i] >= looks.empty_ratio:
+            best = int(np.argmax(sims[i]))
+            shift = int(np.argmax(all_sims[i, :, best]))
+            _read_facing(d, face_window(views, i, shift), turned[d.best[1]])
         out.append(d)
     return out
 
 
-def _read_facing(
-    d: CellDecision, window: np.ndarray, coin_look: np.ndarray, looks: PieceLooks
-) -> None:
+def _read_facing(d: CellDecision, window: np.ndarray, turned: np.ndarray) -> None:
     """Set ``d.facing`` from the coin's own markings.
 
     The suit's look is matched in each of its four turns at every 1-px shift of a window
-    around the cell; the symmetric parts (rim, symbol body) fit equally in all turns, so the
-    turn that also lines up the directional markings wins.
+    around the coin (inside the coin's disc only); the symmetric parts (rim, symbol body)
+    fit equally in all turns, so the turn that also lines up the directional markings wins.
     """
-    scores = np.array(
-        [cv2.matchTemplate(window, t, cv2.TM_CCOEFF_NORMED).max() for t in _turned(coin_look)]
-    )
+    scores, _ = face_scores(window, turned)
     order = np.argsort(scores)[::-1]
     d.facing = FACINGS[int(order[0])]
-    margin = float(scores[order[0]] - scores[order[1]])
-    d.confidence = float(min(d.confidence, np.clip(margin / (3 * looks.min_facing_margin), 0, 1)))
-    if margin < looks.min_facing_margin:
-        d.kind = "unknown"
+    # The lead over the runner-up, as a share of the spread of all four turns: a small
+    # marking gives a small spread, but it is still read when the winner stands alone.
+    # Compare what is left unexplained: the winner's residual as a share of the
+    # runner-up's. Symbols that look alike in all turns leave tiny but telling residuals.
+    d.facing_margin = float(1.0 - (1.0 - scores[order[0]]) / (1.0 - scores[order[1]] + 1e-6))
 
 
 def _turned(look: np.ndarray) -> list[np.ndarray]:
@@ -288,25 +401,65 @@ def _turned(look: np.ndarray) -> list[np.ndarray]:
     return [np.ascontiguousarray(np.rot90(look, FACING_ROT[f]), np.float32) for f in FACINGS]
 
 
-def _decide(
-    cell: str,
-    ratio: float,
-    sims: np.ndarray,
-    labels: list[tuple[str, str, str | None]],
-    looks: PieceLooks,
+def _features(
+    cell: str, ratio: float, tint: float, sims: np.ndarray, labels: list[tuple]
 ) -> CellDecision:
-    t = looks.empty_ratio
-    if ratio < t:
-        conf = float(np.clip((t - ratio) / (0.5 * t), 0.0, 1.0))
-        kind = "empty" if ratio < 0.8 * t else "unknown"
-        return CellDecision(cell, kind, confidence=max(conf, 0.5), energy_ratio=ratio)
+    """A cell's measurements, not yet decided (``kind`` is filled by :func:`decide`)."""
     order = np.argsort(sims)[::-1]
     best = int(order[0])
     # Facing is decided later from the markings alone: here only kind and suit compete.
     second = next((int(j) for j in order[1:] if labels[j][:2] != labels[best][:2]), best)
-    margin = float(sims[best] - sims[second])
-    kind, suit, facing = labels[best]
-    conf = float(np.clip(margin / (3 * looks.min_margin), 0.0, 1.0))
-    if sims[best] < looks.min_similarity or margin < looks.min_margin or ratio < 1.1 * t:
-        kind = "unknown"
-    return CellDecision(cell, kind, suit, facing, conf, float(sims[best]), ratio)
+    kind, suit, _ = labels[best]
+    return CellDecision(
+        cell,
+        "unknown",
+        confidence=0.0,
+        similarity=float(sims[best]),
+        energy_ratio=float(ratio),
+        margin=float(sims[best] - sims[second]),
+        tint=float(tint),
+        best=(kind, suit),
+    )
+
+
+def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
+    """Turn measurements into a verdict with a confidence, or ``unknown``.
+
+    * a cell whose printed lines are hidden (a hand over it): unknown;
+    * quiet cell (structure under ``empty_ratio`` x noise floor) of tile colour: empty;
+    * a look that is similar enough and clearly ahead of other kinds/suits (and, for a coin,
+      one turn clearly ahead): that piece;
+    * a busier cell that still resembles no piece, of tile colour, up to
+      ``textured_ratio`` x the empty threshold: empty (wood grain, a shadow edge);
+    * anything else: unknown.
+    """
+    t = looks.empty_ratio
+    foreign = d.tint > looks.max_empty_tint
+    if d.covered:
+        d.kind, d.suit, d.facing, d.confidence = "unknown", None, None, 0.0
+        return d
+    if d.energy_ratio < t:
+        d.kind = "unknown" if foreign else "empty"
+        d.confidence = 0.0 if foreign else float(np.clip(1.5 - d.energy_ratio / t, 0.5, 1.0))
+        d.suit = d.facing = None
+        return d
+    kind, suit = d.best
+    sure = d.similarity >= looks.min_similarity and d.margin >= looks.min_margin
+    if kind == "coin":
+        sure = sure and d.facing_margin >= looks.min_facing_margin
+    if sure:
+        d.kind, d.suit = kind, suit
+        c = min(d.margin / (3 * looks.min_margin), 1.0)
+        if kind == "coin":
+            c = min(c, d.facing_margin / (3 * looks.min_facing_margin))
+        d.confidence = float(np.clip(c, 0.0, 1.0))
+        if kind != "coin":
+            d.facing = None
+        return d
+    d.suit = d.facing = None
+    textured = d.energy_ratio < looks.textured_ratio * t and not foreign
+    if textured and d.similarity < looks.min_similarity:
+        d.kind, d.confidence = "empty", 0.5
+        return d
+    d.kind, d.confidence = "unknown", 0.0
+    return d

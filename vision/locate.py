@@ -96,13 +96,9 @@ def _order_quad(quad: np.ndarray) -> np.ndarray:
     return np.roll(quad, -start, axis=0)
 
 
-def _cross_outline(small_gray: np.ndarray) -> np.ndarray | None:
-    """Board outline (small-image pixels) from the tile crosses themselves, or None.
-
-    Colour-blind: works when the table has the tiles' colour. Each tile's cross is a
-    connected set of thin dark lines; the largest family of equal-sized, square, sparse blobs
-    are the crosses, and the four outermost give the outline (crosses sit one cell in).
-    """
+def _cross_blobs(small_gray: np.ndarray) -> np.ndarray:
+    """Centres (n, 2) of blobs shaped like tile crosses: thin dark lines, square, sparse,
+    the largest family of one size (crosses are all alike, clutter is not)."""
     bh = cv2.morphologyEx(
         small_gray, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (7, 7))
     )
@@ -119,34 +115,101 @@ def _cross_outline(small_gray: np.ndarray) -> np.ndarray | None:
         & (area > 1.5 * side)
     )
     idx = np.flatnonzero(ok)
-    if len(idx) < 9:
-        return None
-    # The biggest family of similar sizes (crosses are all one size, clutter is not).
+    if len(idx) < 6:
+        return np.zeros((0, 2))
     sizes = side[idx].astype(float)
     counts = [(np.abs(sizes / s_ - 1) < 0.3).sum() for s_ in sizes]
-    ref = sizes[int(np.argmax(counts))]
-    idx = idx[np.abs(sizes / ref - 1) < 0.3]
-    if len(idx) < 9:
-        return None
+    idx = idx[np.abs(sizes / sizes[int(np.argmax(counts))] - 1) < 0.3]
     centres = []
     for i in idx:
         x0, y0 = stats[i + 1, cv2.CC_STAT_LEFT], stats[i + 1, cv2.CC_STAT_TOP]
         blob = labels[y0 : y0 + h[i], x0 : x0 + w[i]] == i + 1
         centres.append((x0 + np.argmax(blob.sum(axis=0)), y0 + np.argmax(blob.sum(axis=1))))
-    pts = np.asarray(centres, np.float32)
-    hull = cv2.convexHull(pts)
-    quad = None
-    perimeter = cv2.arcLength(hull, True)
-    for eps in np.linspace(0.02, 0.15, 14):
-        approx = cv2.approxPolyDP(hull, eps * perimeter, True)
-        if len(approx) == 4:
-            quad = _order_quad(approx.reshape(4, 2).astype(np.float64))
-            break
-    if quad is None:
+    return np.asarray(centres, np.float64)
+
+
+def _lattice_labels(pts: np.ndarray) -> np.ndarray | None:
+    """Integer lattice indices (n, 2) of cross centres, by walking from neighbour to
+    neighbour (each step one tile along one of the two grid directions). None if the
+    points do not form one lattice."""
+    n = len(pts)
+    d = np.linalg.norm(pts[:, None] - pts[None], axis=-1)
+    np.fill_diagonal(d, np.inf)
+    spacing = float(np.median(d.min(axis=1)))
+    vecs = [pts[j] - pts[i] for i in range(n) for j in range(n) if d[i, j] < 1.4 * spacing]
+    if len(vecs) < 4:
         return None
-    inner = np.array([[1, 1], [7, 1], [7, 7], [1, 7]], np.float32)
-    Hc = cv2.getPerspectiveTransform(inner, quad.astype(np.float32))
-    return project(Hc, CANONICAL_CORNERS)
+    vecs = np.asarray(vecs)
+    ang = np.degrees(np.arctan2(vecs[:, 1], vecs[:, 0])) % 180
+    hist = np.histogram(ang, bins=36, range=(0, 180))[0]
+    hist = hist + np.roll(hist, 1) + np.roll(hist, -1)
+    a1 = (np.argmax(hist) + 0.5) * 5
+    far = np.abs(((np.arange(36) + 0.5) * 5 - a1 + 90) % 180 - 90) > 45
+    a2 = (np.argmax(np.where(far, hist, -1)) + 0.5) * 5
+    basis = []
+    for a in (a1, a2):
+        sel = np.abs((ang - a + 90) % 180 - 90) < 15
+        unit = np.array([np.cos(np.radians(a)), np.sin(np.radians(a))])
+        length = np.median(np.abs(vecs[sel] @ unit)) if sel.any() else spacing
+        basis.append(unit * length)
+    B = np.array(basis).T  # columns u, v
+    if abs(np.linalg.det(B)) < 1e-6:
+        return None
+    Binv = np.linalg.inv(B)
+    labels = np.full((n, 2), np.iinfo(np.int32).min, np.int64)
+    seed = int(np.argmin(np.linalg.norm(pts - np.median(pts, axis=0), axis=1)))
+    labels[seed] = 0
+    stack = [seed]
+    while stack:
+        i = stack.pop()
+        for j in np.flatnonzero(d[i] < 1.6 * spacing):
+            ab = Binv @ (pts[j] - pts[i])
+            step = np.round(ab)
+            if np.abs(ab - step).max() > 0.3 or np.abs(step).max() > 1:
+                continue
+            lab = labels[i] + step.astype(np.int64)
+            if labels[j, 0] == np.iinfo(np.int32).min:
+                labels[j] = lab
+                stack.append(j)
+            elif not np.array_equal(labels[j], lab):
+                return None  # inconsistent walk: not one lattice
+    found = labels[:, 0] != np.iinfo(np.int32).min
+    if found.sum() < 6:
+        return None
+    labels[~found] = np.iinfo(np.int32).min
+    labels[found] -= labels[found].min(axis=0)
+    if labels[found].max() > 3:
+        return None
+    # The canonical frame turns clockwise from x to y (image y is down): no mirror.
+    if np.cross(B[:, 0], B[:, 1]) < 0:
+        labels = labels[:, ::-1].copy()
+    return labels
+
+
+def _cross_outlines(small_gray: np.ndarray) -> list[np.ndarray]:
+    """Board outlines (small-image pixels) from the tile crosses themselves.
+
+    Colour-blind: works when the table has the tiles' colour, and when a hand hides some
+    crosses. Where a whole row or column of crosses is hidden, every placement of the seen
+    ones on the 4x4 grid is returned.
+    """
+    pts = _cross_blobs(small_gray)
+    if len(pts) < 6:
+        return []
+    labels = _lattice_labels(pts)
+    if labels is None:
+        return []
+    found = labels[:, 0] >= 0
+    pts, labels = pts[found], labels[found]
+    span = labels.max(axis=0)
+    out = []
+    for oi in range(4 - span[0]):
+        for oj in range(4 - span[1]):
+            canon = (2 * (labels + np.array([oi, oj])) + 1).astype(np.float64)
+            H, _ = cv2.findHomography(canon, pts, 0)
+            if H is not None:
+                out.append(project(H, CANONICAL_CORNERS))
+    return out
 
 
 def _outline_candidates(
@@ -162,8 +225,7 @@ def _outline_candidates(
     k = max(3, round(small.shape[1] / 80) | 1)
     close_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     h, w = small.shape[:2]
-    crosses = _cross_outline(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY))
-    if crosses is not None:
+    for crosses in _cross_outlines(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)):
         # Colour of the tiles: the median inside the cross outline.
         m = np.zeros((h, w), np.uint8)
         cv2.fillConvexPoly(m, np.round(crosses).astype(np.int32), 1)
@@ -357,6 +419,7 @@ def find_board(bgr: np.ndarray, tile_color_lab: np.ndarray | None = None) -> Boa
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
     best: BoardPose | None = None
     cut_off = seen_any = False
+    best_score = -1
     for quad, colour, at_edge in _outline_candidates(bgr, tile_color_lab):
         seen_any = True
         H0 = cv2.getPerspectiveTransform(
@@ -369,7 +432,7 @@ def find_board(bgr: np.ndarray, tile_color_lab: np.ndarray | None = None) -> Boa
         pose = refine_pose(gray, pose, px_per_cell=48, search=0.15) or pose
         # The grid must explain the whole outline; a partial board fits crosses and gaps
         # at the wrong scale.
-        if _corner_gap(pose, quad) > 0.6:
+        if _corner_gap(pose, quad) > 1.5:
             cut_off = cut_off or at_edge
             continue
         # A part of a board can fit the grid at the wrong scale; a whole board is square.
@@ -377,9 +440,14 @@ def find_board(bgr: np.ndarray, tile_color_lab: np.ndarray | None = None) -> Boa
             cut_off = cut_off or at_edge
             continue
         pose.tile_color_lab = colour
-        if best is None or pose.crosses_found > best.crosses_found:
-            best = pose
-        if best.crosses_found >= 12:
+        # The board's outer edges settle which placement is right when a whole row of
+        # crosses is hidden (the seen crosses then fit two placements equally well).
+        edges = find_edges(pose.rectify(gray, 24, 0.5), 24, 0.5)
+        edges_ok = int((np.abs(np.nan_to_num(edges, nan=1.0)) < 0.15).sum())
+        score = pose.crosses_found + 2 * edges_ok
+        if best is None or score > best_score:
+            best, best_score = pose, score
+        if pose.crosses_found >= 12 and edges_ok >= 3:
             break
     if not seen_any:
         raise BoardNotFound("no board in view: no tile-coloured region large enough")

@@ -28,7 +28,7 @@ from piecebridge.vision.geometry import N, project, rotate_canonical
 CROSS_CENTRES = np.array(
     [[2 * i + 1, 2 * j + 1] for j in range(4) for i in range(4)], dtype=np.float64
 )
-K_GRID = np.linspace(-0.45, 0.45, 31)  # radial terms tried when fitting (division model)
+K_GRID = np.linspace(-0.48, 0.48, 9)  # radial terms tried first (division model)
 
 
 @dataclass
@@ -91,16 +91,45 @@ class BoardPose:
 
     def rectify(self, image: np.ndarray, px_per_cell: int, margin_cells: float = 0.0) -> np.ndarray:
         """The board north-up at ``px_per_cell``; the map is made once per pose and size."""
+        size = round((N + 2 * margin_cells) * px_per_cell)
+        if self.k == 0.0 and not self.tile_offsets.any():
+            # A plain homography: warp directly, no map to build.
+            A = np.array(
+                [[px_per_cell, 0, margin_cells * px_per_cell],
+                 [0, px_per_cell, margin_cells * px_per_cell], [0, 0, 1]], float
+            )  # fmt: skip
+            return cv2.warpPerspective(
+                image, A @ np.linalg.inv(self.H), (size, size), flags=cv2.INTER_LINEAR,
+                borderMode=cv2.BORDER_REPLICATE,
+            )  # fmt: skip
         key = (px_per_cell, margin_cells)
         if key not in self._maps:
-            size = round((N + 2 * margin_cells) * px_per_cell)
-            g = (np.arange(size) + 0.5) / px_per_cell - margin_cells - 0.5 / px_per_cell
-            gx, gy = np.meshgrid(g, g)
-            pts = self.to_image(np.stack([gx.ravel(), gy.ravel()], axis=1))
-            m = pts.reshape(size, size, 2).astype(np.float32)
-            self._maps[key] = cv2.convertMaps(m[..., 0], m[..., 1], cv2.CV_16SC2)
+            self._maps[key] = self._make_map(size, px_per_cell, margin_cells)
         m1, m2 = self._maps[key]
         return cv2.remap(image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+    def _make_map(self, size: int, px: int, margin: float) -> tuple[np.ndarray, np.ndarray]:
+        """remap() maps for the rectified board, computed on whole arrays (fast)."""
+        g = (np.arange(size, dtype=np.float64) / px - margin).astype(np.float64)
+        gx, gy = np.meshgrid(g, g)
+        H = self.H
+        den = H[2, 0] * gx + H[2, 1] * gy + H[2, 2]
+        ux = (H[0, 0] * gx + H[0, 1] * gy + H[0, 2]) / den
+        uy = (H[1, 0] * gx + H[1, 1] * gy + H[1, 2]) / den
+        tile = np.clip(np.floor(gx / 2), 0, 3).astype(int) + 4 * np.clip(
+            np.floor(gy / 2), 0, 3
+        ).astype(int)
+        ux += self.tile_offsets[tile, 0]
+        uy += self.tile_offsets[tile, 1]
+        if self.k != 0.0:
+            cx, cy = self.centre
+            dx0, dy0 = (ux - cx) / self.scale, (uy - cy) / self.scale
+            dx, dy = dx0, dy0
+            for _ in range(6):
+                f = 1.0 / (1.0 + self.k * (dx * dx + dy * dy))
+                dx, dy = dx0 * f, dy0 * f
+            ux, uy = cx + dx * self.scale, cy + dy * self.scale
+        return cv2.convertMaps(ux.astype(np.float32), uy.astype(np.float32), cv2.CV_16SC2)
 
     # ---------------------------------------------------------------- turning, saving
 
@@ -172,19 +201,22 @@ def fit_pose(
     if inl.sum() < 6:
         return None
     P, X = P[inl], X[inl]
-    best = None
-    ks = K_GRID if (fit_lens and len(P) >= 10) else [0.0]
-    for k in ks:
-        pose = BoardPose(np.eye(3), float(k), centre, scale)
-        U = pose.undistort_points(X)
+
+    def trial(k: float):
+        U = BoardPose(np.eye(3), float(k), centre, scale).undistort_points(X)
         H, _ = cv2.findHomography(P, U, 0)
         if H is None:
-            continue
-        err = float(np.sum((project(H, P) - U) ** 2))
-        if best is None or err < best[0]:
-            best = (err, k, H, U)
-    if best is None:
+            return None
+        return float(np.sum((project(H, P) - U) ** 2)), k, H, U
+
+    trials = [t for t in map(trial, K_GRID if (fit_lens and len(P) >= 10) else [0.0]) if t]
+    if not trials:
         return None
+    best = min(trials, key=lambda t: t[0])
+    if len(trials) > 1:  # then a finer look around the best coarse value
+        step = K_GRID[1] - K_GRID[0]
+        fine = [trial(best[1] + d) for d in np.linspace(-step, step, 9)]
+        best = min([best, *(t for t in fine if t)], key=lambda t: t[0])
     _, k, H, U = best
     pose = BoardPose(H, float(k), centre, scale)
     resid = U - project(H, P)

@@ -28,7 +28,7 @@ from typing import Any
 
 import cv2
 import numpy as np
-from piecebridge.vision.cells import MARGIN, PX, CellDecision, PieceLooks, classify
+from piecebridge.vision.cells import FACE_PX, MARGIN, CellDecision, PieceLooks, classify
 from piecebridge.vision.geometry import (
     CANONICAL_CORNERS,
     closest_turns,
@@ -114,18 +114,18 @@ class BoardReader:
     def _check_lock(self, rect_bgr: np.ndarray) -> tuple[str, int, np.ndarray | None]:
         """'ok', 'drift' or 'moved', crosses seen, and their rectified offsets."""
         gray = cv2.cvtColor(rect_bgr, cv2.COLOR_BGR2GRAY)
-        pts, _ = find_crosses(_ridge_map(gray, PX), PX, MARGIN, search=0.3)
-        expected = CROSS_CENTRES * PX + MARGIN * PX
+        pts, _ = find_crosses(_ridge_map(gray, FACE_PX), FACE_PX, MARGIN, search=0.3)
+        expected = CROSS_CENTRES * FACE_PX + MARGIN * FACE_PX
         ok = ~np.isnan(pts[:, 0])
         seen = int(ok.sum())
         if seen < 4:
             # Too few crosses to judge (hand over the board, or the board is gone).
             return ("ok" if seen else "lost"), seen, None
-        off = np.linalg.norm(pts[ok] - expected[ok], axis=1) / PX
+        off = np.linalg.norm(pts[ok] - expected[ok], axis=1) / FACE_PX
         med = float(np.median(off))
         # Crosses repeat every two cells and tile gaps look like lines too, so a bump by
         # about a cell can still land on lines: the board's outer edges must stay put.
-        edges = find_edges(gray, PX, MARGIN)
+        edges = find_edges(gray, FACE_PX, MARGIN)
         edges_off = int((np.abs(edges[~np.isnan(edges)]) > MOVED_CELLS).sum())
         edges_gone = int(np.isnan(edges).sum())
         if med > MOVED_CELLS or edges_off >= 2 or edges_gone >= 3:
@@ -143,18 +143,18 @@ class BoardReader:
         if self.pose is None:
             self.pose = self.locate(frame)
             timings["locate"] = (time.perf_counter() - t0) * 1e3
-        rect = self.pose.rectify(frame, PX, MARGIN)
+        rect = self.pose.rectify(frame, FACE_PX, MARGIN)
         state, seen, _ = self._check_lock(rect)
         if state in ("moved", "lost"):
             self.pose = self.locate(frame)
             moved = True
-            rect = self.pose.rectify(frame, PX, MARGIN)
+            rect = self.pose.rectify(frame, FACE_PX, MARGIN)
         elif state == "drift":
             gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
             pose = refine_pose(gray, self.pose, px_per_cell=32, search=0.25)
             if pose is not None:
                 self.pose = pose
-                rect = self.pose.rectify(frame, PX, MARGIN)
+                rect = self.pose.rectify(frame, FACE_PX, MARGIN)
         timings["pose"] = (time.perf_counter() - t0) * 1e3
         decisions = classify(rect, self.looks)
         timings["total"] = (time.perf_counter() - t0) * 1e3

@@ -1,0 +1,90 @@
+"""Which cells are covered by something big (a hand, an arm): the printed lines vanish.
+
+Every tile's cross is printed at a known place in the rectified board. A coin sits inside
+its cell and a pawn hides a short piece of a line at most, but a hand hides the lines of
+several cells at once. Each cell is judged on the two cross-arm halves that border it,
+sampled in short pieces; a piece is hidden when its ridge is much weaker than the board's
+typical visible line.
+
+>>> import numpy as np
+>>> hidden_fraction(np.full((400, 400), 200, np.uint8), 40, 0.5).shape
+(64,)
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from piecebridge.vision.geometry import N
+
+PIECES = 4  # samples along each half-arm next to a cell
+
+
+def _samples(px: int, margin: float) -> tuple[np.ndarray, np.ndarray]:
+    """Sample windows (y0, y1, x0, x1) of every cell's bordering arm pieces, (64, 2*PIECES, 4),
+    for cells in row-major order from the north-west."""
+    m = round(margin * px)
+    half = max(2, px // 12)
+    out = np.zeros((N * N, 2 * PIECES, 4), int)
+    for row in range(N):  # from the north
+        for col in range(N):
+            # The cross of this cell's tile runs along the cell side facing the tile centre.
+            vx = m + (col + (1 if col % 2 == 0 else 0)) * px  # vertical arm x
+            hy = m + (row + (1 if row % 2 == 0 else 0)) * px  # horizontal arm y
+            y_top, x_left = m + row * px, m + col * px
+            k = 0
+            for p in range(PIECES):
+                a = y_top + round((p + 0.5) * px / PIECES)
+                out[row * N + col, k] = (a - px // 10, a + px // 10, vx - half, vx + half + 1)
+                k += 1
+            for p in range(PIECES):
+                a = x_left + round((p + 0.5) * px / PIECES)
+                out[row * N + col, k] = (hy - half, hy + half + 1, a - px // 10, a + px // 10)
+                k += 1
+    return out, np.array([m])
+
+
+_CACHE: dict[tuple[int, float], tuple[np.ndarray, ...]] = {}
+
+
+def _index(px: int, margin: float) -> tuple[np.ndarray, ...]:
+    """Fancy-index arrays of every sample: centre rows/cols and the search offsets."""
+    win = _samples(px, margin)[0]
+    cy = (win[..., 0] + win[..., 1]) // 2
+    cx = (win[..., 2] + win[..., 3]) // 2
+    half = max(2, px // 12)
+    off = np.arange(-half, half + 1)
+    vertical = np.zeros(win.shape[:2], bool)
+    vertical[:, :PIECES] = True
+    return cy, cx, off, vertical
+
+
+def hidden_fraction(gray: np.ndarray, px: int, margin: float) -> np.ndarray:
+    """Share (0..1) of each cell's bordering cross-arm pieces that are hidden, (64,)."""
+    key = (px, margin)
+    if key not in _CACHE:
+        _CACHE[key] = _index(px, margin)
+    cy, cx, off, vertical = _CACHE[key]
+    k = max(3, round(px * 0.25) | 1)
+    ridge = cv2.morphologyEx(gray, cv2.MORPH_BLACKHAT, np.ones((k, k), np.uint8))
+    ridge = ridge.astype(np.float32)
+    length = max(3, px // 5)
+    along_y = cv2.blur(ridge, (1, length))  # averaged along a vertical arm
+    along_x = cv2.blur(ridge, (length, 1))
+    h, w = ridge.shape
+    # Strongest ridge across each piece (the line may sit a pixel or two off).
+    v = along_y[cy[..., None], np.clip(cx[..., None] + off, 0, w - 1)].max(axis=-1)
+    hz = along_x[np.clip(cy[..., None] + off, 0, h - 1), cx[..., None]].max(axis=-1)
+    vals = np.where(vertical, v, hz)
+    typical = float(np.percentile(vals, 75))
+    if typical < 8:  # no lines anywhere: nothing can be judged
+        return np.zeros(N * N)
+    return (vals < 0.35 * typical).mean(axis=1)
+
+
+def covered_cells(hidden: np.ndarray) -> np.ndarray:
+    """Cells (bool, 64) to leave undecided: mostly hidden, or partly hidden beside one that is."""
+    grid = hidden.reshape(N, N)
+    strong = grid >= 0.5
+    near = cv2.dilate(strong.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+    return (strong | (near & (grid >= 0.25))).ravel()
