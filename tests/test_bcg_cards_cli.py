@@ -104,3 +104,23 @@ def test_show_as_player_hides_the_other_board(capsys, tmp_path):
     assert sum(r.count("N") + r.count(":") for r in right) == 0
     code, _, err = run(capsys, "cards", "show", str(path), "--as", "7")
     assert code == 1 and "players 0 and 1" in err
+
+
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda d: d["grids"][0].update(held=[[]]),
+        lambda d: d.update(to_move=5),
+        lambda d: d["grids"][1].update(control=[0, 0, 0, 0, 9]),
+        lambda d: d["grids"][0].update(nodes=["Z1"] * 5),
+        lambda d: d.update(grids=d["grids"][:2]),
+        lambda d: d["grids"][2].pop("held"),
+    ],
+)
+def test_show_rejects_mangled_states(capsys, tmp_path, mutate):
+    data = deflector.to_json(deflector.new_game(players=3, seed=2))
+    mutate(data)
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(data))
+    code, _, err = run(capsys, "cards", "show", str(path))
+    assert code == 1 and err.count("\n") == 1 and "Traceback" not in err

@@ -408,6 +408,22 @@ class GridState:
             "rotation": self.rotation,
         }
 
+    def check(self, players: int) -> None:
+        """Raise :class:`GridError` unless the grid is consistent for ``players``."""
+        if self.owner is not None and not (
+            isinstance(self.owner, int) and 0 <= self.owner < players
+        ):
+            raise GridError(f"grid owner {self.owner!r} is not a player")
+        if len(self.held) != players:
+            raise GridError(f"'held' must list {players} players, not {len(self.held)}")
+        if any(not 0 <= c < players for c in self.control):
+            raise GridError("a Node's controller is not a player")
+        union = 0
+        for m in self.held:
+            if union & m:
+                raise GridError("a space held by two players")
+            union |= m
+
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> GridState:
         try:

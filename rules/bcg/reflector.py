@@ -286,6 +286,12 @@ def from_json(data: Mapping[str, Any]) -> ReflectorState:
         grids = [GridState.from_json(g) for g in data["grids"]]
         if len(grids) != 2:
             raise BcgError("a Reflector state has exactly 2 grids")
+        for p, g in enumerate(grids):
+            g.check(2)
+            if g.owner != p:
+                raise BcgError(f"grid {p} must belong to player {p}")
+        if data["to_move"] not in (0, 1):
+            raise BcgError("to_move must be 0 or 1")
         return ReflectorState(
             boards=(grids[0], grids[1]),
             to_move=int(data["to_move"]),

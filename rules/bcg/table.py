@@ -612,6 +612,16 @@ def table_from_json(data: dict[str, Any], game: str, options_cls: type) -> Table
         raise BcgError(f"bad {game} state: {error}") from None
     if len(state.grids) != state.layout.grids:
         raise BcgError(f"layout {state.layout_name} needs {state.layout.grids} grids")
+    n = state.players
+    if not 0 <= state.to_move < n or len(state.homes) != n or len(state.eliminated) != n:
+        raise BcgError(f"bad {game} state: to_move, homes and eliminated must fit {n} players")
+    if len(state.knows) != n:
+        raise BcgError(f"bad {game} state: 'knows' must list {n} players")
+    for g, grid in enumerate(state.grids):
+        try:
+            grid.check(n)
+        except GridError as error:
+            raise BcgError(f"bad {game} state: grid {g}: {error}") from None
     return state
 
 
