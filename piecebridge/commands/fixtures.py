@@ -80,12 +80,12 @@ def run(args: argparse.Namespace) -> int:
         difficulty = reflec.Difficulty.parse(args.difficulty)
     except ValueError as e:
         raise UserError(str(e)) from None
+    if not 1 <= args.quality <= 100:
+        raise UserError("--quality must be 1..100")
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out} exists and is not a folder")
     out.mkdir(parents=True, exist_ok=True)
-    if not 1 <= args.quality <= 100:
-        raise UserError("--quality must be 1..100")
     quality = 0 if args.png else args.quality
     rigs_done: set[int] = set()
     start = time.perf_counter()

@@ -1,0 +1,63 @@
+"""`piecebridge fixtures reflec`: writes photos with ground truth; bad options exit 1 or 2."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import pytest
+
+from piecebridge.cli import main
+
+
+def test_fixtures_command_writes_photos_truth_and_calibration(tmp_path, capsys):
+    code = main(
+        ["fixtures", "reflec", "--split", "test", "--count", "2", "--seed", "3", "--size",
+         "320x180", "--calibration", "--out", str(tmp_path), "--json"]
+    )  # fmt: skip
+    assert code == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    names = sorted(p.name for p in tmp_path.iterdir())
+    # index 3 is on rig 0, index 4 on rig 1: one calibration photo per rig touched
+    assert names == [
+        "test-00003.jpg", "test-00003.json", "test-00004.jpg", "test-00004.json",
+        "test-rig0000-calibration.jpg", "test-rig0000-calibration.json",
+        "test-rig0001-calibration.jpg", "test-rig0001-calibration.json",
+    ]  # fmt: skip
+    assert len(lines) == 4
+    truth = json.loads((tmp_path / "test-00004.json").read_text())
+    assert truth["format"] == "reflec-board/1" and truth["synth"]["split"] == "test"
+    assert truth["synth"]["index"] == 4
+    assert cv2.imread(str(tmp_path / "test-00004.jpg")).shape == (180, 320, 3)
+
+
+def test_fixtures_command_negative_and_sweep(tmp_path):
+    assert main(["fixtures", "reflec", "--negative", "no-board", "--count", "1", "--size",
+                 "320x180", "--out", str(tmp_path), "--png"]) == 0  # fmt: skip
+    assert (tmp_path / "tune-no-board-00000.png").exists()
+    assert main(["fixtures", "reflec", "--difficulty", "blur=1", "--count", "1", "--size",
+                 "320x180", "--out", str(tmp_path)]) == 0  # fmt: skip
+    truth = json.loads((tmp_path / "tune-00000.json").read_text())
+    assert truth["synth"]["levels"]["blur"] == 1.0
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--difficulty", "wobble=1"],
+        ["--size", "big"],
+        ["--count", "0"],
+        ["--quality", "500"],
+    ],
+)
+def test_fixtures_command_rejects_bad_options(tmp_path, capsys, args):
+    assert main(["fixtures", "reflec", "--out", str(tmp_path), *args]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("piecebridge: error:") and len(err.strip().splitlines()) == 1
+    assert not any(tmp_path.iterdir())
+
+
+def test_fixtures_command_usage_error_exits_2():
+    with pytest.raises(SystemExit) as e:
+        main(["fixtures", "reflec", "--split", "validation", "--out", "x"])
+    assert e.value.code == 2
