@@ -45,6 +45,7 @@ def test_fixtures_command_negative_and_sweep(tmp_path):
     "args",
     [
         ["--difficulty", "wobble=1"],
+        ["--difficulty", "blur=3"],
         ["--size", "big"],
         ["--count", "0"],
         ["--quality", "500"],

@@ -216,7 +216,13 @@ class Difficulty:
                 raise ValueError(
                     f"bad difficulty {part!r}: use FACTOR=LEVEL with {', '.join(FACTORS)}"
                 )
-            levels[name] = float(value)
+            try:
+                level = float(value)
+            except ValueError:
+                level = -1.0
+            if not 0.0 <= level <= 1.0:  # also rejects nan
+                raise ValueError(f"bad difficulty {part!r}: the level must be a number 0..1")
+            levels[name] = level
         return cls(text, tuple(levels.items()))
 
     @classmethod
