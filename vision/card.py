@@ -271,7 +271,9 @@ def find_grids(grey: np.ndarray) -> list[np.ndarray]:
     if any(c.touches_border for c in cands):
         raise CardError("a grid is cut off at the edge of the photo; step back and retake it")
     if not whole:
-        raise CardError("no card found: no printed 10x10 grid in the photo")
+        raise CardError(
+            "no card found: no printed 10x10 grid in the photo (is the card in view and in focus?)"
+        )
     # A card has at most two grids; keep the two most grid-like of similar size.
     whole.sort(key=lambda c: -c.holes)
     quads = [c.quad / f for c in whole[:2]]
@@ -562,8 +564,20 @@ def line_width_mm(rect: np.ndarray, cell: int = CELL_PX, cell_mm: float = 3.5) -
     peak = p[half - 2 : half + 3].max()
     if peak <= 0.02:
         return float("inf")
-    above = p >= peak / 2
-    return float(above.sum()) * cell_mm / cell
+    # Full width at half maximum, with the crossings interpolated between pixels.
+    k = half - 2 + int(np.argmax(p[half - 2 : half + 3]))
+    lvl = peak / 2
+    left = k
+    while left > 0 and p[left - 1] >= lvl:
+        left -= 1
+    right = k
+    while right < len(p) - 1 and p[right + 1] >= lvl:
+        right += 1
+    lo = left - 1 + (lvl - p[left - 1]) / (p[left] - p[left - 1] + 1e-9) if left > 0 else left
+    hi = (
+        right + (p[right] - lvl) / (p[right] - p[right + 1] + 1e-9) if right < len(p) - 1 else right
+    )
+    return float(hi - lo) * cell_mm / cell
 
 
 # ----------------------------------------------------------------------------- reading
@@ -573,7 +587,7 @@ def read_card(
     grey: np.ndarray,
     *,
     classifier=None,
-    max_line_mm: float = 0.9,
+    max_line_mm: float = 0.75,
 ) -> CardReading:
     """Find, rectify, orient and read every grid in a greyscale photo.
 
