@@ -27,12 +27,15 @@ def photo_path(split: str, index: int, size: tuple[int, int]) -> Path:
     """Path of the cached JPEG (rendered on first use); the truth is beside it."""
     folder = CACHE / f"{split}_{size[0]}x{size[1]}"
     path = folder / f"{split}_{index:05d}.jpg"
-    if not path.exists():
+    if not (path.exists() and path.with_suffix(".json").exists()):
         folder.mkdir(parents=True, exist_ok=True)
         img, truth = split_photo(split, index, size)
-        # The renderer already JPEG-compressed the photo; store losslessly-ish.
-        cv2.imwrite(str(path), img, [cv2.IMWRITE_JPEG_QUALITY, 97])
         path.with_suffix(".json").write_text(json.dumps(truth))
+        # The renderer already JPEG-compressed the photo; store it near-losslessly, and
+        # atomically, so a parallel reader never sees half a file.
+        tmp = path.with_suffix(f".{os.getpid()}.tmp.jpg")
+        cv2.imwrite(str(tmp), img, [cv2.IMWRITE_JPEG_QUALITY, 97])
+        os.replace(tmp, path)
     return path
 
 
