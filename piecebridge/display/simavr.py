@@ -72,6 +72,13 @@ class LedFrame:
     bad_timing: int
     extra_bits: int
 
+    @property
+    def complete(self) -> bool:
+        """Whether every LED of the chain was sent (a reset mid-send cuts a frame short)."""
+        from piecebridge.display.protocol import LED_COUNT
+
+        return len(self.rgb) == LED_COUNT and self.extra_bits == 0
+
     def cell(self, name: str) -> tuple[int, int, int]:
         from piecebridge.display.protocol import cell_index
 
@@ -217,13 +224,15 @@ class SimavrBoard:
         """Index of the first decoded LED frame (from ``start``) that satisfies ``pred``.
 
         Wait for the picture rather than trusting the ACK: the harness reports a latch
-        a little after the firmware's ACK may already have reached the host.
+        a little after the firmware's ACK may already have reached the host. Frames cut
+        short (an MCU reset in the middle of a send) are kept in ``frames`` but never
+        offered to ``pred``: it always sees a whole chain.
         """
         deadline = time.monotonic() + timeout
         with self._cond:
             while True:
                 for i in range(start, len(self.frames)):
-                    if pred(self.frames[i]):
+                    if self.frames[i].complete and pred(self.frames[i]):
                         return i
                 start = max(start, len(self.frames))
                 left = deadline - time.monotonic()
