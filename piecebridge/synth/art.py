@@ -244,10 +244,20 @@ ART: dict[str, PieceArt] = {
 }
 
 
-def coin_face(art: PieceArt, suit: str, size: int = 128) -> np.ndarray:
-    """Suit side of a coin, ``size`` px square across the diameter, top = up (BGR uint8)."""
+def _coin_blank(art: PieceArt, size: int) -> np.ndarray:
+    """Coin background with a little grain (wood, brass) or none (printed plastic)."""
     img = np.zeros((size, size, 3), np.uint8)
     img[:] = art.coin_bgr
+    if art.tile_grain > 0:
+        rng = np.random.default_rng(size)  # the same grain for every coin of a set: cached look
+        grain = cv2.resize(rng.standard_normal((3, size // 6)).astype(np.float32), (size, size))
+        img = cv2.convertScaleAbs(img.astype(np.float32) * (1 + 0.05 * grain)[..., None])
+    return img
+
+
+def coin_face(art: PieceArt, suit: str, size: int = 128) -> np.ndarray:
+    """Suit side of a coin, ``size`` px square across the diameter, top = up (BGR uint8)."""
+    img = _coin_blank(art, size)
     c = (size - 1) / 2
     col = art.suit_bgr[suit]
     if art.coin_rim_bgr is not None:
@@ -264,8 +274,7 @@ def coin_face(art: PieceArt, suit: str, size: int = 128) -> np.ndarray:
 
 def coin_value_face(art: PieceArt, suit: str, value: int, size: int = 128) -> np.ndarray:
     """Value side of a coin (a numeral; 0 = the null blank) for coins off the board."""
-    img = np.zeros((size, size, 3), np.uint8)
-    img[:] = art.coin_bgr
+    img = _coin_blank(art, size)
     c = (size - 1) / 2
     col = art.suit_bgr[suit] if art.name == "french" else (40, 40, 40)
     text = {0: "", 1: "A"}.get(value, str(value))

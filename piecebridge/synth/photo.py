@@ -288,7 +288,7 @@ def _undistort(xd: np.ndarray, yd: np.ndarray, d: np.ndarray) -> tuple[np.ndarra
         fx, fy = _distort(x, y, d)
         x, y = x - (fx - xd), y - (fy - yd)
     eps = 1e-7
-    for _ in range(6):
+    for _ in range(4):
         fx, fy = _distort(x, y, d)
         ex, ey = fx - xd, fy - yd
         ax, ay = _distort(x + eps, y, d)
@@ -319,11 +319,11 @@ def _normalized_grid(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Undistorted normalised coordinates of every pixel, ``(H, W)`` float32 each.
 
-    The exact inverse is computed on a 4-pixel grid and interpolated: the field is smooth, so
-    the interpolation error is far below a hundredth of a pixel (tested).
+    The exact inverse is computed on an 8-pixel grid and interpolated: the field is smooth, so
+    the interpolation error stays around a hundredth of a pixel even at k1 = -0.3 (tested).
     """
     w, h = size
-    step = 4
+    step = 8
     wx, wy = _interp_matrix(w, step), _interp_matrix(h, step)
     gx = np.arange(wx.shape[1]) * step
     gy = np.arange(wy.shape[1]) * step
