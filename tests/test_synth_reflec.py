@@ -184,3 +184,17 @@ def test_committed_fixtures_load_and_carry_valid_truth():
     assert {(c["cell"], c["suit"]) for c in cal["coins"]} == {
         (c["cell"], c["suit"]) for c in calibration_board()["coins"]
     }
+
+
+def test_turned_rig_shows_north_at_the_bottom():
+    up = calibration_sample("tune", 4, Difficulty.easy(), image_size=SMALL)
+    down = calibration_sample("tune", 4, Difficulty.easy(), image_size=SMALL, turn_deg=180)
+    a8, a1 = (np.array(down.truth["synth"]["cell_centers_px"][c]) for c in ("a8", "a1"))
+    assert a8[1] > a1[1]  # north (row 8) is now low in the image
+    corners = np.array(down.truth["synth"]["board_corners_px"])
+    assert (
+        (corners >= 0).all()
+        and (corners[:, 0] < SMALL[0]).all()
+        and (corners[:, 1] < SMALL[1]).all()
+    )
+    assert down.truth["coins"] == up.truth["coins"]

@@ -1054,13 +1054,27 @@ def rig_for(
     *,
     art: str | None = None,
     image_size: tuple[int, int] = (1920, 1080),
+    turn_deg: float = 0.0,
 ) -> Rig:
-    """The rig shared by shots ``rig_index * SHOTS_PER_RIG ...`` of a split."""
+    """The rig shared by shots ``rig_index * SHOTS_PER_RIG ...`` of a split.
+
+    ``turn_deg`` turns the camera about its axis by that much more (180 = the board seen
+    upside down, north at the bottom: only a board setup can tell), keeping the framing.
+    """
     difficulty = difficulty or Difficulty.realistic()
     r = _rngs(split, rig_index, 0)
     levels = difficulty.levels(r["rig_levels"])
     rig_levels = {f: levels[f] for f in RIG_FACTORS}
-    return make_rig(r["rig"], rig_levels, art=art, image_size=image_size)
+    rig = make_rig(r["rig"], rig_levels, art=art, image_size=image_size)
+    if turn_deg:
+        cam = rig.camera
+        corners = np.column_stack([rig.layout.board_corners(), np.full(4, rig.layout.thickness_mm)])
+        p = cam.project(corners)
+        w, h = cam.image_size
+        fill = max(np.ptp(p[:, 0]) / w, np.ptp(p[:, 1]) / h)
+        turned = cam.replace(yaw_deg=cam.yaw_deg + float(turn_deg))
+        rig = rig.replace(camera=turned.fitted(corners, fill))
+    return rig
 
 
 def sample(
@@ -1071,11 +1085,13 @@ def sample(
     board: Mapping | None = None,
     art: str | None = None,
     image_size: tuple[int, int] = (1920, 1080),
+    turn_deg: float = 0.0,
 ) -> Shot:
-    """Shot ``index`` of a split (deterministic).  ``board`` overrides the random position."""
+    """Shot ``index`` of a split (deterministic).  ``board`` overrides the random position;
+    ``art`` and ``turn_deg`` as in :func:`rig_for`."""
     difficulty = difficulty or Difficulty.realistic()
     rig_index, shot = divmod(index, SHOTS_PER_RIG)
-    rig = rig_for(split, rig_index, difficulty, art=art, image_size=image_size)
+    rig = rig_for(split, rig_index, difficulty, art=art, image_size=image_size, turn_deg=turn_deg)
     r = _rngs(split, rig_index, shot)
     levels = difficulty.levels(r["shot_levels"])
     levels.update(rig.levels)
@@ -1094,11 +1110,12 @@ def calibration_sample(
     *,
     art: str | None = None,
     image_size: tuple[int, int] = (1920, 1080),
+    turn_deg: float = 0.0,
 ) -> Shot:
     """The ``reflec-calibration/1`` layout photographed on a rig, taken with care: no hand,
     little blur; light and noise as the rig's usual."""
     difficulty = difficulty or Difficulty.realistic()
-    rig = rig_for(split, rig_index, difficulty, art=art, image_size=image_size)
+    rig = rig_for(split, rig_index, difficulty, art=art, image_size=image_size, turn_deg=turn_deg)
     r = _rngs(split, rig_index, 10_000)
     levels = difficulty.levels(r["shot_levels"])
     levels.update(rig.levels)
