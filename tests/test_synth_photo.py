@@ -6,7 +6,15 @@ import cv2
 import numpy as np
 import pytest
 
-from piecebridge.synth.photo import Box, Camera, PhotoStyle, Revolved, make_hand, photograph
+from piecebridge.synth.photo import (
+    Box,
+    Camera,
+    PhotoStyle,
+    Revolved,
+    ShadowBlob,
+    make_hand,
+    photograph,
+)
 
 DISTORTED = Camera(
     image_size=(960, 540),
@@ -145,3 +153,30 @@ def test_pixel_grid_interpolation_is_accurate_under_strong_distortion():
     xd, yd = _distort(xn[ys, xs].astype(float), yn[ys, xs].astype(float), cam.dist)
     err = np.hypot(xd * k[0, 0] + k[0, 2] - xs, yd * k[1, 1] + k[1, 2] - ys)
     assert err.max() < 0.05
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"defocus_sigma_px": 2.0},
+        {"motion_px": 8.0, "motion_angle_deg": 30.0},
+        {"noise_sigma": 0.03},
+        {"jpeg_quality": 40},
+        {"vignette": 0.4},
+        {"gradient": 0.4},
+        {"flicker": 0.08},
+        {"glare": 1.0, "ground_gloss": 0.5},
+        {"white_balance_bgr": (1.1, 1.0, 0.85)},
+        {"sharpen": 0.8},
+        {"shadows": (ShadowBlob((75.0, 75.0), (80.0, 50.0), strength=0.5),)},
+    ],
+)
+def test_each_style_parameter_changes_the_photo(change):
+    rng = np.random.default_rng(0)
+    world = (rng.random((300, 300, 3)) * 120 + 60).astype(np.uint8)
+    world = cv2.GaussianBlur(world, (0, 0), 2)
+    cam = Camera(image_size=(320, 240), focal_px=300.0, target_mm=(75.0, 75.0), height_mm=300.0)
+    base = PhotoStyle.clean()
+    a = photograph(world, 0.5, cam, base, np.random.default_rng(1)).image.astype(float)
+    b = photograph(world, 0.5, cam, base.replace(**change), np.random.default_rng(1)).image
+    assert np.abs(a - b).mean() > 0.5, change

@@ -1064,6 +1064,9 @@ class PhotoStyle:
     gradient: float = 0.0
     gradient_angle_deg: float = 0.0
     vignette: float = 0.15
+    flicker: float = 0.0  # mains-flicker bands of a rolling shutter under LED light (fraction)
+    flicker_period_px: float = 120.0
+    flicker_phase: float = 0.0
     exposure: float = 1.0
     white_balance_bgr: BGR = (1.0, 1.0, 1.0)
     cast_shadow_strength: float = 0.45
@@ -1211,6 +1214,9 @@ def _light_field(
     gain *= (1 + style.gradient * np.clip(ramp, -1.5, 1.5))[..., None]
     rr = ((px - w / 2) ** 2 + (py - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
     gain *= (1 - style.vignette * rr)[..., None]
+    if style.flicker > 0:  # horizontal bands: rows are exposed at different times
+        band = np.sin(2 * np.pi * py / style.flicker_period_px + style.flicker_phase)
+        gain *= (1 + style.flicker * band)[..., None]
     gain *= style.exposure * np.asarray(style.white_balance_bgr)[None, None, :]
     # mirror point of the lamp on the table: where flat glossy things flash
     c = cam.center_mm
