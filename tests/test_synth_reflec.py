@@ -198,3 +198,30 @@ def test_turned_rig_shows_north_at_the_bottom():
         and (corners[:, 1] < SMALL[1]).all()
     )
     assert down.truth["coins"] == up.truth["coins"]
+
+
+@pytest.mark.parametrize("art", ["classic", "french"])
+def test_coin_mark_points_the_way_the_truth_says(art):
+    board = {
+        "coins": [
+            {"cell": c, "suit": s, "facing": f}
+            for c, s, f in [
+                ("b2", "suns", "north"), ("c5", "moons", "east"), ("e3", "crowns", "south"),
+                ("f6", "arms", "west"), ("g2", "suns", "west"), ("d7", "moons", "south"),
+            ]
+        ]
+    }  # fmt: skip
+    shot = sample("tune", 8, Difficulty.easy(), board=board, art=art)
+    lay, a = shot.rig.layout, artmod.ART[art]
+    unit = {"north": (0, -1), "east": (1, 0), "south": (0, 1), "west": (-1, 0)}
+    img = shot.image.astype(float)
+    top = lay.thickness_mm + 3.2
+    for coin in shot.truth["coins"]:
+        c = lay.cell_center(coin["cell"])
+        ctr = np.array(shot.truth["synth"]["pieces_px"][coin["cell"]]["top"])
+        ahead = shot.photo.project([(*c, top), (*(c + 7.1 * np.array(unit[coin["facing"]])), top)])
+        step = ahead[1] - ahead[0]
+        mark, opposite = ctr + step, ctr - step
+        near_mark = np.abs(_mean_color(img, mark, 1) - a.suit_bgr[coin["suit"]]).max()
+        near_back = np.abs(_mean_color(img, opposite, 1) - a.coin_bgr).max()
+        assert near_mark < 70 and near_back < 70, (coin, near_mark, near_back)
