@@ -121,8 +121,9 @@ class Tally:
     def row(self, name: str) -> str:
         pc = lambda n, d: f"{100 * n / max(d, 1):.2f}%"  # noqa: E731
         return (
-            f"| {name} | {self.shots} | {pc(self.wrong, self.cells)} | {pc(self.unknown, self.cells)}"
-            f" | {pc(self.unknown_uncovered, self.cells)} | {pc(self.exact, self.shots)}"
+            f"| {name} | {self.shots} | {pc(self.wrong, self.cells)}"
+            f" | {pc(self.unknown, self.cells)} | {pc(self.unknown_uncovered, self.cells)}"
+            f" | {pc(self.exact, self.shots)}"
             f" | {self.failed} |"
         )
 
@@ -193,10 +194,11 @@ def tune(rigs: range, cache: Path) -> None:
                 samples.append((looks, cells, _items(truth), covered))
         grid = {
             "min_similarity": [0.45, 0.55, 0.65, 0.75],
-            "min_margin": [0.02, 0.04, 0.07],
-            "min_facing_margin": [0.1, 0.2, 0.3, 0.4, 0.5],
+            "min_margin": [0.02, 0.05],
+            "min_facing_margin": [0.1, 0.2, 0.3, 0.45],
             "textured_ratio": [1.0, 1.5, 2.2],
             "max_empty_tint": [8.0, 12.0, 18.0],
+            "strong_similarity": [0.75, 0.85, 0.95],
         }
         best = None
         for combo in itertools.product(*grid.values()):

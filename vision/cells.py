@@ -148,6 +148,7 @@ class PieceLooks:
     min_facing_margin: float = 0.2
     max_empty_tint: float = 12.0
     textured_ratio: float = 1.6
+    strong_similarity: float = 0.8
     learned: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -162,6 +163,7 @@ class PieceLooks:
             "min_facing_margin": self.min_facing_margin,
             "max_empty_tint": self.max_empty_tint,
             "textured_ratio": self.textured_ratio,
+            "strong_similarity": self.strong_similarity,
             "learned": self.learned,
         }
 
@@ -177,6 +179,7 @@ class PieceLooks:
             min_facing_margin=float(d.get("min_facing_margin", 0.2)),
             max_empty_tint=float(d.get("max_empty_tint", 12.0)),
             textured_ratio=float(d.get("textured_ratio", 1.6)),
+            strong_similarity=float(d.get("strong_similarity", 0.8)),
             learned=bool(d.get("learned", True)),
         )
 
@@ -371,7 +374,8 @@ def measure(views: BoardViews, looks: PieceLooks) -> list[CellDecision]:
         d = _features(cell, ratio[i], tint[i], sims[i], labels)
         d.covered = bool(covered[i])
         # Only a cell that could be a coin needs its facing read (the costly part).
-        if d.best[0] == "coin" and ratio[i] >= looks.empty_ratio:
+        maybe = ratio[i] >= looks.empty_ratio or d.similarity >= looks.strong_similarity
+        if d.best[0] == "coin" and maybe:
             best = int(np.argmax(sims[i]))
             shift = int(np.argmax(all_sims[i, :, best]))
             _read_facing(d, face_window(views, i, shift), turned[d.best[1]])
@@ -438,7 +442,8 @@ def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
     if d.covered:
         d.kind, d.suit, d.facing, d.confidence = "unknown", None, None, 0.0
         return d
-    if d.energy_ratio < t:
+    # A quiet cell is empty unless a piece's look fits it closely (a low-contrast coin).
+    if d.energy_ratio < t and d.similarity < looks.strong_similarity:
         d.kind = "unknown" if foreign else "empty"
         d.confidence = 0.0 if foreign else float(np.clip(1.5 - d.energy_ratio / t, 0.5, 1.0))
         d.suit = d.facing = None

@@ -297,8 +297,9 @@ def find_crosses(
     Each cross line is measured on both of its arms (the crossing itself is skipped); an arm
     counts when its ridge stands out, and two arms of one line must agree, else one of them
     caught a piece's edge. Returns rectified-pixel positions ``(16, 2)`` (NaN where not
-    found) and the number of arms that supported each. ``search`` is the half-width searched,
-    in cells; the rectified margin must be at least ``search + 0.85 - 1`` cells.
+    found) and each cross's twist in radians (clockwise in the picture; NaN when no line was
+    seen on both arms). ``search`` is the half-width searched, in cells; the rectified
+    margin must be at least ``search + 0.85 - 1`` cells.
     """
     S, m = px_per_cell, margin_cells * px_per_cell
     half_arm = int(0.85 * S)
@@ -319,8 +320,15 @@ def find_crosses(
     x = _combine_arms(px, qx > 4.0, 0.12 * S)
     y = _combine_arms(py, qy > 4.0, 0.12 * S)
     pts = np.stack([centres[:, 0] - sw + x, centres[:, 1] - sw + y], axis=1)
-    support = ((qx > 4.0).sum(axis=1) + (qy > 4.0).sum(axis=1)) * ~np.isnan(pts[:, 0])
-    return pts, support
+    # Twist: the two arms of a line sit (half_arm + inner) apart along it.
+    gap = float(half_arm + inner)
+    vx = np.where((qx > 4.0).all(axis=1), np.arctan2(px[:, 0] - px[:, 1], gap), np.nan)
+    hy = np.where((qy > 4.0).all(axis=1), np.arctan2(py[:, 1] - py[:, 0], gap), np.nan)
+    # Both lines of a cross turn together: trust a twist only when they agree.
+    agree = np.abs(vx - hy) < 0.05
+    twist = np.where(agree, (vx + hy) / 2, np.nan)
+    twist[np.isnan(pts[:, 0])] = np.nan
+    return pts, twist
 
 
 def _combine_arms(pos: np.ndarray, ok: np.ndarray, tolerance: float) -> np.ndarray:
@@ -340,13 +348,13 @@ def measure_crosses(
     """Image positions (16, 2) of the tile crosses near where ``pose`` expects them."""
     margin = 0.5
     rect = pose.rectify(gray, px_per_cell, margin)
-    pts, _ = find_crosses(_ridge_map(rect, px_per_cell), px_per_cell, margin, search)
+    pts, twist = find_crosses(_ridge_map(rect, px_per_cell), px_per_cell, margin, search)
     ok = ~np.isnan(pts[:, 0])
     image_pts = np.full((16, 2), np.nan)
     if ok.any():
         # Rectified pixel -> canonical -> image, through the same pose (lens and tiles too).
         image_pts[ok] = _through(pose, pts[ok] / px_per_cell - margin, CROSS_CENTRES[ok])
-    return image_pts, ok
+    return image_pts, ok, twist
 
 
 def _through(pose: BoardPose, canon: np.ndarray, home: np.ndarray) -> np.ndarray:
@@ -364,9 +372,15 @@ def refine_pose(
     fit_lens: bool = True,
 ) -> BoardPose | None:
     """Fit the pose again to the tile crosses seen near its prediction (None if too few)."""
-    image_pts, ok = measure_crosses(gray, pose, px_per_cell, search)
+    image_pts, ok, twist = measure_crosses(gray, pose, px_per_cell, search)
     h, w = gray.shape[:2]
-    return fit_pose(image_pts, ok, (w, h), pose.cell_size_px(), fit_lens)
+    new = fit_pose(image_pts, ok, (w, h), pose.cell_size_px(), fit_lens)
+    if new is not None:
+        # Twists were measured in this pose's rectified frame: add them to its own.
+        seen = ~np.isnan(twist)
+        extra = np.where(seen, twist, np.median(twist[seen]) if seen.any() else 0.0)
+        new.tile_angles = pose.tile_angles + np.clip(extra, -0.1, 0.1)
+    return new
 
 
 def _check_in_frame(pose: BoardPose, shape: tuple[int, ...]) -> None:

@@ -40,6 +40,7 @@ class BoardPose:
     centre: tuple[float, float] = (0.0, 0.0)
     scale: float = 1000.0  # radius normalising the distortion term (half the diagonal)
     tile_offsets: np.ndarray = field(default_factory=lambda: np.zeros((16, 2)))
+    tile_angles: np.ndarray = field(default_factory=lambda: np.zeros(16))  # radians
     crosses_found: int = 0
     residual: float = 0.0  # median cross misfit after the fit, in cells
     tile_color_lab: np.ndarray | None = None  # the tile colour the outline was found with
@@ -69,10 +70,24 @@ class BoardPose:
         tile = np.clip(np.floor(pts / 2.0), 0, 3).astype(int)
         return self.tile_offsets[tile[..., 1] * 4 + tile[..., 0]]
 
+    def _twisted(self, pts: np.ndarray) -> np.ndarray:
+        """Canonical points moved with their tile's twist about the tile's cross."""
+        if not self.tile_angles.any():
+            return pts
+        tile = np.clip(np.floor(pts / 2.0), 0, 3).astype(int)
+        t = tile[..., 1] * 4 + tile[..., 0]
+        c = CROSS_CENTRES[t]
+        a = self.tile_angles[t]
+        d = pts - c
+        cos, sin = np.cos(a), np.sin(a)
+        return c + np.stack(
+            [cos * d[..., 0] - sin * d[..., 1], sin * d[..., 0] + cos * d[..., 1]], -1
+        )
+
     def to_image(self, pts: np.ndarray) -> np.ndarray:
         """Canonical points (n, 2) -> image pixels (n, 2)."""
         pts = np.asarray(pts, np.float64).reshape(-1, 2)
-        return self._distort(project(self.H, pts) + self._offset_at(pts))
+        return self._distort(project(self.H, self._twisted(pts)) + self._offset_at(pts))
 
     def cell_size_px(self) -> float:
         c = self.to_image(np.array([[0, 0], [N, 0], [N, N], [0, N]], float))
@@ -92,7 +107,7 @@ class BoardPose:
     def rectify(self, image: np.ndarray, px_per_cell: int, margin_cells: float = 0.0) -> np.ndarray:
         """The board north-up at ``px_per_cell``; the map is made once per pose and size."""
         size = round((N + 2 * margin_cells) * px_per_cell)
-        if self.k == 0.0 and not self.tile_offsets.any():
+        if self.k == 0.0 and not self.tile_offsets.any() and not self.tile_angles.any():
             # A plain homography: warp directly, no map to build.
             A = np.array(
                 [[px_per_cell, 0, margin_cells * px_per_cell],
@@ -111,14 +126,18 @@ class BoardPose:
     def _make_map(self, size: int, px: int, margin: float) -> tuple[np.ndarray, np.ndarray]:
         """remap() maps for the rectified board, computed on whole arrays (fast)."""
         g = (np.arange(size, dtype=np.float64) / px - margin).astype(np.float64)
-        gx, gy = np.meshgrid(g, g)
+        gx0, gy0 = np.meshgrid(g, g)
+        tile = np.clip(np.floor(gx0 / 2), 0, 3).astype(int) + 4 * np.clip(
+            np.floor(gy0 / 2), 0, 3
+        ).astype(int)
+        a = self.tile_angles[tile]
+        cx, cy = CROSS_CENTRES[tile, 0], CROSS_CENTRES[tile, 1]
+        gx = cx + np.cos(a) * (gx0 - cx) - np.sin(a) * (gy0 - cy)
+        gy = cy + np.sin(a) * (gx0 - cx) + np.cos(a) * (gy0 - cy)
         H = self.H
         den = H[2, 0] * gx + H[2, 1] * gy + H[2, 2]
         ux = (H[0, 0] * gx + H[0, 1] * gy + H[0, 2]) / den
         uy = (H[1, 0] * gx + H[1, 1] * gy + H[1, 2]) / den
-        tile = np.clip(np.floor(gx / 2), 0, 3).astype(int) + 4 * np.clip(
-            np.floor(gy / 2), 0, 3
-        ).astype(int)
         ux += self.tile_offsets[tile, 0]
         uy += self.tile_offsets[tile, 1]
         if self.k != 0.0:
@@ -146,6 +165,7 @@ class BoardPose:
             self.centre,
             self.scale,
             self.tile_offsets[idx].copy(),
+            self.tile_angles[idx].copy(),
             self.crosses_found,
             self.residual,
         )
@@ -157,6 +177,7 @@ class BoardPose:
             "centre": list(self.centre),
             "radius": self.scale,
             "tile_offsets": self.tile_offsets.round(3).tolist(),
+            "tile_angles": self.tile_angles.round(5).tolist(),
         }
 
     @classmethod
@@ -167,12 +188,16 @@ class BoardPose:
         offsets = np.asarray(d.get("tile_offsets", np.zeros((16, 2))), np.float64)
         if offsets.shape != (16, 2):
             raise ValueError("tile_offsets must be 16 x 2")
+        angles = np.asarray(d.get("tile_angles", np.zeros(16)), np.float64)
+        if angles.shape != (16,):
+            raise ValueError("tile_angles must have 16 values")
         return cls(
             H,
             float(d.get("radial_k", 0.0)),
             (float(d["centre"][0]), float(d["centre"][1])),
             float(d.get("radius", 1000.0)),
             offsets,
+            angles,
         )
 
 
