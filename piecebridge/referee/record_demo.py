@@ -6,7 +6,7 @@ script through the rules engine gives the board of every moment and the action l
 perfect referee would write; rendering it gives a folder of JPEG frames and a manifest::
 
     recording.json   {"format": "piecebridge-recording/1", "game": <record header>,
-                      "calibration": "calibration.jpg", "frames": [{"file", "t", "note"}],
+                      "calibration": calibration, "frames": [{"file", "t", "note"}],
                       "presses": [{"t", "button"}], "expected": {"actions": [...], ...}}
     calibration.jpg  the rig's reflec-calibration/1 layout photo (the setup is learned from it)
     f000.jpg ...     the frames (small, JPEG)
@@ -212,7 +212,7 @@ def _move(board: dict[str, Any], source: str, target: str) -> None:
 
 def illegal_script() -> Script:
     """Suns move a coin two cells with one point left; they put it back, then play legally."""
-    s = Script(["suns", "moons", "crowns"])
+    s = Script(["suns", "moons", "crowns"], hand_frames=1)
     s.still()
     s.do(*_drop_actions(range(6)), note="Drop round")
     s.do("move f2 f1 north", "laser a1 a2", note="suns: move a coin and the laser")
@@ -228,7 +228,7 @@ def illegal_script() -> Script:
 
 def linger_script() -> Script:
     """A hand rests over the board for a long time while a coin is half-moved."""
-    s = Script(["suns", "moons", "crowns"])
+    s = Script(["suns", "moons", "crowns"], hand_frames=1)
     s.still()
     s.do(*_drop_actions(range(6)), note="Drop round")
     s.hands(8, note="a hand lingers over the board", same=True)
@@ -242,7 +242,7 @@ def linger_script() -> Script:
 
 def bump_script() -> Script:
     """The camera is knocked mid-game; the referee re-locks and the game goes on."""
-    s = Script(["suns", "moons", "crowns"])
+    s = Script(["suns", "moons", "crowns"], hand_frames=1)
     s.still()
     s.do(*_drop_actions(range(6)), note="Drop round")
     s.do("move f2 f1 north", note="suns move f2 to f1")
@@ -285,11 +285,17 @@ def render_script(
     script: Script,
     out: str | Path,
     size: tuple[int, int] = (960, 540),
-    quality: int = 75,
+    quality: int = 72,
     seed: int = 11,
     log: Callable[[str], None] = print,
+    shared: dict[str, str] | None = None,
 ) -> Path:
-    """Render every moment of ``script`` into folder ``out`` with its manifest and setup."""
+    """Render every moment of ``script`` into folder ``out`` with its manifest and setup.
+
+    ``shared`` maps scenes already rendered (by an earlier call, same rig) to their files
+    (relative to ``out``'s parent): those frames are referenced, not rendered again, and the
+    map is extended with this recording's scenes.
+    """
     from piecebridge.calibration.board import learn_setup
     from piecebridge.synth.reflec import calibration_board, render_shot
 
@@ -301,15 +307,25 @@ def render_script(
     cal = render_shot(
         calibration_board(), rig, {**levels, "occlusion": 0.0}, np.random.default_rng(seed)
     )
-    learn_setup(cal.image)  # fails here, not at replay, if the layout is not learnable
-    cv2.imwrite(str(out / "calibration.jpg"), cal.image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    calibration = "calibration.jpg"
+    if shared is not None and "calibration" in shared:
+        calibration = f"../{shared['calibration']}"  # one rig: one calibration photo
+    else:
+        learn_setup(cal.image)  # fails here, not at replay, if the layout is not learnable
+        cv2.imwrite(str(out / calibration), cal.image, [cv2.IMWRITE_JPEG_QUALITY, 85])
+        if shared is not None:
+            shared["calibration"] = f"{out.name}/{calibration}"
     frames = []
     files: dict[str, str] = {}  # a still scene is one file, shown for several frames
+    if shared is not None:
+        files.update({k: f"../{v}" for k, v in shared.items() if k != "calibration"})
     for i, m in enumerate(script.moments):
         key = json.dumps([m.board, m.hand, m.bumped], sort_keys=True)
         if key not in files:
-            files[key] = f"f{len(files):03d}.jpg"
+            files[key] = f"f{sum(not v.startswith('../') for v in files.values()):03d}.jpg"
             shot = _render(m, rig, levels, seed, len(files))
+            if shared is not None:
+                shared[key] = f"{out.name}/{files[key]}"
             cv2.imwrite(str(out / files[key]), shot.image, [cv2.IMWRITE_JPEG_QUALITY, quality])
             log(f"  {files[key]}  {m.note}")
         frames.append(
@@ -323,7 +339,7 @@ def render_script(
     manifest = {
         "format": RECORDING_FORMAT,
         "game": script.header(),
-        "calibration": "calibration.jpg",
+        "calibration": calibration,
         "frame_dt": FRAME_DT,
         "frames": frames,
         "presses": [
@@ -361,9 +377,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(FIXTURES), help="parent folder")
     args = parser.parse_args(argv)
     names = list(SCRIPTS) if args.all else (args.names or ["demo"])
+    shared: dict[str, str] = {}  # later recordings reuse the demo's frames of equal scenes
     for name in names:
         print(f"{name}:")
-        render_script(SCRIPTS[name](), Path(args.out) / name)
+        render_script(SCRIPTS[name](), Path(args.out) / name, shared=shared)
     return 0
 
 

@@ -46,6 +46,7 @@ class SessionOptions:
     stop_after: int | None = None  # recordings: stop (crash) after this many frames
     fps: float = 4.0
     commands: bool = False
+    observer: Any = None  # observer(referee, events) after each batch of events
 
 
 @dataclass
@@ -56,7 +57,7 @@ class SessionResult:
     png_path: Path | None
     leds: list[tuple[int, int, int]] | None
     seconds: float
-    display: Any = None
+    led_frames: list[Any] | None = None  # simavr: every latched LED frame of the firmware
 
 
 def default_log_path() -> Path:
@@ -111,7 +112,12 @@ def open_referee_display(spec: str, console: Console):
         simavr.build_firmware("uno", "sim")
         board = simavr.SimavrBoard(boot_ms=300)
         display = Display(lambda: SerialTransport(board.pty)).start()
-        presser = board.press
+
+        def presser(button: str) -> None:
+            # the harness holds a button 60 simulated ms; the firmware takes one button at
+            # a time, so the next press must wait for this one's release
+            board.press(button, hold_ms=60)
+            time.sleep(0.15)
 
         def leds():
             frame = board.last_frame()
@@ -162,6 +168,8 @@ def run_session(opts: SessionOptions, console: Console | None = None) -> Session
         with open_referee_display(opts.display, console) as (display, presser, leds, board):
             tracker = StableTracker(hold_s=opts.hold)
             referee = Referee(judge, reader, display, view, tracker, presser)
+            if opts.observer is not None:
+                referee.observers.append(opts.observer)
             if opts.commands:
                 referee.start_terminal_input()
             stats = referee.run(source, opts.speed)
@@ -170,10 +178,12 @@ def run_session(opts: SessionOptions, console: Console | None = None) -> Session
                 time.sleep(0.3)  # the firmware latches its last frame
             picture = leds() if leds is not None else None
             png = _write_png(picture, opts.png, log_path)
+            led_frames = list(board.frames) if board is not None else None
     finally:
         view.close()
         source.close()
-    return SessionResult(judge, stats, log_path, png, picture, time.monotonic() - started)
+    seconds = time.monotonic() - started
+    return SessionResult(judge, stats, log_path, png, picture, seconds, led_frames)
 
 
 def _write_png(leds: Any, where: str | None, log_path: Path) -> Path | None:

@@ -1,0 +1,119 @@
+"""End to end: rendered recordings through the real pipeline.
+
+photos -> BoardReader (vision, setup learned from the recording's calibration photo) ->
+stable-state tracker -> judge (rules engine) -> display link -> display, with the scripted
+button presses going in through the display itself.
+
+* the whole bundled demo on the emulated display (``--display sim``);
+* a shorter clip of it on the real firmware in simavr (the crowns' shot, the moons
+  eliminated, the last turn), resumed from a log written up to that point: the crash-and-
+  resume path with the firmware's own LED frames checked.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from piecebridge.rules import reflec as R
+
+import tests.test_referee_judge as truth
+from piecebridge.display import simavr
+from piecebridge.display.protocol import cell_index
+from piecebridge.referee.record_demo import demo_script
+from piecebridge.referee.session import SessionOptions, run_session
+from piecebridge.referee.sources import RECORDINGS
+
+DEMO = RECORDINGS / "demo"
+
+
+def expected_actions() -> list[str]:
+    return json.loads((DEMO / "recording.json").read_text())["expected"]["actions"]
+
+
+def is_laser(rgb) -> bool:
+    return rgb[0] > 0 and rgb[1] == 0 and 0 < rgb[2] < rgb[0]
+
+
+def is_white(rgb) -> bool:
+    return rgb[0] > 30 and rgb[0] == rgb[1] == rgb[2]
+
+
+def is_grey(rgb) -> bool:
+    return 0 < rgb[0] < 30 and rgb[0] == rgb[1] == rgb[2]
+
+
+def test_bundled_recording_through_vision_to_the_sim_display(tmp_path):
+    snaps: dict[str, list] = {}
+
+    def observer(referee, events):
+        device = referee.display.sim_device
+        for e in events:
+            if e.kind == "fired" and "fired" not in snaps:
+                time.sleep(0.06 * len(e.path) + 0.3)  # the beam is drawn cell by cell
+                snaps["fired"] = [device.led_rgb()]
+                snaps["path"] = e.path
+            if e.kind == "remove" and "remove" not in snaps:
+                shots = []
+                for _ in range(6):  # blinking: catch both phases
+                    shots.append(device.led_rgb())
+                    time.sleep(0.1)
+                snaps["remove"] = shots
+                snaps["remove_cells"] = e.cells
+
+    opts = SessionOptions(
+        source=str(DEMO),
+        display="sim",
+        speed=0.0,
+        quiet=True,
+        log=str(tmp_path / "game.jsonl"),
+        png=str(tmp_path / "display.png"),
+        observer=observer,
+    )
+    result = run_session(opts)
+    assert truth.segments(result.judge.actions) == truth.segments(expected_actions())
+    assert not [e for e in result.stats.events if e.kind == "flagged"]
+    # the log is a valid record of the game
+    states = R.replay((tmp_path / "game.jsonl").read_text().splitlines())
+    assert states[-1].board == demo_script().state.board
+    # key moments on the LEDs
+    assert snaps["path"][-1] == "c3" and len(snaps["path"]) == 12
+    fired = snaps["fired"][0]
+    assert all(is_laser(fired[cell_index(c)]) for c in snaps["path"])
+    assert snaps["remove_cells"] == ["c3", "c5", "e3", "e5"]
+    for cell in snaps["remove_cells"]:
+        assert any(is_white(s[cell_index(cell)]) for s in snaps["remove"])
+    final = result.leds
+    assert is_grey(final[cell_index("b4")])  # the eliminated moons' coin is neutral
+    assert final[cell_index("b8")] == (0, 0, 0)  # their destroyed laser is off the board
+    assert result.png_path is not None and result.png_path.stat().st_size > 1000
+
+
+@pytest.mark.firmware
+def test_short_clip_resumed_on_the_firmware_in_simavr(tmp_path):
+    simavr.require_or_skip()
+    script = demo_script()
+    # The game up to the moons' end of turn, judged and logged (a crash right after).
+    moons_end = [i for i, b in script.presses if b == "end_turn"][2]
+    judge, _, log_path, _ = truth.run(script, tmp_path, stop=moons_end + 1)
+    assert judge.actions[-1] == "end" and judge.state.current == 2  # crowns to play
+    opts = SessionOptions(
+        source=str(DEMO),
+        display="simavr",
+        resume=str(log_path),
+        speed=0.0,
+        quiet=True,
+        png=None,
+    )
+    result = run_session(opts)
+    assert truth.segments(result.judge.actions) == truth.segments(expected_actions())
+    frames = result.led_frames
+    assert frames, "the firmware latched no LED frame"
+    row8 = ["g8", "f8", "e8", "d8", "c8", "b8"]
+    assert any(all(is_laser(f.cell(c)) for c in row8) for f in frames), "no crowns beam"
+    assert any(is_white(f.cell("b8")) for f in frames), "the hit laser never blinked"
+    last = frames[-1]
+    assert is_grey(last.cell("b4"))  # moons are out: their coin is neutral
+    assert last.cell("b8") == (0, 0, 0)
+    assert last.cell("a2")[0] > 0 and last.cell("a2")[1] == 0  # the suns laser moved to a2
