@@ -81,6 +81,14 @@ class Camera:
     tilt_azimuth_deg: float = 0.0
     yaw_deg: float = 0.0
 
+    def __post_init__(self) -> None:
+        # plain tuples of floats, so cameras hash (the lens grids and maps are cached by camera)
+        for name in ("image_size", "principal_px", "dist_coeffs", "target_mm"):
+            value = getattr(self, name)
+            if value is not None:
+                cast = int if name == "image_size" else float
+                object.__setattr__(self, name, tuple(cast(v) for v in value))
+
     # -- intrinsics ---------------------------------------------------------------------------
     @functools.cached_property
     def K(self) -> np.ndarray:
