@@ -128,10 +128,10 @@ def _cross_blobs(small_gray: np.ndarray) -> np.ndarray:
     return np.asarray(centres, np.float64)
 
 
-def _lattice_labels(pts: np.ndarray) -> np.ndarray | None:
-    """Integer lattice indices (n, 2) of cross centres, by walking from neighbour to
-    neighbour (each step one tile along one of the two grid directions). None if the
-    points do not form one lattice."""
+def _lattice_labels(pts: np.ndarray, max_index: int = 3) -> np.ndarray | None:
+    """Integer lattice indices (n, 2) of points on a grid (tile crosses, cells), by walking
+    from neighbour to neighbour (each step one place along one of the two grid directions).
+    None if the points do not form one lattice of at most ``max_index + 1`` a side."""
     n = len(pts)
     d = np.linalg.norm(pts[:, None] - pts[None], axis=-1)
     np.fill_diagonal(d, np.inf)
@@ -178,10 +178,10 @@ def _lattice_labels(pts: np.ndarray) -> np.ndarray | None:
         return None
     labels[~found] = np.iinfo(np.int32).min
     labels[found] -= labels[found].min(axis=0)
-    if labels[found].max() > 3:
+    if labels[found].max() > max_index:
         return None
     # The canonical frame turns clockwise from x to y (image y is down): no mirror.
-    if np.cross(B[:, 0], B[:, 1]) < 0:
+    if B[0, 0] * B[1, 1] - B[1, 0] * B[0, 1] < 0:
         labels = labels[:, ::-1].copy()
     return labels
 
@@ -212,6 +212,57 @@ def _cross_outlines(small_gray: np.ndarray) -> list[np.ndarray]:
     return out
 
 
+def _cell_blobs(small_gray: np.ndarray) -> np.ndarray:
+    """Centres (n, 2) of the bright, solid, square blobs of one size: empty cells, which
+    the printed crosses and the gaps between tiles cut the board into."""
+    # Brighter than the neighbourhood (about a cell and a half): light need not be even.
+    block = max(11, round(small_gray.shape[0] / 12) | 1)
+    mask = cv2.adaptiveThreshold(
+        small_gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, -2
+    )
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    _, _, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    w, h = stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT]
+    area = stats[1:, cv2.CC_STAT_AREA]
+    side = np.maximum(w, h)
+    ok = (
+        (side > small_gray.shape[0] / 60)
+        & (side < small_gray.shape[0] / 5)
+        & (w < 1.5 * h)
+        & (h < 1.5 * w)
+        & (area > 0.55 * w * h)
+    )
+    idx = np.flatnonzero(ok)
+    if len(idx) < 12:
+        return np.zeros((0, 2))
+    sizes = side[idx].astype(float)
+    counts = [(np.abs(sizes / s_ - 1) < 0.3).sum() for s_ in sizes]
+    idx = idx[np.abs(sizes / sizes[int(np.argmax(counts))] - 1) < 0.3]
+    return cents[1:][idx].astype(np.float64)
+
+
+def _cell_outlines(small_gray: np.ndarray) -> list[np.ndarray]:
+    """Board outlines (small-image pixels) from the empty cells seen as bright squares;
+    used when the crosses run into the tile gaps (then they are not separate blobs)."""
+    pts = _cell_blobs(small_gray)
+    if len(pts) < 12:
+        return []
+    labels = _lattice_labels(pts, max_index=7)
+    if labels is None:
+        return []
+    found = labels[:, 0] >= 0
+    pts, labels = pts[found], labels[found]
+    span = labels.max(axis=0)
+    out = []
+    for oi in range(8 - span[0]):
+        for oj in range(8 - span[1]):
+            canon = (labels + np.array([oi, oj]) + 0.5).astype(np.float64)
+            H, _ = cv2.findHomography(canon, pts, 0)
+            if H is not None:
+                out.append(project(H, CANONICAL_CORNERS))
+    return out[:6]
+
+
 def _outline_candidates(
     bgr: np.ndarray, preferred_lab: np.ndarray | None = None
 ) -> Iterator[tuple[np.ndarray, np.ndarray, bool]]:
@@ -225,7 +276,9 @@ def _outline_candidates(
     k = max(3, round(small.shape[1] / 80) | 1)
     close_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     h, w = small.shape[:2]
-    for crosses in _cross_outlines(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)):
+    small_gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    lattice = _cross_outlines(small_gray) or _cell_outlines(small_gray)
+    for crosses in lattice:
         # Colour of the tiles: the median inside the cross outline.
         m = np.zeros((h, w), np.uint8)
         cv2.fillConvexPoly(m, np.round(crosses).astype(np.int32), 1)
