@@ -108,7 +108,8 @@ def test_short_clip_resumed_on_the_firmware_in_simavr(tmp_path):
     )
     result = run_session(opts)
     assert truth.segments(result.judge.actions) == truth.segments(expected_actions())
-    frames = result.led_frames
+    # whole frames only (the harness can catch a partial one as the MCU boots)
+    frames = [f for f in result.led_frames or [] if len(f.rgb) >= 80]
     assert frames, "the firmware latched no LED frame"
     row8 = ["g8", "f8", "e8", "d8", "c8", "b8"]
     assert any(all(is_laser(f.cell(c)) for c in row8) for f in frames), "no crowns beam"
