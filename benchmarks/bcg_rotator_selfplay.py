@@ -146,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=2000, help="games per bot and layout")
     parser.add_argument("--greedy-games", type=int, default=None, help="default: --games")
     parser.add_argument("--turn-limit", type=int, default=500)
+    parser.add_argument("--bots", default="random,greedy", help="comma-separated")
     parser.add_argument("--out", help="write the markdown section here")
     args = parser.parse_args(argv)
     greedy_games = args.greedy_games or args.games
@@ -154,7 +155,8 @@ def main(argv: list[str] | None = None) -> int:
 
     t_all = time.perf_counter()
     rows = []
-    for bot, games in (("random", args.games), ("greedy", greedy_games)):
+    plan = [("random", args.games), ("greedy", greedy_games)]
+    for bot, games in [(b, g) for b, g in plan if b in args.bots.split(",")]:
         for layout in LAYOUTS:
             r = run(bot, layout, games, options)
             rows.append(stats_row(f"{bot}, {layout}", r))
