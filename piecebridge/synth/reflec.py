@@ -688,6 +688,56 @@ def _pieces(
     return solids, where
 
 
+def _label_texture(bgr: tuple[int, int, int], text: str, ink=(30, 30, 30)) -> np.ndarray:
+    """A square texture with one centred label (the 4-3-2-1 tiles)."""
+    tex = np.zeros((128, 128, 3), np.uint8)
+    tex[:] = bgr
+    (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, 2.4, 6)
+    org = ((128 - tw) // 2, (128 + th) // 2)
+    cv2.putText(tex, text, org, cv2.FONT_HERSHEY_SIMPLEX, 2.4, ink, 6, cv2.LINE_AA)
+    return tex
+
+
+def _clutter_item(
+    kind: str, p: np.ndarray, art: artmod.PieceArt, suit: str, rng: np.random.Generator
+) -> Solid:
+    """One thing that lies beside a board, at ``p`` (mm)."""
+    at = (float(p[0]), float(p[1]))
+    if kind == "die":
+        tex = artmod.die_face(art, suit, int(rng.integers(0, 6)))
+        col = np.asarray(art.suit_bgr[suit] if art.name != "french" else (235, 235, 235)) / 255
+        return Box(at, (DIE_MM, DIE_MM), DIE_MM, tuple(col), float(rng.uniform(0, 90)), 1.5, tex,
+                   gloss=0.3)  # fmt: skip
+    if kind == "tile":  # one of the 4-3-2-1 action-point tiles
+        v = int(rng.integers(1, 5))
+        tex = _label_texture(art.tile_bgr, "A" if v == 1 else str(v))
+        col = tuple(np.asarray(art.tile_bgr) / 300)
+        return Box(at, (TILE_MM, TILE_MM), 2.5, col, float(rng.uniform(-20, 20)), 2.0, tex,
+                   gloss=0.1)  # fmt: skip
+    if kind == "coin":  # a spare coin, value side up
+        tex = artmod.coin_value_face(art, suit, int(rng.integers(0, 6)))
+        edge = tuple(np.asarray(art.coin_edge_bgr) / 255)
+        return Disc(at, COIN_DIAMETER_MM / 2, COIN_THICKNESS_MM, edge, tex,
+                    float(rng.uniform(0, 360)), gloss=art.coin_gloss)  # fmt: skip
+    if kind == "pencil":
+        return Box(at, (150, 7), 7, (0.1, 0.75, 0.95), float(rng.uniform(0, 180)), 3.0, gloss=0.2)
+    if kind == "mug":  # tall: near the frame edge it leans far out, as in a real photo
+        mug = tuple(int(v) for v in rng.integers(40, 230, 3))
+        tex = np.zeros((128, 128, 3), np.uint8)
+        tex[:] = mug
+        cv2.circle(tex, (64, 64), 54, (20, 40, 60), -1, cv2.LINE_AA)
+        return Revolved(at, [(0, 33), (3, 36), (90, 40), (95, 40)], tuple(np.asarray(mug) / 255),
+                        tex, gloss=0.5, step_mm=10.0)  # fmt: skip
+    # a phone, screen up
+    tex = np.full((160, 80, 3), 25, np.uint8)
+    tex[6:-6, 4:-4] = (45, 35, 30)
+    return Box(at, (72, 150), 8, (0.15, 0.15, 0.17), float(rng.uniform(0, 180)), 8.0, tex,
+               gloss=0.6)  # fmt: skip
+
+
+_CLUTTER_RADIUS = {"die": 10, "tile": 37, "coin": 11, "pencil": 50, "mug": 45, "phone": 80}
+
+
 def _clutter(
     rig: Rig, level: float, rng: np.random.Generator, board_suits: Sequence[str]
 ) -> list[Solid]:
@@ -695,11 +745,10 @@ def _clutter(
     art = artmod.ART[rig.art]
     corners = rig.layout.board_corners()
     lo, hi = corners.min(0), corners.max(0)
-    n = round(level * 8)
-    solids: list[Solid] = []
     placed: list[tuple[np.ndarray, float]] = []
 
     def spot(radius: float) -> np.ndarray | None:
+        """A free place 12-90 mm off a board edge, or None."""
         for _ in range(30):
             side = int(rng.integers(4))
             dist = rng.uniform(12, 90) + radius
@@ -716,123 +765,12 @@ def _clutter(
         return None
 
     kinds = ["die", "die", "tile", "coin", "coin", "pencil", "mug", "phone", "tile", "die"]
-    for kind in list(rng.permutation(kinds))[:n]:
+    solids: list[Solid] = []
+    for kind in list(rng.permutation(kinds))[: round(level * 8)]:
         suit = str(rng.choice(board_suits or SUITS))
-        if kind == "die":
-            p = spot(10)
-            if p is None:
-                continue
-            tex = artmod.die_face(art, suit, int(rng.integers(0, 6)))
-            col = np.asarray(art.suit_bgr[suit] if art.name != "french" else (235, 235, 235)) / 255
-            solids.append(
-                Box(
-                    tuple(p),
-                    (DIE_MM, DIE_MM),
-                    DIE_MM,
-                    tuple(col),
-                    float(rng.uniform(0, 90)),
-                    1.5,
-                    tex,
-                    gloss=0.3,
-                    step_mm=3.0,
-                )
-            )
-        elif kind == "tile":
-            p = spot(37)
-            if p is None:
-                continue
-            tex = np.zeros((128, 128, 3), np.uint8)
-            tex[:] = art.tile_bgr
-            v = int(rng.integers(1, 5))
-            label = "A" if v == 1 else str(v)
-            (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, 2.4, 6)
-            org = ((128 - tw) // 2, (128 + th) // 2)
-            cv2.putText(
-                tex, label, org, cv2.FONT_HERSHEY_SIMPLEX, 2.4, (30, 30, 30), 6, cv2.LINE_AA
-            )
-            solids.append(
-                Box(
-                    tuple(p),
-                    (TILE_MM, TILE_MM),
-                    2.5,
-                    tuple(np.asarray(art.tile_bgr) / 300),
-                    float(rng.uniform(-20, 20)),
-                    2.0,
-                    tex,
-                    gloss=0.1,
-                    step_mm=1.0,
-                )
-            )
-        elif kind == "coin":
-            p = spot(11)
-            if p is None:
-                continue
-            tex = artmod.coin_value_face(art, suit, int(rng.integers(0, 6)))
-            r = COIN_DIAMETER_MM / 2
-            solids.append(
-                Disc(
-                    tuple(p),
-                    r,
-                    COIN_THICKNESS_MM,
-                    tuple(np.asarray(art.coin_edge_bgr) / 255),
-                    tex,
-                    float(rng.uniform(0, 360)),
-                    gloss=art.coin_gloss,
-                )
-            )
-        elif kind == "pencil":
-            p = spot(50)
-            if p is None:
-                continue
-            solids.append(
-                Box(
-                    tuple(p),
-                    (150, 7),
-                    7,
-                    (0.1, 0.75, 0.95),
-                    float(rng.uniform(0, 180)),
-                    3.0,
-                    gloss=0.2,
-                    step_mm=3.5,
-                )
-            )
-        elif kind == "mug":
-            p = spot(45)
-            if p is None:
-                continue
-            tex = np.zeros((128, 128, 3), np.uint8)
-            mug = tuple(int(v) for v in rng.integers(40, 230, 3))
-            tex[:] = mug
-            cv2.circle(tex, (64, 64), 54, (20, 40, 60), -1, cv2.LINE_AA)
-            solids.append(
-                Revolved(
-                    tuple(p),
-                    [(0, 33), (3, 36), (90, 40), (95, 40)],
-                    tuple(np.asarray(mug) / 255),
-                    tex,
-                    gloss=0.5,
-                    step_mm=10.0,
-                )
-            )
-        elif kind == "phone":
-            p = spot(80)
-            if p is None:
-                continue
-            tex = np.full((160, 80, 3), 25, np.uint8)
-            tex[6:-6, 4:-4] = (45, 35, 30)
-            solids.append(
-                Box(
-                    tuple(p),
-                    (72, 150),
-                    8,
-                    (0.15, 0.15, 0.17),
-                    float(rng.uniform(0, 180)),
-                    8.0,
-                    tex,
-                    gloss=0.6,
-                    step_mm=4.0,
-                )
-            )
+        p = spot(_CLUTTER_RADIUS[str(kind)])
+        if p is not None:
+            solids.append(_clutter_item(str(kind), p, art, suit, rng))
     return solids
 
 
