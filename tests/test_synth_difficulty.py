@@ -100,11 +100,18 @@ def test_light_makes_it_uneven():
     assert ratio[m].std() > 0.05
 
 
-def test_glare_washes_out_part_of_the_board():
+def test_glare_washes_out_part_of_the_board_and_says_where():
     lo, hi = _pair("glare")
     m = _board(lo)
     bright = [(_gray(s)[m] > 240).sum() for s in (lo, hi)]
     assert bright[1] > bright[0] + 500
+    assert lo.truth["synth"]["washed_out_cells"] == []
+    washed = hi.truth["synth"]["washed_out_cells"]
+    assert washed
+    g = _gray(hi)
+    for cell in washed:
+        x, y = np.round(hi.truth["synth"]["cell_centers_px"][cell]).astype(int)
+        assert g[max(y - 3, 0) : y + 4, max(x - 3, 0) : x + 4].mean() > 200
 
 
 def test_occlusion_puts_a_hand_over_cells_and_says_which():

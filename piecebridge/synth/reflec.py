@@ -924,19 +924,25 @@ def render_shot(
 def _synth_truth(
     photo: Photo, rig: Rig, levels: Mapping[str, float], where: Mapping[str, tuple]
 ) -> dict:
+    """The ``"synth"`` member: geometry in the image and the cells nobody could read."""
     lay = rig.layout
     t = lay.thickness_mm
     corners = photo.project(np.column_stack([lay.board_corners(), np.full(4, t)]))
-    centers = {c: photo.project([(*lay.cell_center(c), t)])[0] for c in ALL_CELLS}
-    occluded = []
+    grid = np.concatenate([lay.cell_points(c) for c in ALL_CELLS])  # 25 points per cell
+    centers = photo.project(
+        np.column_stack([np.array([lay.cell_center(c) for c in ALL_CELLS]), np.full(64, t)])
+    )
     h, w = photo.occlusion.shape
-    if photo.occlusion.any():
-        for cell in ALL_CELLS:
-            p = photo.project(np.column_stack([lay.cell_points(cell), np.full(25, t)]))
-            xi = np.clip(np.round(p[:, 0]).astype(int), 0, w - 1)
-            yi = np.clip(np.round(p[:, 1]).astype(int), 0, h - 1)
-            if photo.occlusion[yi, xi].mean() >= 0.25:
-                occluded.append(cell)
+    p = photo.project(np.column_stack([grid, np.full(len(grid), t)]))
+    inside = (p[:, 0] >= 0) & (p[:, 0] <= w - 1) & (p[:, 1] >= 0) & (p[:, 1] <= h - 1)
+    xi = np.clip(np.round(p[:, 0]).astype(int), 0, w - 1)
+    yi = np.clip(np.round(p[:, 1]).astype(int), 0, h - 1)
+    # a hand over a quarter of the cell, or glare burning out 40% of it: unreadable
+    cover = np.where(inside, photo.occlusion[yi, xi], 0.0).reshape(64, -1).mean(1)
+    burnt = np.where(inside, photo.image[yi, xi].min(1) >= 245, False).reshape(64, -1).mean(1)
+    occluded = [c for c, v in zip(ALL_CELLS, cover, strict=True) if v >= 0.25]
+    washed = [c for c, v in zip(ALL_CELLS, burnt, strict=True) if v >= 0.4 and c not in occluded]
+    centers = dict(zip(ALL_CELLS, centers, strict=True))
     cam = photo.camera
     return {
         "art": rig.art,
@@ -946,6 +952,7 @@ def _synth_truth(
         "board_corners_px": [[round(float(v), 3) for v in p] for p in corners],
         "cell_centers_px": {c: [round(float(v), 3) for v in p] for c, p in centers.items()},
         "occluded_cells": occluded,
+        "washed_out_cells": washed,
         # image position of each piece's base centre and top centre (pawns lean: they differ)
         "pieces_px": {
             cell: {
