@@ -74,3 +74,30 @@ def test_without_setup_default_colours_never_guess_wrong():
     pawns = {c for c, v in want.items() if v[0] == "pawn"}
     assert pawns and all(got.get(c) == want[c] for c in pawns)
     assert unknown <= set(want)  # it declines only where there is a piece to read
+
+
+def test_see_with_camera_calibration_undistorts_first(tmp_path, capsys):
+    import json
+
+    import cv2
+
+    from piecebridge.cli import main
+
+    d = reflec.Difficulty.sweep("lens", 1.0)
+    shot = reflec.sample("tune", 2, d, art="classic", image_size=SIZE)
+    cam = shot.truth["synth"]["camera"]
+    yaml = tmp_path / "cam.yaml"
+    fs = cv2.FileStorage(str(yaml), cv2.FILE_STORAGE_WRITE)
+    fs.write("camera_matrix", np.array(cam["camera_matrix"], np.float64))
+    fs.write("distortion_coefficients", np.array([cam["distortion_coefficients"]], np.float64))
+    fs.write("image_width", SIZE[0])
+    fs.write("image_height", SIZE[1])
+    fs.write("rms", 0.1)
+    fs.release()
+    img = tmp_path / "shot.png"
+    cv2.imwrite(str(img), shot.image)
+    assert main(["see", str(img), "--camera-calibration", str(yaml), "--json"]) == 0
+    board = json.loads(capsys.readouterr().out)
+    wrong, _ = errors(board, shot.truth)
+    assert wrong == []
+    assert main(["see", str(img), "--camera-calibration", str(tmp_path / "nope.yaml")]) == 1

@@ -89,12 +89,15 @@ class BoardReader:
     """Reads frames of one camera. Keeps the board pose between frames.
 
     ``setup`` is a :class:`piecebridge.calibration.board.BoardSetup` (or None for default
-    colours and north = top of the image). ``camera_calibration`` is an undistorter with
-    ``__call__(frame)`` (see :mod:`piecebridge.calibration.camera`) or None.
+    colours and north = top of the image). ``camera_calibration`` is a camera YAML path, an
+    undistorter (``__call__(frame)``, see :mod:`piecebridge.calibration.camera`) or None;
+    frames are undistorted once each, with precomputed maps.
     """
 
     def __init__(self, setup: Any = None, camera_calibration: Any = None) -> None:
         self.setup = setup
+        if isinstance(camera_calibration, str | os.PathLike):
+            camera_calibration = load_undistorter(camera_calibration)
         self.undistort = camera_calibration
         self.looks: PieceLooks = setup.looks if setup is not None else PieceLooks.default()
         self.pose: BoardPose | None = None if setup is None else setup.pose
@@ -209,4 +212,5 @@ def load_undistorter(path: str | os.PathLike | None) -> Any:
         from piecebridge.calibration.camera import load_camera_calibration
     except ImportError:  # pragma: no cover - only while the camera module is missing
         raise UserError("camera calibration support is not installed") from None
-    return load_camera_calibration(path).undistorter()
+    # alpha=1 keeps every source pixel: undistorting must not push the board out of view.
+    return load_camera_calibration(path).undistorter(alpha=1.0)
