@@ -118,3 +118,26 @@ def test_short_clip_resumed_on_the_firmware_in_simavr(tmp_path):
     assert is_grey(last.cell("b4"))  # moons are out: their coin is neutral
     assert last.cell("b8") == (0, 0, 0)
     assert last.cell("a2")[0] > 0 and last.cell("a2")[1] == 0  # the suns laser moved to a2
+
+
+@pytest.mark.parametrize("name", ["illegal", "linger", "bump"])
+def test_scripted_recordings_through_vision(name, tmp_path):
+    """Illegal move: flagged with its cells, then cleared when put back. Lingering hand:
+    never a state, nothing flagged. Bumped camera: re-locked, the game goes on."""
+    folder = RECORDINGS / name
+    manifest = json.loads((folder / "recording.json").read_text())
+    opts = SessionOptions(
+        source=str(folder), display="none", speed=0.0, quiet=True, png=None,
+        log=str(tmp_path / "game.jsonl"),
+    )  # fmt: skip
+    result = run_session(opts)
+    want = manifest["expected"]
+    assert truth.segments(result.judge.actions) == truth.segments(want["actions"])
+    kinds = [e.kind for e in result.stats.events]
+    flags = [sorted(e.cells) for e in result.stats.events if e.kind == "flagged"]
+    assert flags == [f["cells"] for f in want["flags"]]
+    if name == "illegal":
+        assert kinds.index("cleared") > kinds.index("flagged")
+    if name == "bump":
+        assert result.stats.moved >= 1
+        assert any(e.text == "re-locked: the board reads as before" for e in result.stats.events)

@@ -73,6 +73,7 @@ class Referee:
         self._display_ok: bool | None = None
         self._board_seen = True
         self._last: tuple[dict, list[str]] | None = None
+        self._relocked = False
         self.stopped = False
         #: called with each batch of events after the display was told (tests, benchmarks)
         self.observers: list[Any] = []
@@ -149,6 +150,7 @@ class Referee:
             self._say(Event("info", "board found again", t=frame.t))
         if moved and self.stats.frames > 1:
             self.stats.moved += 1
+            self._relocked = True
             self._say(Event("warn", "the camera or the board moved: re-locked on the board; "
                             "checking it still reads as before", t=frame.t))  # fmt: skip
         track = self.tracker.feed(board, unknown, frame.t, motion, moved)
@@ -161,6 +163,10 @@ class Referee:
         before = self.presenter.commands
         events = self.judge.observe(commit.board, commit.unknown, frame.t)
         self._show(events)
+        if self._relocked:
+            self._relocked = False
+            if not events and not self.judge.flag:
+                self._say(Event("info", "re-locked: the board reads as before", t=frame.t))
         if self.presenter.commands > before:
             self.stats.latency_ms.append((self.presenter.last_command_at - arrived) * 1e3)
 

@@ -277,8 +277,8 @@ def _rig(size: tuple[int, int]):
 
 def _bumped(rig):
     cam = rig.camera
-    target = (cam.target_mm[0] + 9.0, cam.target_mm[1] - 6.0)
-    return rig.replace(camera=cam.replace(yaw_deg=cam.yaw_deg + 2.5, target_mm=target))
+    target = (cam.target_mm[0] + 6.0, cam.target_mm[1] + 5.0)  # the board stays in view
+    return rig.replace(camera=cam.replace(yaw_deg=cam.yaw_deg + 2.0, target_mm=target))
 
 
 def render_script(
@@ -370,6 +370,22 @@ def _render(m: Moment, rig, levels: dict, seed: int, index: int):
     )
 
 
+def _existing_scenes(folder: Path, script: Script) -> dict[str, str]:
+    """Scene -> file of a recording rendered earlier from ``script`` (frames match moments)."""
+    path = folder / "recording.json"
+    if not path.is_file():
+        return {}
+    manifest = json.loads(path.read_text())
+    out = {}
+    for m, frame in zip(script.moments, manifest["frames"], strict=False):
+        if not frame["file"].startswith("../"):
+            key = json.dumps([m.board, m.hand, m.bumped], sort_keys=True)
+            out[key] = f"{folder.name}/{frame['file']}"
+    if not manifest["calibration"].startswith("../"):
+        out["calibration"] = f"{folder.name}/{manifest['calibration']}"
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("names", nargs="*", help=f"scripts to render ({', '.join(SCRIPTS)})")
@@ -378,6 +394,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     names = list(SCRIPTS) if args.all else (args.names or ["demo"])
     shared: dict[str, str] = {}  # later recordings reuse the demo's frames of equal scenes
+    for name in SCRIPTS:
+        if name not in names:  # already rendered: share its frames
+            shared.update(_existing_scenes(Path(args.out) / name, SCRIPTS[name]()))
     for name in names:
         print(f"{name}:")
         render_script(SCRIPTS[name](), Path(args.out) / name, shared=shared)
