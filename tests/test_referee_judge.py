@@ -319,3 +319,83 @@ def test_buttons_aim_then_fire_and_end_the_turn():
     fired = ref.button("end_turn", 0.1)
     assert fired[0].kind == "fired"
     assert ref.command("end", 0.2)[0].text.startswith("cannot end the turn: first take")
+
+
+# --------------------------------------------------------------------------- bad situations
+
+
+def test_players_confirm_a_misread_and_the_game_goes_on():
+    state = play_state(board("S a1", "M h8", "Sn c4", "Mn f6"), tile_points=3, dice=(2, 2))
+    ref = Referee(Judge(state), None, open_display_none(), TerminalView(quiet=True))
+    misread = as_json(board("S a1", "M h8", "Sn c4", "Cn f6"))  # moons coin read as crowns
+    assert [e.kind for e in ref.judge.observe(misread, [])] == ["flagged"]
+    assert ref.button("end_turn", 1.0)[0].text.startswith("press end turn again")
+    assert [e.kind for e in ref.button("end_turn", 2.0)] == ["cleared"]
+    # the same misread is now the referee's moons coin; a real move is still judged
+    assert ref.judge.observe(misread, []) == []
+    moved = as_json(board("S a1", "M h8", "Sn c5", "Cn f6"))
+    assert [e.kind for e in ref.judge.observe(moved, [])] == ["accepted"]
+    assert [str(a) for a in ref.judge.pending] == ["move c4 c5 north"]
+
+
+class FlakyCapture:
+    """A camera that delivers ``n`` frames, then is unplugged."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def isOpened(self) -> bool:  # noqa: N802 - OpenCV's spelling
+        return True
+
+    def read(self):
+        if self.n <= 0:
+            return False, None
+        self.n -= 1
+        return True, np.zeros((4, 4, 3), np.uint8)
+
+    def release(self) -> None:
+        pass
+
+
+def test_camera_unplugged_is_retried_and_the_game_kept():
+    from piecebridge.referee.sources import LiveSource
+
+    opened = []
+
+    def opener(spec):
+        opened.append(spec)
+        return FlakyCapture(3) if len(opened) in (1, 3) else None  # away once, then back
+
+    source = LiveSource(0, retry_s=0.05, opener=opener)
+    seen = []
+    for frame in source:
+        seen.append("lost" if frame.lost else "frame")
+        if len(opened) >= 3 and seen[-1] == "frame" and "lost" in seen:
+            break
+    source.close()
+    assert "lost" in seen and seen[-1] == "frame"
+
+    state = play_state(board("S a1", "M h8"), tile_points=3, dice=(2, 2))
+    ref = Referee(Judge(state), None, open_display_none(), TerminalView(quiet=True))
+    ref.step(Frame(1.0, None, lost=True))
+    ref.step(Frame(1.5, None, lost=True))
+    texts = [e.text for e in ref.stats.events]
+    assert texts == ["camera lost: retrying; the game is kept"]
+    assert ref.judge.state == state
+
+
+def test_display_unplugged_and_back_is_reported():
+    state = play_state(board("S a1", "M h8"), tile_points=3, dice=(2, 2))
+    display = open_display_none()
+    ref = Referee(Judge(state), None, display, TerminalView(quiet=True))
+    display._synced = True
+    ref.poll(0.0)
+    display._synced = False
+    ref.poll(1.0)
+    display._synced = True
+    ref.poll(2.0)
+    texts = [e.text for e in ref.stats.events]
+    assert texts == [
+        "display unplugged: refereeing goes on in the terminal",
+        "display back: picture resent",
+    ]

@@ -12,6 +12,7 @@ import sys
 from rich.console import Console
 
 from piecebridge.calibration.camera import add_camera_calibration_argument, undistorter_from_args
+from piecebridge.errors import UserError
 from piecebridge.referee.session import SessionOptions, run_session
 
 
@@ -28,6 +29,7 @@ def register(cli) -> None:
         help="camera number (0), video file, rtsp:// or http:// URL, folder of frames, or a "
         "recording folder; default: the bundled demo recording",
     )
+    p.add_argument("--camera", type=int, metavar="N", help="camera number (same as SOURCE N)")
     p.add_argument(
         "--setup", metavar="SETUP.json", help="board setup (piecebridge calibrate board)"
     )
@@ -55,13 +57,17 @@ def register(cli) -> None:
     p.add_argument("--hold", type=float, default=0.5, help="seconds of stillness to commit a view")
     p.add_argument("--fps", type=float, default=4.0, help="frame rate of a folder of frames")
     p.add_argument("--png", metavar="FILE.png", help="where to write the final display picture")
-    p.add_argument("--plain", action="store_true", help="one line per event, no live panel")
+    p.add_argument("--live", action="store_true", help="a live panel instead of event lines")
     p.add_argument("--quiet", action="store_true", help="print only the summary")
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     console = Console(highlight=False)
+    if args.camera is not None:
+        if args.source is not None:
+            raise UserError("give either SOURCE or --camera, not both")
+        args.source = str(args.camera)
     recording = args.source is None
     display = args.display or ("sim" if recording or _is_recording(args.source) else "auto")
     live_input = not recording and sys.stdin.isatty()
@@ -75,14 +81,14 @@ def run(args: argparse.Namespace) -> int:
         players=args.players,
         speed=2.0 if args.speed is None else args.speed,
         hold=args.hold,
-        live=False,
+        live=args.live and sys.stdout.isatty(),
         quiet=args.quiet,
         png=args.png or "",
         fps=args.fps,
         commands=live_input,
     )
     if live_input and not args.quiet:
-        console.print("[dim]type: aim DIR | fire [CELL] DIR | end | quit  (then Enter)")
+        console.print("[dim]type: aim DIR | fire [CELL] DIR | end | ok | quit  (then Enter)")
     result = run_session(opts, console)
     _summary(console, result)
     return 0

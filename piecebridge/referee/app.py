@@ -7,7 +7,10 @@ camera, the board or the display goes away, and takes button presses from the di
 * a direction button aims the current player's laser (the path is shown in amber; with two
   lasers, the same direction again switches laser); ``end_turn`` then fires it;
 * ``end_turn`` with nothing aimed ends the turn;
-* terminal lines: ``fire east``, ``fire a1 east``, ``aim east``, ``end``, ``quit``.
+* ``end_turn`` twice while a change is flagged: the players confirm the referee's board
+  (the camera misread those cells);
+* terminal lines: ``fire east``, ``fire a1 east``, ``aim east``, ``end``, ``ok`` (confirm),
+  ``quit``.
 
 >>> from piecebridge.rules import reflec
 >>> ref = Referee.for_test(reflec.new_game(["suns", "moons"]))
@@ -74,6 +77,7 @@ class Referee:
         self._board_seen = True
         self._last: tuple[dict, list[str]] | None = None
         self._relocked = False
+        self._confirm_at: float | None = None
         self.stopped = False
         #: called with each batch of events after the display was told (tests, benchmarks)
         self.observers: list[Any] = []
@@ -211,6 +215,14 @@ class Referee:
         if name in DIRECTIONS:
             return self._aim(name, t)
         if name == "end_turn":
+            if self.judge.flag is not None:
+                # twice within 5 s: the players confirm the referee's board (a misread)
+                if self._confirm_at is not None and t - self._confirm_at <= 5.0:
+                    self._confirm_at = None
+                    return self.judge.confirm(t)
+                self._confirm_at = t
+                return [Event("info", "press end turn again to confirm the referee's board "
+                              "(the camera misread), or put the board right", t=t)]  # fmt: skip
             if self.aim is not None:
                 direction, laser = self.aim
                 self.aim = None
@@ -248,12 +260,14 @@ class Referee:
             return [Event("info", "stopping (the log can be resumed)", t=t)]
         if words[0] == "end":
             return self.judge.end_turn(t)
+        if words[0] in ("ok", "confirm"):
+            return self.judge.confirm(t)
         if words[0] == "aim" and len(words) == 2 and words[1] in DIRECTIONS:
             return self._aim(words[1], t)
         if words[0] == "fire" and len(words) in (2, 3) and words[-1] in DIRECTIONS:
             self.aim = None
             return self.judge.fire(words[-1], words[1] if len(words) == 3 else None, t)
-        return [Event("info", f"unknown command {line.strip()!r} (fire DIR, end, quit)", t=t)]
+        return [Event("info", f"unknown command {line.strip()!r} (fire DIR, end, ok, quit)", t=t)]
 
     def start_terminal_input(self) -> None:
         """Read typed commands from stdin in a thread (only for a terminal)."""
@@ -274,6 +288,7 @@ class Referee:
             self._say(e)
         for observer in self.observers:
             observer(self, events)
+        self.view.update(self.judge, "")
 
     def _say(self, event: Event) -> None:
         self.stats.events.append(event)

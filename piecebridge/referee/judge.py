@@ -62,6 +62,7 @@ class Event:
 class Flag:
     reason: str
     cells: list[str]
+    seen: Board | None = None  # the view that was flagged
 
 
 def _names(cells: Any) -> list[str]:
@@ -82,6 +83,8 @@ class Judge:
         self.unsure: list[str] = []
         self._removal_board = state.board
         self.frame: int | None = None  # the source's frame index, for the log
+        #: cell -> (what the camera shows, what it means): misreads the players confirmed
+        self.aliases: dict[int, tuple[Any, Any]] = {}
 
     # ---- resume ----
 
@@ -284,6 +287,12 @@ class Judge:
                 pieces[cell] = expected.squares[cell]
             else:
                 pieces.pop(cell, None)
+        # Cells the players confirmed as misread: that look means the expected piece.
+        for cell, (shown, meant) in list(self.aliases.items()):
+            if expected.squares[cell] != meant:
+                del self.aliases[cell]  # the piece there changed since: the alias is stale
+            elif pieces.get(cell) == shown:
+                pieces[cell] = meant
         return Board.from_pieces(pieces)
 
     def _observe_drop(self, seen: Board, unknown: list[str], t: float) -> list[Event]:
@@ -354,9 +363,25 @@ class Judge:
             cells = [
                 CELL_NAMES[c] for c in range(64) if seen.squares[c] != self.state.board.squares[c]
             ]
-        self.flag = Flag(reason, sorted(cells))
+        self.flag = Flag(reason, sorted(cells), seen)
         self._note(flag=reason, cells=self.flag.cells)
         return Event("flagged", reason[0].upper() + reason[1:] + ".", self.flag.cells, t=t)
+
+    def confirm(self, t: float = 0.0) -> list[Event]:
+        """The players confirm the referee's board over a flagged view (the camera misread):
+        the flagged look of those cells is taken to mean what the referee expects there.
+        """
+        if self.flag is None or self.flag.seen is None:
+            return [Event("info", "nothing to confirm", t=t)]
+        expected, seen = self.expected_board(), self.flag.seen
+        cells = [c for c in range(64) if seen.squares[c] != expected.squares[c]]
+        for c in cells:
+            self.aliases[c] = (seen.squares[c], expected.squares[c])
+        names = [CELL_NAMES[c] for c in cells]
+        self.flag = None
+        self._note(confirmed=names)
+        return [Event("cleared", f"confirmed by the players: {_cells_text(names)} read as "
+                      "the referee's board (a misread)", names, t=t)]  # fmt: skip
 
     # ---- buttons ----
 
