@@ -1,1 +1,28 @@
-"""The live referee (see piecebridge.referee.app)."""
+"""The live referee: a camera watches a Reflec game, the rules engine judges it, the
+referee display shows the verdicts.
+
+``piecebridge referee`` with no arguments replays the bundled recording of a short scripted
+game (``fixtures/recordings/demo``) on the simulated display. The parts, in the order a frame
+goes through them:
+
+* :mod:`.sources` — frames from a camera, a video file, an RTSP/HTTP stream, a folder of
+  images or a recording (``open_source(spec)``); live sources keep only the newest frame and
+  retry when the device goes away.
+* :mod:`piecebridge.vision.reader` — ``BoardReader.read(frame)`` gives a ``reflec-board/1``
+  view with confidences and ``unknown`` cells.
+* :mod:`.tracker` — ``StableTracker.feed(...)`` commits a view only when it has been still and
+  unobstructed for ``hold_s`` seconds (a hand, a blur or a half-moved piece never commits).
+* :mod:`.judge` — ``Judge.observe(board, unknown)`` explains each committed view with the rules
+  engine (cheapest legal actions since the turn began or the last shot), charges the points,
+  flags impossible changes in one sentence; ``fire``, ``end_turn``, ``confirm``.
+* :mod:`.gamelog` — the append-only, fsync'd JSONL game log (replayable with
+  ``piecebridge reflec check``) and ``read_log`` for ``--resume``.
+* :mod:`.view` — the display presenter (board, status strip, beam, blinking) and the terminal.
+* :mod:`.app` — :class:`~piecebridge.referee.app.Referee`, the loop that joins them, with the
+  display's buttons and typed commands; :mod:`.session` sets one up from options.
+* :mod:`.record_demo` — the scripted games and their rendering into recordings.
+
+>>> from piecebridge.referee.session import SessionOptions
+>>> SessionOptions().display
+'sim'
+"""
