@@ -207,7 +207,22 @@ class PieceLooks:
     # ------------------------------------------------------------------ templates
 
     def templates(self) -> tuple[np.ndarray, list[tuple[str, str, str | None]]]:
-        """Unit template matrix (D, K) and the label of each column."""
+        """Unit template matrix (D, K) and the label of each column (made once)."""
+        key = id(self.coins), id(self.pawns)
+        cached = self.extra.get("templates")
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        made = self._templates()
+        self.extra["templates"] = (key, made)
+        return made
+
+    def turned_faces(self) -> dict[str, np.ndarray]:
+        """Each suit's fine coin look in the four facings (4, C, C, 3), made once."""
+        if "turned" not in self.extra:
+            self.extra["turned"] = {s: np.asarray(_turned(f)) for s, f in self.faces.items()}
+        return self.extra["turned"]
+
+    def _templates(self) -> tuple[np.ndarray, list[tuple[str, str, str | None]]]:
         cols, labels = [], []
         for suit, t in self.coins.items():
             for facing in FACINGS:
@@ -271,6 +286,7 @@ class BoardViews:
     tile_ab: np.ndarray
     crops: np.ndarray  # (64, shifts, CROP, CROP, 3) at PX
     rel_lo: np.ndarray  # Lab relative to the tile chroma, at PX
+    light: np.ndarray  # lightness at FACE_PX, uint8 (lines, lock check, motion)
 
 
 def board_views(rect_hi: np.ndarray) -> BoardViews:
@@ -280,8 +296,10 @@ def board_views(rect_hi: np.ndarray) -> BoardViews:
     lab, tile_ab = board_lab(rect_lo)
     rel_lo = relative_lab(lab, tile_ab)
     crops = raw_crops(lab, tile_ab, rel_lo)
-    lab_hi = cv2.cvtColor(rect_hi, cv2.COLOR_BGR2LAB).astype(np.float32)
-    return BoardViews(relative_lab(lab_hi, tile_ab), tile_ab, crops, rel_lo)
+    lab_hi = cv2.cvtColor(rect_hi, cv2.COLOR_BGR2LAB)
+    light = lab_hi[..., 0].copy()
+    rel_hi = relative_lab(lab_hi.astype(np.float32), tile_ab)
+    return BoardViews(rel_hi, tile_ab, crops, rel_lo, light)
 
 
 def _disc(size: int, radius: float) -> np.ndarray:
@@ -366,9 +384,8 @@ def measure(views: BoardViews, looks: PieceLooks) -> list[CellDecision]:
     desc = _unit(crops.reshape(crops.shape[0], crops.shape[1], -1))
     all_sims = desc @ T  # (64, shifts, K)
     sims = all_sims.max(axis=1)  # best shift per template
-    turned = {s: np.asarray(_turned(f)) for s, f in looks.faces.items()}
-    light = np.clip(views.rel_hi[..., 0], 0, 255).astype(np.uint8)
-    covered = covered_cells(hidden_fraction(light, FACE_PX, MARGIN))
+    turned = looks.turned_faces()
+    covered = covered_cells(hidden_fraction(views.light, FACE_PX, MARGIN))
     out = []
     for i, cell in enumerate(CELL_ORDER):
         d = _features(cell, ratio[i], tint[i], sims[i], labels)

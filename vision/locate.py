@@ -506,6 +506,11 @@ def find_board(bgr: np.ndarray, tile_color_lab: np.ndarray | None = None) -> Boa
         if squareness(pose.H, gray.shape) > 0.15:
             cut_off = cut_off or at_edge
             continue
+        try:
+            _check_in_frame(pose, gray.shape)
+        except BoardNotFound:
+            cut_off = True
+            continue
         pose.tile_color_lab = colour
         # The board's outer edges settle which placement is right when a whole row of
         # crosses is hidden (the seen crosses then fit two placements equally well).
@@ -514,7 +519,7 @@ def find_board(bgr: np.ndarray, tile_color_lab: np.ndarray | None = None) -> Boa
         score = pose.crosses_found + 2 * edges_ok
         if best is None or score > best_score:
             best, best_score = pose, score
-        if pose.crosses_found >= 12 and edges_ok >= 3:
+        if pose.crosses_found >= 12 and edges_ok == 4:
             break
     if not seen_any:
         raise BoardNotFound("no board in view: no tile-coloured region large enough")
@@ -524,7 +529,6 @@ def find_board(bgr: np.ndarray, tile_color_lab: np.ndarray | None = None) -> Boa
                 "board cut off by the frame edge: move the camera so all 16 tiles show"
             )
         raise BoardNotFound("no board in view: no 8x8 tile grid found")
-    _check_in_frame(best, bgr.shape)
     return best
 
 

@@ -28,7 +28,15 @@ from typing import Any
 
 import cv2
 import numpy as np
-from piecebridge.vision.cells import FACE_PX, MARGIN, CellDecision, PieceLooks, classify
+from piecebridge.vision.cells import (
+    FACE_PX,
+    MARGIN,
+    CellDecision,
+    PieceLooks,
+    board_views,
+    decide,
+    measure,
+)
 from piecebridge.vision.geometry import (
     CANONICAL_CORNERS,
     closest_turns,
@@ -114,9 +122,11 @@ class BoardReader:
             return pose.rotated(closest_turns(pose.H, self._reference))
         return pose.rotated(north_up_turns(pose.H))
 
-    def _check_lock(self, rect_bgr: np.ndarray) -> tuple[str, int, np.ndarray | None]:
-        """'ok', 'drift' or 'moved', crosses seen, and their rectified offsets."""
-        gray = cv2.cvtColor(rect_bgr, cv2.COLOR_BGR2GRAY)
+    def _check_lock(self, gray: np.ndarray) -> tuple[str, int, np.ndarray | None]:
+        """'ok', 'drift' or 'moved', crosses seen, and their rectified offsets.
+
+        ``gray`` is the board rectified by the locked pose (FACE_PX, MARGIN).
+        """
         pts, _ = find_crosses(_ridge_map(gray, FACE_PX), FACE_PX, MARGIN, search=0.3)
         expected = CROSS_CENTRES * FACE_PX + MARGIN * FACE_PX
         ok = ~np.isnan(pts[:, 0])
@@ -146,22 +156,22 @@ class BoardReader:
         if self.pose is None:
             self.pose = self.locate(frame)
             timings["locate"] = (time.perf_counter() - t0) * 1e3
-        rect = self.pose.rectify(frame, FACE_PX, MARGIN)
-        state, seen, _ = self._check_lock(rect)
+        views = board_views(self.pose.rectify(frame, FACE_PX, MARGIN))
+        state, seen, _ = self._check_lock(views.light)
         if state in ("moved", "lost"):
             self.pose = self.locate(frame)
             moved = True
-            rect = self.pose.rectify(frame, FACE_PX, MARGIN)
+            views = board_views(self.pose.rectify(frame, FACE_PX, MARGIN))
         elif state == "drift":
             gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
             pose = refine_pose(gray, self.pose, px_per_cell=32, search=0.25)
             if pose is not None:
                 self.pose = pose
-                rect = self.pose.rectify(frame, FACE_PX, MARGIN)
+                views = board_views(self.pose.rectify(frame, FACE_PX, MARGIN))
         timings["pose"] = (time.perf_counter() - t0) * 1e3
-        decisions = classify(rect, self.looks)
+        decisions = [decide(d, self.looks) for d in measure(views, self.looks)]
         timings["total"] = (time.perf_counter() - t0) * 1e3
-        small = cv2.resize(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), (54, 54), cv2.INTER_AREA)
+        small = cv2.resize(views.light, (54, 54), interpolation=cv2.INTER_AREA)
         motion = 0.0
         if self._previous is not None and not moved:
             motion = float(np.abs(small.astype(np.int16) - self._previous).mean())
