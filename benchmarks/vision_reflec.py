@@ -193,12 +193,12 @@ def tune(rigs: range, cache: Path) -> None:
                 covered = set(truth["synth"]["occluded_cells"])
                 samples.append((looks, cells, _items(truth), covered))
         grid = {
-            "min_similarity": [0.45, 0.55, 0.65, 0.75],
-            "min_margin": [0.02, 0.05],
-            "min_facing_margin": [0.1, 0.2, 0.3, 0.45],
-            "textured_ratio": [1.0, 1.5, 2.2],
-            "max_empty_tint": [8.0, 12.0, 18.0],
-            "strong_similarity": [0.75, 0.85, 0.95],
+            "min_similarity": [0.6, 0.65, 0.7],
+            "min_margin": [0.01, 0.02, 0.05],
+            "min_facing_margin": [0.15, 0.2, 0.3],
+            "textured_ratio": [1.0, 1.5, 2.0],
+            "max_empty_tint": [18.0, 25.0, 35.0],
+            "strong_similarity": [0.65, 0.75, 0.85],
         }
         best = None
         for combo in itertools.product(*grid.values()):
