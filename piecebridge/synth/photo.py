@@ -306,6 +306,10 @@ def _undistort(xd: np.ndarray, yd: np.ndarray, d: np.ndarray) -> tuple[np.ndarra
         det = j11 * j22 - j12 * j21
         x = x - (j22 * ex - j12 * ey) / det
         y = y - (-j21 * ex + j11 * ey) / det
+    # pixels no ray reaches (beyond the polynomial's range) go far away instead of NaN
+    bad = ~(np.isfinite(x) & np.isfinite(y))
+    if bad.any():
+        x, y = np.where(bad, 1e3 * np.sign(xd), x), np.where(bad, 1e3 * np.sign(yd), y)
     return x, y
 
 

@@ -538,7 +538,14 @@ def make_rig(
     f = (w / 2) / math.tan(hfov / 2)
     lens = levels.get("lens", 0.0)
     k1 = -0.3 * lens * rng.uniform(0.7, 1.0)
-    dist = (k1, -0.3 * k1 * rng.uniform(0, 1), *rng.normal(0, 0.0015 * lens, 2), 0.0)
+    k2 = -0.3 * k1 * rng.uniform(0, 1)
+    # a real lens of this field still shows every pixel: keep the image corner inside the
+    # range of the distortion polynomial (wide, square frames get a milder lens)
+    corner = math.hypot(w / 2, h / 2) / f
+    r = np.linspace(0, 3, 600)
+    while k1 < 0 and (r * (1 + k1 * r**2 + k2 * r**4)).max() < 1.1 * corner:
+        k1, k2 = k1 * 0.8, k2 * 0.8
+    dist = (k1, k2, *rng.normal(0, 0.0015 * lens, 2), 0.0)
     pick = rng.random()  # the mix: half classic, 30% french, 20% ebony
     art_name = art or ("classic" if pick < 0.5 else "french" if pick < 0.8 else "ebony")
     layout = make_layout(rng, thickness_mm={"french": 1.6}.get(art_name, 2.5))
