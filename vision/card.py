@@ -303,20 +303,31 @@ def _ink_response(img: np.ndarray, cell: int = CELL_PX) -> np.ndarray:
     return np.clip(1 - img.astype(np.float32) / np.maximum(bg.astype(np.float32), 1), 0, 1)
 
 
-def _robust_poly(x: np.ndarray, y: np.ndarray, wts: np.ndarray, deg: int = 2) -> np.ndarray:
-    """Weighted polynomial fit that drops points a pencil stroke pulled off the line."""
-    keep = wts > 0
-    coef = np.array([0.0] * deg + [float(np.median(y))])
+def _robust_quadratics(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Weighted quadratic fits ``y[i] ~ c[i] @ (x^2, x, 1)`` for every row ``i`` at once,
+    dropping points a pencil stroke pulled off the line (3 reweighting rounds).
+
+    ``x`` (n,), ``y`` and ``w`` (lines, n); returns (lines, 3) coefficients, highest
+    power first (``np.polyval`` order). A tiny ridge keeps short lines straight.
+    """
+    xc = x.mean()
+    xs = (x - xc) / max(np.ptp(x), 1.0)  # centred and scaled: a well-conditioned fit
+    a = np.stack([xs * xs, xs, np.ones_like(xs)], axis=1)  # (n, 3)
+    keep = w > 0
+    ridge = np.diag([1e-3, 1e-6, 0.0])
+    coef = np.zeros((len(y), 3))
     for _ in range(3):
-        deg_eff = (0 if keep.sum() < 2 else 1) if keep.sum() < deg + 2 else deg
-        if keep.sum() == 0:
-            break
-        c = np.polyfit(x[keep], y[keep], deg_eff, w=wts[keep])
-        coef = np.concatenate([np.zeros(deg - deg_eff), c])
-        res = np.abs(np.polyval(coef, x) - y)
-        thresh = max(1.0, 2.5 * np.median(res[keep]))
-        keep = (wts > 0) & (res <= thresh)
-    return coef
+        wk = w * keep
+        ata = np.einsum("ln,ni,nj->lij", wk, a, a) + ridge
+        aty = np.einsum("ln,ni,ln->li", wk, a, y)
+        coef = np.linalg.solve(ata + np.eye(3) * 1e-9, aty[..., None])[..., 0]
+        res = np.abs(coef @ a.T - y)
+        med = np.nanmedian(np.where(keep, res, np.nan), axis=1)
+        keep = (w > 0) & (res <= np.maximum(1.0, 2.5 * np.nan_to_num(med, nan=1.0))[:, None])
+    # Back to polynomial coefficients in the original x.
+    s = 1 / max(np.ptp(x), 1.0)
+    c2, c1, c0 = coef[:, 0] * s * s, coef[:, 1] * s, coef[:, 2]
+    return np.stack([c2, c1 - 2 * c2 * xc, c2 * xc * xc - c1 * xc + c0], axis=1)
 
 
 def _follow_lines(resp: np.ndarray, axis: int, margin_px: float, cell: int, search: float):
@@ -324,37 +335,36 @@ def _follow_lines(resp: np.ndarray, axis: int, margin_px: float, cell: int, sear
 
     Every line is searched for in each of its 10 cell-long segments (the darkest
     offset within ``search`` cells); the segment positions are then fitted robustly.
-    Returns 11 polynomial coefficient arrays giving the line's offset (rectified
+    Returns (11, 3) polynomial coefficients giving the line's offset (rectified
     pixels) as a function of the coordinate along it.
     """
     r = resp if axis == 0 else resp.T  # rows of r are scanned for horizontal lines
     starts = np.round(margin_px + (np.arange(10) + 0.15) * cell).astype(int)
     width = round(0.7 * cell)
-    cols = np.stack([r[:, a : a + width].mean(axis=1) for a in starts], axis=1)  # (H, 10)
+    csum = np.cumsum(np.pad(r, ((0, 0), (1, 0))), axis=1)
+    cols = (csum[:, starts + width] - csum[:, starts]) / width  # (H, 10) segment means
     xs = starts + width / 2
     s = round(search * cell)
     offs = np.arange(-s, s + 1)
-    fits = []
-    for i in range(11):
-        y0 = round(margin_px + i * cell)
-        rows = np.clip(y0 + offs, 0, r.shape[0] - 1)
-        prof = cols[rows]  # (2s+1, 10)
-        k = np.argmax(prof, axis=0)
-        kk = np.clip(k, 1, len(offs) - 2)
-        c = np.arange(10)
-        p0, p1, p2 = prof[kk - 1, c], prof[kk, c], prof[kk + 1, c]
-        den = p0 - 2 * p1 + p2
-        sub = np.where((den < 0) & (k == kk), 0.5 * (p0 - p2) / np.where(den < 0, den, -1), 0.0)
-        ys = y0 + offs[k] + sub
-        wts = np.maximum(prof[k, c] - np.median(prof, axis=0), 0) + 1e-6
-        fits.append(_robust_poly(xs, ys, wts))
-    return fits
+    y0 = np.round(margin_px + np.arange(11) * cell).astype(int)
+    rows = np.clip(y0[:, None] + offs[None, :], 0, r.shape[0] - 1)  # (11, 2s+1)
+    prof = cols[rows]  # (11, 2s+1, 10)
+    k = np.argmax(prof, axis=1)  # (11, 10)
+    kk = np.clip(k, 1, len(offs) - 2)
+    li, ci = np.meshgrid(np.arange(11), np.arange(10), indexing="ij")
+    p0, p1, p2 = prof[li, kk - 1, ci], prof[li, kk, ci], prof[li, kk + 1, ci]
+    den = p0 - 2 * p1 + p2
+    ok = (den < 0) & (k == kk)
+    sub = np.where(ok, 0.5 * (p0 - p2) / np.where(ok, den, -1.0), 0.0)
+    ys = y0[:, None] + offs[k] + sub
+    wts = np.maximum(prof[li, k, ci] - np.median(prof, axis=1), 0) + 1e-6
+    return _robust_quadratics(xs.astype(np.float64), ys, wts)
 
 
-def _crossings(hfits, vfits) -> np.ndarray:
+def _crossings(hfits: np.ndarray, vfits: np.ndarray) -> np.ndarray:
     """Intersections of fitted horizontal and vertical lines (rectified pixels)."""
-    h = np.array(hfits)[:, None, :]  # (11, 1, 3): y = h(x) for row line i
-    v = np.array(vfits)[None, :, :]  # (1, 11, 3): x = v(y) for column line j
+    h = np.asarray(hfits)[:, None, :]  # (11, 1, 3): y = h(x) for row line i
+    v = np.asarray(vfits)[None, :, :]  # (1, 11, 3): x = v(y) for column line j
 
     def pv(c, t):
         return (c[..., 0] * t + c[..., 1]) * t + c[..., 2]
@@ -366,7 +376,9 @@ def _crossings(hfits, vfits) -> np.ndarray:
     return np.stack([x, pv(h, x)], axis=-1)
 
 
-def refine_lattice(grey: np.ndarray, quad: np.ndarray, passes: int = 2) -> np.ndarray:
+def refine_lattice(
+    grey: np.ndarray, quad: np.ndarray, passes: int = 2, with_response: bool = False
+):
     """The 11x11 printed line crossings (photo pixels) of the grid framed by ``quad``.
 
     ``quad`` is TL, TR, BR, BL in any rotation. Each pass resamples the grid through
@@ -393,7 +405,9 @@ def refine_lattice(grey: np.ndarray, quad: np.ndarray, passes: int = 2) -> np.nd
         cross = _crossings(hf, vf)
         lattice = _lattice_to_photo(lattice, cross, cell, m)
         search = 0.25
-    return lattice
+    # ``resp`` (ink of the last pass's resampling) is close enough to the final grid
+    # for telling which way is up, which saves resampling again.
+    return (lattice, resp) if with_response else lattice
 
 
 def _lattice_to_photo(lattice: np.ndarray, pts: np.ndarray, cell: float, m: float) -> np.ndarray:
@@ -482,7 +496,9 @@ def _rotate_lattice(lattice: np.ndarray, k: int) -> np.ndarray:
     return out.copy()
 
 
-def orient_grids(grey: np.ndarray, lattices: list[np.ndarray]) -> list[GridView]:
+def orient_grids(
+    grey: np.ndarray, lattices: list[np.ndarray], responses: list[np.ndarray] | None = None
+) -> list[GridView]:
     """Turn every grid so its labels read upright, and list them left to right.
 
     Labels are printed just outside the top and left edges, so of the four turns
@@ -496,22 +512,21 @@ def orient_grids(grey: np.ndarray, lattices: list[np.ndarray]) -> list[GridView]
 
     # Give every grid the same corner order as the first (parallel grids can get
     # different ones when the card stands near 45 degrees).
-    lattices = [lattices[0]] + [
-        _rotate_lattice(
-            lat,
-            max(
-                range(4),
-                key=lambda r, lat=lat: float(
-                    top_dir(_rotate_lattice(lat, r)) @ top_dir(lattices[0])
-                ),
-            ),
+    turns = [0] + [
+        max(
+            range(4),
+            key=lambda r, lat=lat: float(top_dir(_rotate_lattice(lat, r)) @ top_dir(lattices[0])),
         )
         for lat in lattices[1:]
     ]
+    lattices = [_rotate_lattice(lat, t) for lat, t in zip(lattices, turns, strict=True)]
     sides = []
-    for lat in lattices:
-        rect = remap_grid(grey, lat)
-        sides.append(_side_ink(_ink_response(rect)))
+    for i, lat in enumerate(lattices):
+        if responses is not None:
+            resp = np.rot90(responses[i], turns[i])
+        else:
+            resp = _ink_response(remap_grid(grey, lat))
+        sides.append(_side_ink(resp))
     sides_arr = np.array(sides)  # grids x (top, right, bottom, left)
     scores = []
     for k in range(4):
@@ -603,8 +618,8 @@ def read_card(
         grey = cv2.cvtColor(grey, cv2.COLOR_BGR2GRAY)
     quads = find_grids(grey)
     t1 = time.perf_counter()
-    lattices = [refine_lattice(grey, q) for q in quads]
-    views = orient_grids(grey, lattices)
+    refined = [refine_lattice(grey, q, with_response=True) for q in quads]
+    views = orient_grids(grey, [r[0] for r in refined], [r[1] for r in refined])
     t2 = time.perf_counter()
     clf = classifier or card_cells.default_classifier()
     grids = []
