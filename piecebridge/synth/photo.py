@@ -1195,6 +1195,17 @@ def _blob_shadow_mask(
     return out
 
 
+@functools.lru_cache(maxsize=8)
+def _coarse_ground(cam: Camera, step: int) -> tuple[np.ndarray, ...]:
+    """Pixel grid every ``step`` px and the table point each sees (cached per camera)."""
+    w, h = cam.image_size
+    gx = np.arange(0, w + step, step, dtype=np.float64)
+    gy = np.arange(0, h + step, step, dtype=np.float64)
+    px, py = np.meshgrid(gx, gy)
+    ground = cam.pixel_to_table(np.column_stack([px.ravel(), py.ravel()]))
+    return px, py, ground[:, 0].reshape(px.shape), ground[:, 1].reshape(px.shape)
+
+
 def _light_field(
     cam: Camera, style: PhotoStyle, lamp: np.ndarray, rng_spots: Sequence, shape: tuple[int, int]
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -1202,12 +1213,8 @@ def _light_field(
     computed on a coarse grid and scaled up."""
     h, w = shape
     step = 16
-    gx = np.arange(0, w + step, step, dtype=np.float64)
-    gy = np.arange(0, h + step, step, dtype=np.float64)
-    px, py = np.meshgrid(gx, gy)
-    ground = cam.pixel_to_table(np.column_stack([px.ravel(), py.ravel()]))
-    gxw = ground[:, 0].reshape(px.shape)
-    gyw = ground[:, 1].reshape(px.shape)
+    px, py, gxw, gyw = _coarse_ground(cam, step)
+    gx, gy = px[0], py[:, 0]
     # lamp irradiance ~ cos(theta)/d^2, normalised at the camera target
     dx, dy = lamp[0] - gxw, lamp[1] - gyw
     d2 = dx * dx + dy * dy + lamp[2] ** 2
