@@ -60,6 +60,8 @@ class Referee:
         tracker: StableTracker | None = None,
         presser: Any = None,
         log_observations: bool = True,
+        max_fps: float = 10.0,
+        reuse_repeats: bool = True,
     ) -> None:
         self.judge = judge
         self.reader = reader
@@ -69,6 +71,12 @@ class Referee:
         self.tracker = tracker or StableTracker()
         self.presser = presser
         self.log_observations = log_observations
+        #: at most this many frames a second are read (a 30 fps camera needs no more for a
+        #: 0.5 s hold, and the CPU stays under a core); 0 = every frame
+        self.max_fps = max_fps
+        #: a recording's repeated picture reuses the last reading (same image, same answer)
+        self.reuse_repeats = reuse_repeats
+        self._last_read_t: float | None = None
         self.stats = Stats()
         self.commands: queue.Queue[str] = queue.Queue()
         self.aim: tuple[str, int] | None = None
@@ -129,9 +137,16 @@ class Referee:
             self._camera_ok = True
             self.tracker.reset()
             self._say(Event("info", "camera back: watching the board again", t=frame.t))
+        if (
+            self.max_fps
+            and self._last_read_t is not None
+            and frame.t - self._last_read_t < 1.0 / self.max_fps - 1e-9
+        ):
+            return  # within the analysis rate: this frame is dropped
+        self._last_read_t = frame.t
         arrived = time.perf_counter()
         self.stats.frames += 1
-        if frame.repeat and self._last is not None:
+        if frame.repeat and self.reuse_repeats and self._last is not None:
             # The very same picture again: nothing new to read, and nothing moved.
             board, unknown, moved, motion = (*self._last, False, 0.0)
         else:

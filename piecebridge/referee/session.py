@@ -47,6 +47,8 @@ class SessionOptions:
     fps: float = 4.0
     commands: bool = False
     observer: Any = None  # observer(referee, events) after each batch of events
+    max_fps: float = 10.0  # frames read per second at most (live sources)
+    reuse_repeats: bool = True  # recordings: a repeated picture reuses the last reading
 
 
 @dataclass
@@ -167,7 +169,16 @@ def run_session(opts: SessionOptions, console: Console | None = None) -> Session
             view.note(f"{source.description}; {what}; {judge.summary()}", "info")
         with open_referee_display(opts.display, console) as (display, presser, leds, board):
             tracker = StableTracker(hold_s=opts.hold)
-            referee = Referee(judge, reader, display, view, tracker, presser)
+            referee = Referee(
+                judge,
+                reader,
+                display,
+                view,
+                tracker,
+                presser,
+                max_fps=opts.max_fps,
+                reuse_repeats=opts.reuse_repeats,
+            )
             if opts.observer is not None:
                 referee.observers.append(opts.observer)
             if opts.commands:
