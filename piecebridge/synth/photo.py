@@ -1125,6 +1125,7 @@ class Photo:
 
     ``image`` is BGR uint8; ``occlusion`` is the float32 ``(H, W)`` coverage (0..1) of the
     occluders (hand/arm); :meth:`project` is the exact image position of world points.
+    ``extras["specular"]`` (when there is glare) is the brightness glare added per pixel (0..).
     """
 
     image: np.ndarray
@@ -1375,6 +1376,7 @@ def photograph(
         s.render(ctx)
 
     gain, glare = _light_field(camera, style, lamp, style.glare_spots, (h, w))
+    specular = None
     occlusion = np.zeros((h, w), np.float32)
     if style.shadows or occluders:
         dark = _blob_shadow_mask(camera, style.shadows, occluders, lamp, style.lamp_size_mm, (h, w))
@@ -1397,8 +1399,10 @@ def photograph(
         cv2.multiply(gain, cv2.cvtColor(keep, cv2.COLOR_GRAY2BGR), dst=gain)
     cv2.multiply(img, gain, dst=img)
     if style.glare > 0:
-        spec = cv2.cvtColor(glare * gloss, cv2.COLOR_GRAY2BGR)
-        k = np.float32(style.glare) * np.asarray(style.lamp_bgr, np.float32)
+        specular = glare * gloss
+        specular *= np.float32(style.glare)
+        spec = cv2.cvtColor(specular, cv2.COLOR_GRAY2BGR)
+        k = np.asarray(style.lamp_bgr, np.float32)
         cv2.add(img, cv2.multiply(spec, (*k.tolist(), 0.0)), dst=img)
 
     if style.defocus_sigma_px > 0:
@@ -1414,4 +1418,5 @@ def photograph(
     if style.jpeg_quality is not None:
         _, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(style.jpeg_quality)])
         out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-    return Photo(out, camera, occlusion, mm_per_px, tuple(world_origin_mm))
+    extras = {} if specular is None else {"specular": specular}
+    return Photo(out, camera, occlusion, mm_per_px, tuple(world_origin_mm), extras)

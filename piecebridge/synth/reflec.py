@@ -121,34 +121,31 @@ def calibration_board() -> dict:
 
 
 def random_board(rng: np.random.Generator, max_coins: int = 24, max_pawns: int = 4) -> dict:
-    """A legal-looking position: up to 4 pawns of different suits, up to 6 coins per suit.
+    """A legal-looking position: 2-4 players, each with a pawn and up to 6 coins of its suit.
 
-    Early-game positions (pawns in corners, few coins) and crowded mid-games are both drawn.
+    As in real games: after the drop round every player's 6 coins are down (a few lost to
+    loops); during the drop round only some are; an eliminated player's pawn is gone but its
+    coins stay on the board as neutral.  Pawns start in the corners and wander off.
     """
-    n_pawns = int(
-        rng.choice([2, 3, 4, 4, 4, 1]) if max_pawns >= 4 else rng.integers(0, max_pawns + 1)
-    )
-    n_pawns = min(n_pawns, max_pawns)
-    suits = list(rng.permutation(SUITS)[:n_pawns])
-    cells = list(rng.permutation(ALL_CELLS))
+    players = [str(s) for s in rng.permutation(SUITS)[: int(rng.choice([2, 3, 4, 4]))]]
+    out = int(rng.integers(1, len(players))) if rng.random() < 0.15 else 0  # eliminated
+    alive = players[: max(0, min(len(players) - out, max_pawns))]
+    cells = [str(c) for c in rng.permutation(ALL_CELLS)]
+    corners = [c for c in ("a1", "h1", "h8", "a8") if rng.random() < 0.4]
     pawns = []
-    corners = ["a1", "h1", "h8", "a8"]
-    for s in suits:
-        if rng.random() < 0.35 and corners:
-            c = corners.pop(int(rng.integers(len(corners))))
-            if c in cells:
-                cells.remove(c)
-        else:
-            c = cells.pop()
-            if c in corners:
-                corners.remove(c)
-        pawns.append({"cell": c, "suit": str(s)})
-    n_coins = int(min(max_coins, rng.choice([rng.integers(0, 9), rng.integers(8, 25)])))
-    coin_suits = [str(s) for s in (suits or SUITS) for _ in range(6)]
-    rng.shuffle(coin_suits)
+    for suit in alive:
+        cell = corners.pop() if corners else cells[-1]
+        cells.remove(cell)
+        pawns.append({"cell": cell, "suit": suit})
+    dropping = rng.random() < 0.3
     coins = []
-    for suit in coin_suits[:n_coins]:
-        coins.append({"cell": cells.pop(), "suit": suit, "facing": str(rng.choice(FACINGS))})
+    for suit in players:
+        n = int(rng.integers(0, 7)) if dropping else 6 - int(rng.choice([0, 0, 0, 1, 1, 2, 3]))
+        for _ in range(n):
+            if len(coins) < max_coins:
+                coins.append(
+                    {"cell": cells.pop(), "suit": suit, "facing": str(rng.choice(FACINGS))}
+                )
     return {"format": "reflec-board/1", "coins": coins, "pawns": pawns}
 
 
@@ -944,9 +941,11 @@ def _synth_truth(
     inside = (p[:, 0] >= 0) & (p[:, 0] <= w - 1) & (p[:, 1] >= 0) & (p[:, 1] <= h - 1)
     xi = np.clip(np.round(p[:, 0]).astype(int), 0, w - 1)
     yi = np.clip(np.round(p[:, 1]).astype(int), 0, h - 1)
-    # a hand over a quarter of the cell, or glare burning out 40% of it: unreadable
+    # a hand over a quarter of the cell, or glare adding 0.4 of full white on 40% of it
     cover = np.where(inside, photo.occlusion[yi, xi], 0.0).reshape(64, -1).mean(1)
-    burnt = np.where(inside, photo.image[yi, xi].min(1) >= 245, False).reshape(64, -1).mean(1)
+    spec = photo.extras.get("specular")
+    glared = spec[yi, xi] >= 0.4 if spec is not None else np.zeros(len(xi), bool)
+    burnt = np.where(inside, glared, False).reshape(64, -1).mean(1)
     occluded = [c for c, v in zip(ALL_CELLS, cover, strict=True) if v >= 0.25]
     washed = [c for c, v in zip(ALL_CELLS, burnt, strict=True) if v >= 0.4 and c not in occluded]
     centers = dict(zip(ALL_CELLS, centers, strict=True))
