@@ -1338,7 +1338,7 @@ def photograph(
     """Photograph a table scene.
 
     Args:
-        world_bgr: top-down picture of the table (BGR uint8), ``mm_per_px`` millimetres per
+        world_bgr: top-down picture of the table (BGR uint8, or float32 in 0..1), ``mm_per_px`` millimetres per
             pixel, pixel ``(0, 0)`` centred on ``world_origin_mm``.  Parts of the view outside
             it repeat its edge (reflected), so draw it a little larger than the camera footprint.
         camera: pose and lens (:class:`Camera`).
@@ -1356,7 +1356,8 @@ def photograph(
     w, h = camera.image_size
     mx, my = ground_maps(camera, mm_per_px, world_origin_mm)
     img = cv2.remap(world_bgr, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT_101)
-    img = np.multiply(img, np.float32(1 / 255), dtype=np.float32)
+    scale = 1 / 255 if world_bgr.dtype == np.uint8 else 1.0  # float rasters are 0..1
+    img = np.multiply(img, np.float32(scale), dtype=np.float32)
     gloss = np.full((h, w), style.ground_gloss, np.float32)
     for ov in overlays:
         _draw_overlay(img, gloss, camera, ov, mx, my, mm_per_px, world_origin_mm)
