@@ -1339,8 +1339,9 @@ def photograph(
 
     Args:
         world_bgr: top-down picture of the table (BGR uint8, or float32 in 0..1),
-            ``mm_per_px`` millimetres per pixel, pixel ``(0, 0)`` centred on ``world_origin_mm``.  Parts of the view outside
-            it repeat its edge (reflected), so draw it a little larger than the camera footprint.
+            ``mm_per_px`` millimetres per pixel, pixel ``(0, 0)`` centred on
+            ``world_origin_mm``.  Parts of the view outside it repeat its edge (reflected),
+            so draw it a little larger than the camera footprint.
         camera: pose and lens (:class:`Camera`).
         style: light and degradations (:class:`PhotoStyle`); default mild.
         rng: randomness for noise (and nothing else: the scene is decided by the caller).
