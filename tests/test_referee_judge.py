@@ -344,13 +344,14 @@ class FlakyCapture:
     def __init__(self, n: int) -> None:
         self.n = n
 
-    def isOpened(self) -> bool:  # noqa: N802 - OpenCV's spelling
+    def isOpened(self) -> bool:
         return True
 
-    def read(self):
-        if self.n <= 0:
-            return False, None
+    def grab(self) -> bool:
         self.n -= 1
+        return self.n >= 0
+
+    def retrieve(self):
         return True, np.zeros((4, 4, 3), np.uint8)
 
     def release(self) -> None:

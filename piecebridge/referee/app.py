@@ -60,7 +60,7 @@ class Referee:
         tracker: StableTracker | None = None,
         presser: Any = None,
         log_observations: bool = True,
-        max_fps: float = 10.0,
+        max_fps: float = 4.0,
         reuse_repeats: bool = True,
     ) -> None:
         self.judge = judge

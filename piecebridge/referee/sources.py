@@ -170,11 +170,16 @@ class LiveSource(FrameSource):
 
     live = True
 
-    def __init__(self, spec: int | str, retry_s: float = 1.0, opener=None):
+    def __init__(
+        self, spec: int | str, retry_s: float = 1.0, opener=None, max_fps: float = 0.0
+    ) -> None:
         self.spec = spec
         self.kind = "camera" if isinstance(spec, int) else "stream"
         self.description = f"camera {spec}" if isinstance(spec, int) else f"stream {spec}"
         self.retry_s = retry_s
+        #: frames decoded per second at most (0: all). The rest are only grabbed, which for
+        #: a camera skips the JPEG decode: the costliest thing after vision itself.
+        self.max_fps = max_fps
         self._open = opener or cv2.VideoCapture
         self._cond = threading.Condition()
         self._latest: tuple[float, np.ndarray] | None = None
@@ -189,8 +194,15 @@ class LiveSource(FrameSource):
         self._thread.start()
 
     def _grab(self, cap: Any) -> None:
+        last = -1e9
         while not self._stop.is_set():
-            ok, image = cap.read() if cap is not None else (False, None)
+            ok, image = False, None
+            if cap is not None and cap.grab():
+                now = time.monotonic()
+                if self.max_fps and now - last < 1.0 / self.max_fps:
+                    continue  # grabbed (the device's queue stays fresh), not decoded
+                last = now
+                ok, image = cap.retrieve()
             if ok:
                 with self._cond:
                     self._latest = (time.monotonic() - self._t0, image)
