@@ -38,7 +38,8 @@ MARGIN_CELLS = 1.5
 MARK_CLASSES = (None, "dot", "x", "o", "slash", "plus", "triangle")
 PATCH_BINS = 16  # the mark patch (1.5 cells square) is pooled to 16x16 (3 px bins)
 N_STATS = 25
-N_FEATURES = PATCH_BINS * PATCH_BINS + N_STATS
+HOG_FEATURES = 3 * 3 * 9  # stroke orientations in 3x3 half-cell blocks over the patch
+N_FEATURES = PATCH_BINS * PATCH_BINS + N_STATS + HOG_FEATURES
 MODEL_PATH = Path(__file__).with_name("card_cells_model.json")
 #: below this confidence a cell goes to ``unknown`` (tuned on the tuning split)
 DEFAULT_MIN_CONFIDENCE = 0.6
@@ -178,8 +179,47 @@ def grid_features(
             np.full(100, np.percentile(q[:, 2], 10)),
         ]
     )
-    feats[:, n2:] = stats
+    feats[:, n2 : n2 + N_STATS] = stats
+    feats[:, n2 + N_STATS :] = _hog(norm, m, cell, pad)
     return feats
+
+
+@functools.lru_cache(maxsize=4)
+def _block_index(n: int, step: int) -> np.ndarray:
+    yy, xx = np.divmod(np.arange(n * step * n * step), n * step)
+    return ((yy // step) * n + xx // step) * 9
+
+
+def _hog(norm: np.ndarray, m: int, cell: int, pad: int) -> np.ndarray:
+    """Histograms of stroke directions per cell: an X has two diagonals, a plus a
+    horizontal and a vertical, a triangle three sides, an O every direction. They
+    hardly change with pencil darkness or width, unlike raw pixels.
+
+    Gradient magnitude is binned into 9 unsigned orientations over half-cell blocks
+    of one global grid (one pass, no per-cell loop); a cell's feature is the 3x3
+    blocks covering it and ``pad`` pixels around.
+    """
+    step = cell // 2
+    x0 = m - pad
+    n = 21  # blocks of ``step`` px from x0: 10 cells x 2 + 1 for the pad
+    region = norm[x0 - 1 : x0 + n * step + 1, x0 - 1 : x0 + n * step + 1]
+    gx = cv2.Sobel(region, cv2.CV_32F, 1, 0, ksize=3)[1:-1, 1:-1]
+    gy = cv2.Sobel(region, cv2.CV_32F, 0, 1, ksize=3)[1:-1, 1:-1]
+    mag = np.sqrt(gx * gx + gy * gy).ravel()
+    ang = ((np.arctan2(gy, gx) % np.pi) * (9 / np.pi)).ravel()
+    lo = np.floor(ang).astype(np.int64)
+    frac = (ang - lo).astype(np.float32)
+    lo %= 9
+    hi = (lo + 1) % 9
+    block = _block_index(n, step)
+    hist = np.bincount(block + lo, mag * (1 - frac), minlength=n * n * 9)
+    hist += np.bincount(block + hi, mag * frac, minlength=n * n * 9)
+    hist = hist.reshape(n, n, 9) / (2 * cell)
+    out = np.zeros((10, 10, 3, 3, 9), np.float32)
+    for dy in range(3):
+        for dx in range(3):
+            out[:, :, dy, dx] = hist[dy : dy + 20 : 2, dx : dx + 20 : 2]
+    return out.reshape(100, -1)
 
 
 # ----------------------------------------------------------------------------- model
@@ -254,10 +294,45 @@ class CellClassifier:
         return cls.from_json(json.loads(Path(path).read_text()))
 
 
+@dataclass
+class Ensemble:
+    """Several :class:`CellClassifier` trained from different seeds; probabilities
+    are averaged (steadier on photos unlike the training ones than any one net)."""
+
+    members: list[CellClassifier]
+    min_confidence: float = DEFAULT_MIN_CONFIDENCE
+    info: dict | None = None
+
+    def predict(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        outs = [m.predict(x) for m in self.members]
+        return np.mean([o[0] for o in outs], axis=0), np.mean([o[1] for o in outs], axis=0)
+
+    def save(self, path: Path | str) -> None:
+        data = {
+            "format": "piecebridge-card-cells/1",
+            "n_features": N_FEATURES,
+            "min_confidence": self.min_confidence,
+            "info": self.info or {},
+            "members": [m.to_json() for m in self.members],
+        }
+        Path(path).write_text(json.dumps(data, separators=(",", ":")))
+
+
+def load_classifier(path: Path | str) -> CellClassifier | Ensemble:
+    """A saved :class:`CellClassifier` or :class:`Ensemble`."""
+    data = json.loads(Path(path).read_text())
+    if "members" not in data:
+        return CellClassifier.from_json(data)
+    if data.get("n_features") != N_FEATURES:
+        raise ValueError("card cell model does not match this version's features")
+    members = [CellClassifier.from_json(m) for m in data["members"]]
+    return Ensemble(members, float(data["min_confidence"]), data.get("info"))
+
+
 @functools.lru_cache(maxsize=1)
-def default_classifier() -> CellClassifier:
+def default_classifier() -> CellClassifier | Ensemble:
     """The classifier shipped with piecebridge (``card_cells_model.json``)."""
-    return CellClassifier.load(MODEL_PATH)
+    return load_classifier(MODEL_PATH)
 
 
 def train(
