@@ -15,7 +15,7 @@ a 1080p render takes seconds; reading them is what is measured.
 Metrics, per cell (64 per shot):
 * ``wrong``   a decided cell that differs from the truth (the error the targets speak of);
 * ``unknown`` a cell the reader declined to decide; ``unknown (not covered)`` excludes cells the
-  renderer reports as covered by a hand, where declining is the right answer;
+  renderer reports as covered by a hand or burnt out by glare, where declining is right;
 * ``exact``   a whole board with no wrong and no unknown cell.
 """
 
@@ -107,7 +107,9 @@ class Tally:
             return
         want, got = _items(truth), _items(board)
         unknown = set(board.get("unknown", []))
-        covered = set(truth.get("synth", {}).get("occluded_cells", []))
+        synth = truth.get("synth", {})
+        # Cells a hand covers or glare burns out: declining to read them is right.
+        covered = set(synth.get("occluded_cells", [])) | set(synth.get("washed_out_cells", []))
         wrong = [c for c in CELLS if c not in unknown and want.get(c) != got.get(c)]
         self.wrong += len(wrong)
         self.unknown += len(unknown)

@@ -150,6 +150,7 @@ class PieceLooks:
     max_empty_tint: float = 18.0
     textured_ratio: float = 1.5
     strong_similarity: float = 0.75
+    textured_max_similarity: float = 0.5  # a busier cell this unlike any piece is a tile
     learned: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -200,7 +201,7 @@ class PieceLooks:
             cv2.circle(img, (c, c), int(0.3 * FACE_PX), bgr, -1)
             pawns[suit] = _crop_from_patch(img)
         # Tuned separately (tune split, no setup): a drawn stand-in needs a clearer lead.
-        return cls(coins, pawns, faces, min_margin=0.05, textured_ratio=1.0)
+        return cls(coins, pawns, faces, min_margin=0.05, textured_ratio=1.0, min_facing_margin=0.5)
 
     # ------------------------------------------------------------------ templates
 
@@ -329,10 +330,16 @@ def coin_centre(views: BoardViews, i: int) -> tuple[float, float] | None:
     return round(cx) + float(x), round(cy) + float(y)
 
 
-def face_window(views: BoardViews, i: int, shift: int, extra: int = FACE_SEARCH) -> np.ndarray:
-    """The FACE_PX window around cell ``i`` at coarse ``shift`` (index into the shifts),
-    ``extra`` pixels wider each way for the fine search."""
-    dy, dx = _OFFSETS[shift]
+def face_window(
+    views: BoardViews,
+    i: int,
+    shift: int,
+    extra: int = FACE_SEARCH,
+    offset: tuple[float, float] | None = None,
+) -> np.ndarray:
+    """The FACE_PX window around cell ``i`` at coarse ``shift`` (index into the shifts) or
+    at ``offset`` (dy, dx in PX pixels), ``extra`` pixels wider each way for the fine search."""
+    dy, dx = _OFFSETS[shift] if offset is None else offset
     k = FACE_PX / PX
     cx = (MARGIN + i % N + 0.5) * FACE_PX + dx * k
     cy = (MARGIN + i // N + 0.5) * FACE_PX + dy * k
@@ -386,6 +393,14 @@ def measure(views: BoardViews, looks: PieceLooks) -> list[CellDecision]:
     covered = covered_cells(hidden_fraction(views.light, FACE_PX, MARGIN))
     out = []
     for i, cell in enumerate(CELL_ORDER):
+        offset = None
+        if ratio[i] >= looks.empty_ratio and sims[i].max() < looks.min_similarity:
+            # Something is here but fits nothing where pieces usually sit: a piece pushed
+            # off the middle of its cell? Look wider (up to 0.4 cell) before giving up.
+            # Only coins: a pawn leans into its neighbours and must not be found there.
+            found = _wide_search(views, i, T, [k for k, lb in enumerate(labels) if lb[0] == "coin"])
+            if found is not None and found[0].max() >= looks.min_similarity:
+                sims[i], offset = found
         d = _features(cell, ratio[i], tint[i], sims[i], labels)
         d.covered = bool(covered[i])
         # Only a cell that could be a coin needs its facing read (the costly part).
@@ -393,9 +408,36 @@ def measure(views: BoardViews, looks: PieceLooks) -> list[CellDecision]:
         if d.best[0] == "coin" and maybe:
             best = int(np.argmax(sims[i]))
             shift = int(np.argmax(all_sims[i, :, best]))
-            _read_facing(d, face_window(views, i, shift), turned[d.best[1]])
+            if not looks.learned:
+                _read_facing_from_mark(d, views, i, shift)
+            else:
+                window = face_window(views, i, shift, offset=offset)
+                _read_facing(d, window, turned[d.best[1]])
         out.append(d)
     return out
+
+
+def _wide_search(
+    views: BoardViews, i: int, T: np.ndarray, columns: list[int]
+) -> tuple[np.ndarray, tuple[float, float]] | None:
+    """Best similarity to the looks in ``columns`` (others -1) over shifts up to 0.4 cell,
+    and that shift."""
+    r = round(0.4 * PX)
+    o = round(MARGIN * PX) + (PX - CROP) // 2
+    y0, x0 = o + (i // N) * PX - r, o + (i % N) * PX - r
+    win = views.rel_lo[y0 : y0 + CROP + 2 * r, x0 : x0 + CROP + 2 * r]
+    if win.shape[:2] != (CROP + 2 * r, CROP + 2 * r):
+        return None
+    step = 2
+    views_ = np.lib.stride_tricks.sliding_window_view(win, (CROP, CROP, 3))[::step, ::step, 0]
+    n = views_.shape[0]
+    crops = views_.reshape(n * n, CROP, CROP, 3).copy()
+    crops[..., 0] -= crops[..., 0].mean(axis=(1, 2), keepdims=True)
+    sims = np.full((n * n, T.shape[1]), -1.0, np.float32)
+    sims[:, columns] = _unit(crops.reshape(n * n, -1)) @ T[:, columns]
+    best = int(np.argmax(sims.max(axis=1)))
+    by, bx = divmod(best, n)
+    return sims.max(axis=0), (float(by * step - r), float(bx * step - r))
 
 
 def _read_facing(d: CellDecision, window: np.ndarray, turned: np.ndarray) -> None:
@@ -413,6 +455,44 @@ def _read_facing(d: CellDecision, window: np.ndarray, turned: np.ndarray) -> Non
     # Compare what is left unexplained: the winner's residual as a share of the
     # runner-up's. Symbols that look alike in all turns leave tiny but telling residuals.
     d.facing_margin = float(1.0 - (1.0 - scores[order[0]]) / (1.0 - scores[order[1]] + 1e-6))
+
+
+def _read_facing_from_mark(d: CellDecision, views: BoardViews, i: int, shift: int) -> None:
+    """Without a learned look: the facing is where the coin's small separate mark sits (a
+    dot or a small triangle at the top of the suit side, as on standard Piecepack coins)."""
+    c = coin_centre(views, i)
+    if c is None:
+        dy, dx = _OFFSETS[shift]
+        k = FACE_PX / PX
+        c = ((MARGIN + i % N + 0.5) * FACE_PX + dx * k, (MARGIN + i // N + 0.5) * FACE_PX + dy * k)
+    size = 2 * round(0.36 * FACE_PX) + 1
+    patch = cv2.getRectSubPix(views.rel_hi, (size, size), c)
+    disc = _disc(size, 0.34 * FACE_PX).astype(bool)
+    base = np.median(patch[disc], axis=0)
+    ink = (np.linalg.norm(patch - base, axis=-1) > 30) & disc
+    n, _, stats, cents = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
+    if n < 3:  # a mark needs a symbol beside it
+        d.facing_margin = 0.0
+        return
+    area = stats[1:, cv2.CC_STAT_AREA].astype(float)
+    off = cents[1:] - (size - 1) / 2
+    r = np.hypot(off[:, 0], off[:, 1])
+    # Not the symbol (big), not specks of the rim (tiny, at the disc's edge).
+    small = (area <= 0.15 * area.sum()) & (area >= 4) & (r >= 0.15 * FACE_PX)
+    small &= r <= 0.31 * FACE_PX
+    if not small.any():
+        d.facing_margin = 0.0
+        return
+    j = int(np.argmax(np.where(small, r, -1)))
+    ang = np.degrees(np.arctan2(off[j, 0], -off[j, 1])) % 360  # 0 = north, clockwise
+    k = round(ang / 90) % 4
+    d.facing = FACINGS[k]
+    # Lead: how squarely the mark points along a board axis, and that it stands alone.
+    others = small.copy()
+    others[j] = False
+    # Another small blob about as far out (a symbol's loose petal) makes the mark doubtful.
+    alone = 1.0 if not others.any() else float(np.clip(2 * (1 - r[others].max() / r[j]), 0, 1))
+    d.facing_margin = float((1 - abs((ang - 90 * k + 180) % 360 - 180) / 45) * alone)
 
 
 def _turned(look: np.ndarray) -> list[np.ndarray]:
@@ -478,7 +558,7 @@ def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
         return d
     d.suit = d.facing = None
     textured = d.energy_ratio < looks.textured_ratio * t and not foreign
-    if textured and d.similarity < looks.min_similarity:
+    if textured and d.similarity < looks.textured_max_similarity:
         d.kind, d.confidence = "empty", 0.5
         return d
     d.kind, d.confidence = "unknown", 0.0

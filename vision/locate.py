@@ -514,12 +514,15 @@ def find_board(bgr: np.ndarray, tile_color_lab: np.ndarray | None = None) -> Boa
         pose.tile_color_lab = colour
         # The board's outer edges settle which placement is right when a whole row of
         # crosses is hidden (the seen crosses then fit two placements equally well).
-        edges = find_edges(pose.rectify(gray, 24, 0.5), 24, 0.5)
+        rect = pose.rectify(bgr, 24, 0.5)
+        edges = find_edges(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), 24, 0.5)
         edges_ok = int((np.abs(np.nan_to_num(edges, nan=1.0)) < 0.15).sum())
-        score = pose.crosses_found + 2 * edges_ok
+        # Tile gaps are edges too, so also: beyond a true edge lies table, not more tiles.
+        tiles_beyond = _tiles_beyond(rect, 24, 0.5)
+        score = pose.crosses_found + 2 * edges_ok - 3 * tiles_beyond
         if best is None or score > best_score:
             best, best_score = pose, score
-        if pose.crosses_found >= 12 and edges_ok == 4:
+        if pose.crosses_found >= 12 and edges_ok == 4 and tiles_beyond == 0:
             break
     if not seen_any:
         raise BoardNotFound("no board in view: no tile-coloured region large enough")
@@ -530,6 +533,31 @@ def find_board(bgr: np.ndarray, tile_color_lab: np.ndarray | None = None) -> Boa
             )
         raise BoardNotFound("no board in view: no 8x8 tile grid found")
     return best
+
+
+def _tiles_beyond(rect_bgr: np.ndarray, px: int, margin: float) -> int:
+    """How many board sides have tile-like colour just beyond them (0-4).
+
+    Compares a strip outside each side (0.1-0.4 cells out) with the strip just inside;
+    when the table has the tiles' colour every side looks alike and all score the same.
+    """
+    lab = cv2.cvtColor(rect_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
+    m, n = round(margin * px), N * px
+    a, b = round(0.1 * px), round(0.4 * px)
+    lo, hi = m + px, m + 7 * px
+    strips = [
+        (lab[m - b : m - a, lo:hi], lab[m + a : m + b, lo:hi]),  # north
+        (lab[lo:hi, m + n + a : m + n + b], lab[lo:hi, m + n - b : m + n - a]),  # east
+        (lab[m + n + a : m + n + b, lo:hi], lab[m + n - b : m + n - a, lo:hi]),  # south
+        (lab[lo:hi, m - b : m - a], lab[lo:hi, m + a : m + b]),  # west
+    ]
+    count = 0
+    for outside, inside in strips:
+        o = np.median(outside.reshape(-1, 3), axis=0)
+        i = np.median(inside.reshape(-1, 3), axis=0)
+        diff = o - i
+        count += bool(np.sqrt(0.25 * diff[0] ** 2 + diff[1] ** 2 + diff[2] ** 2) < 6.0)
+    return count
 
 
 def find_edges(gray: np.ndarray, px_per_cell: int, margin_cells: float) -> np.ndarray:
