@@ -18,6 +18,7 @@ import argparse
 import csv
 import glob
 import json
+import multiprocessing
 import os
 import sys
 import time
@@ -219,7 +220,10 @@ def run_batch(
                 results.append(_batch_item(w))
                 bar.advance(task)
         else:
-            with ProcessPoolExecutor(max_workers=jobs) as pool:
+            # "spawn", not fork: a child forked after OpenCV started its thread pool
+            # can hang forever on a lock held by a thread that was not copied.
+            spawn = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(max_workers=jobs, mp_context=spawn) as pool:
                 futures = [pool.submit(_batch_item, w) for w in work]
                 for f in as_completed(futures):
                     results.append(f.result())
