@@ -10,6 +10,7 @@ import argparse
 import sys
 
 from rich.console import Console
+from rich.text import Text
 
 from piecebridge.calibration.camera import add_camera_calibration_argument, undistorter_from_args
 from piecebridge.errors import UserError
@@ -107,9 +108,8 @@ def _summary(console: Console, result) -> None:
     flags = sum(1 for e in stats.events if e.kind == "flagged")
     console.rule("summary")
     if result.leds:
-        # raw ANSI colours: rich would re-wrap the LED rows
-        console.file.write(render_text(result.leds) + "\n")
-        console.file.flush()
+        # from_ansi keeps the colours on a terminal and drops them in a pipe or a file
+        console.print(Text.from_ansi(render_text(result.leds)), no_wrap=True, crop=False)
     console.print(
         f"{len(judge.actions)} actions logged, {flags} impossible change"
         f"{'' if flags == 1 else 's'} flagged, {stats.frames} frames read "
