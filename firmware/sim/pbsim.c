@@ -155,10 +155,32 @@ static void ws_pin(struct avr_irq_t *irq, uint32_t value, void *param) {
 
 /* ---- pty ---- */
 
+/* A button is a contact to GND that beats the internal pull-up. simavr 1.6 re-asserts
+ * the pull-up level (PORT bit = 1) on every input pin at each write to PORTD, which the
+ * WS2812 driver does twice per bit: a level raised once on the pin IRQ was "released"
+ * by the next LED send, so a press made while the host kept the display busy never
+ * lasted the 20 ms debounce. Declaring the button pins' levels as the port's external
+ * drive (SET_EXTERNAL) makes every PORTD write re-assert the button level instead. */
+static void set_button_levels(void) {
+    avr_ioport_external_t ext = {.name = 'D', .mask = 0, .value = 0};
+    for (int b = 0; b < 5; b++) {
+        ext.mask |= 1u << button_pins[b];
+        if (button_level[b]) ext.value |= 1u << button_pins[b];
+    }
+    avr_ioctl(avr, AVR_IOCTL_IOPORT_SET_EXTERNAL('D'), &ext);
+}
+
+static void set_button(int b, int level) {
+    button_level[b] = level;
+    set_button_levels();
+    avr_raise_irq(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('D'), button_pins[b]), level);
+}
+
 static void drive_buttons(void) {
     /* Pin IRQs are filtered (an unchanged value is not passed on) but avr_reset() clears
      * PIND, so toggle to make the port see the level again. The firmware's 20 ms
      * debounce never notices the zero-length glitch. */
+    set_button_levels();
     for (int b = 0; b < 5; b++) {
         avr_irq_t *irq = avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('D'), button_pins[b]);
         avr_raise_irq(irq, !button_level[b]);
@@ -303,8 +325,7 @@ static avr_cycle_count_t io_timer(avr_t *a, avr_cycle_count_t when, void *param)
 static avr_cycle_count_t release_timer(avr_t *a, avr_cycle_count_t when, void *param) {
     (void)when;
     int b = (int)(intptr_t)param;
-    button_level[b] = 1;
-    avr_raise_irq(avr_io_getirq(a, AVR_IOCTL_IOPORT_GETIRQ('D'), button_pins[b]), 1);
+    set_button(b, 1);
     emit("{\"ev\":\"released\",\"button\":%d,\"cycle\":%llu}", b, (unsigned long long)a->cycle);
     return 0;
 }
@@ -319,8 +340,7 @@ static void control_line(char *line) {
     if (n < 1) return;
     unsigned long long cyc = (unsigned long long)avr->cycle;
     if ((!strcmp(cmd, "press") || !strcmp(cmd, "release")) && a1 >= 0 && a1 < 5) {
-        button_level[a1] = !strcmp(cmd, "release");
-        avr_raise_irq(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('D'), button_pins[a1]), button_level[a1]);
+        set_button((int)a1, !strcmp(cmd, "release"));
         /* press B MS: release after MS simulated milliseconds (independent of wall speed). */
         if (!button_level[a1] && n >= 3 && a2 > 0)
             avr_cycle_timer_register(avr, (avr_cycle_count_t)a2 * (F_CPU / 1000), release_timer, (void *)(intptr_t)a1);
