@@ -132,6 +132,8 @@ static uint8_t apply(pb_state_t *s, uint8_t type, const uint8_t *p, uint8_t n) {
     switch (type) {
         case PB_PING:
             return n == 0 ? 0 : PB_NACK_PAYLOAD;
+        case PB_EVENT_ACK: /* the event queue is the sketch's: see pb_handle's reply */
+            return n == 1 ? 0 : PB_NACK_PAYLOAD;
         case PB_PALETTE: {
             if (n < 2 || n != 2 + 3 * p[1] || p[0] + p[1] > PB_PALETTE_SIZE) return PB_NACK_PAYLOAD;
             memcpy(s->palette[p[0]], p + 2, 3u * p[1]);
@@ -193,14 +195,9 @@ pb_reply_t pb_handle(pb_state_t *s, uint8_t type, uint8_t seq, const uint8_t *p,
         s->last_seq = seq; /* the next command carries a new seq */
         s->link_ok = 1;
         s->dirty = 1;
-        return reply(PB_HELLO, seq, 0);
-    }
-    if (type == PB_EVENT_ACK) {
-        pb_reply_t r = reply(0, 0, 0);
-        if (plen == 1) {
-            r.has_event_ack = 1;
-            r.event_acked = p[0];
-        }
+        pb_reply_t r = reply(PB_HELLO, seq, 0);
+        r.is_sync = 1;
+        r.sync_event = plen >= 1 ? p[0] : 0;
         return r;
     }
     if (!s->synced) return reply(PB_NACK, seq, PB_NACK_NOT_SYNCED);
@@ -209,7 +206,12 @@ pb_reply_t pb_handle(pb_state_t *s, uint8_t type, uint8_t seq, const uint8_t *p,
     uint8_t err = apply(s, type, p, plen);
     if (err) return reply(PB_NACK, seq, err);
     s->last_seq = seq;
-    return reply(PB_ACK, seq, 0);
+    pb_reply_t r = reply(PB_ACK, seq, 0);
+    if (type == PB_EVENT_ACK) {
+        r.has_event_ack = 1;
+        r.event_acked = p[0];
+    }
+    return r;
 }
 
 void pb_tick(pb_state_t *s, uint16_t ms) {

@@ -15,9 +15,9 @@
 extern "C" {
 #endif
 
-#define PB_PROTO_VERSION 1
+#define PB_PROTO_VERSION 2
 #define PB_FW_MAJOR 1
-#define PB_FW_MINOR 0
+#define PB_FW_MINOR 1
 
 #define PB_MATRIX_LEDS 64
 #define PB_STATUS_LEDS 16
@@ -31,9 +31,9 @@ extern "C" {
 
 /* Host -> display frame types. */
 enum {
-    PB_SYNC = 0x01,       /* start a session; answered by HELLO (echoing seq) */
+    PB_SYNC = 0x01,       /* [last event seq the host got]: start a session; answered by HELLO */
     PB_PING = 0x02,       /* heartbeat; answered by ACK */
-    PB_EVENT_ACK = 0x03,  /* host acknowledges a display event: [event seq] */
+    PB_EVENT_ACK = 0x03,  /* [event seq]: the host got that BUTTON; a command (seq, ACK) */
     PB_PALETTE = 0x10,    /* [first, n, (r,g,b) * n] */
     PB_BOARD = 0x11,      /* 32 bytes: 64 cells, 4-bit palette index, a1 first, high nibble first */
     PB_LASER = 0x12,      /* [colour, step (4 ms units, 0 = instant), n, cell * n] */
@@ -107,8 +107,10 @@ typedef struct {
     uint8_t type; /* 0 = nothing, PB_ACK, PB_NACK or PB_HELLO */
     uint8_t seq;
     uint8_t reason;
-    uint8_t event_acked; /* PB_EVENT_ACK received: the seq it acknowledges */
+    uint8_t event_acked;  /* PB_EVENT_ACK applied: the event seq it acknowledges */
     uint8_t has_event_ack;
+    uint8_t is_sync;      /* PB_SYNC: sync_event = the last event seq the host got (0: none) */
+    uint8_t sync_event;
 } pb_reply_t;
 
 /* Apply one valid frame to the state; never trusts the payload. */

@@ -29,7 +29,10 @@ static pb_state_t st;
 static uint8_t leds[PB_LED_COUNT * 3];
 static uint8_t reset_cause;
 
-/* Button events wait in a ring until the host acknowledges them. */
+/* Button events wait in a ring until the host acknowledges them, oldest first and one at
+ * a time: the head goes out as BUTTON with its own event seq (1..255) and is re-sent every
+ * EVENT_RETRY_MS until an EVENT_ACK names that seq; only then is the next one numbered and
+ * sent. So the host sees each press in order and can drop re-sent copies by their seq. */
 static uint8_t ev_ring[8], ev_head, ev_count, ev_seq = 0;
 static uint8_t btn_stable[PB_BUTTONS], btn_count[PB_BUTTONS];
 
@@ -73,6 +76,26 @@ static void render(void) {
     st.dirty = 0;
 }
 
+/* The host has the event `seq`: forget it. Only the head that was actually sent under that
+ * seq: a late EVENT_ACK for the previous event must not drop the next, still unsent one. */
+static void event_acked(uint8_t seq) {
+    if (ev_count && event_sent && seq == ev_seq) {
+        ev_head = (ev_head + 1) & 7;
+        ev_count--;
+        event_sent = 0;
+    }
+}
+
+/* SYNC carries the last event seq the host delivered. If that is our unacknowledged head,
+ * only its EVENT_ACK was lost. With nothing in flight, number on from the host's count
+ * (after a reboot ev_seq would restart at 1 and could equal it: the press would look
+ * like a re-sent copy). An event in flight under another seq keeps it: a copy may still
+ * be on its way to the host, which must recognise the re-sends as the same press. */
+static void events_on_sync(uint8_t host_last) {
+    event_acked(host_last);
+    if (!event_sent) ev_seq = host_last;
+}
+
 static void on_frame(void) {
     host_ms = (uint16_t)millis();
     if (!st.link_ok) {
@@ -80,11 +103,8 @@ static void on_frame(void) {
         st.dirty = 1;
     }
     pb_reply_t r = pb_handle(&st, rx.type, rx.seq, rx.payload, rx.plen);
-    if (r.has_event_ack && ev_count && r.event_acked == ev_seq) {
-        ev_head = (ev_head + 1) & 7;
-        ev_count--;
-        event_sent = 0;
-    }
+    if (r.has_event_ack) event_acked(r.event_acked);
+    if (r.is_sync) events_on_sync(r.sync_event);
     /* Latch the new picture before the ACK so an ACK means "it is on the LEDs". */
     if (st.dirty) render();
     if (r.type == PB_HELLO) {

@@ -64,8 +64,13 @@ static uint32_t drop_ppm, corrupt_ppm, dup_ppm;
 static uint64_t rng = 88172645463325252ULL;
 static unsigned long stat_overrun, stat_dropped, stat_corrupted, stat_duplicated, stat_rx;
 
-/* Overrun model. */
+/* Overrun model: bytes that arrived since interrupts were last seen enabled. The I flag
+ * is sampled every 64..127 cycles (irregularly: a fixed period can lock onto the loop's
+ * few-cycle cli() in millis() and see "off" every time); a byte arriving when it was
+ * never seen on since the previous byte adds to a run, and the third of a run is lost. */
 static int rx_pending_while_off;
+static int irq_seen_on;
+static uint32_t sample_lcg = 1;
 
 /* WS2812 decoder. */
 static int pin_level;
@@ -191,6 +196,13 @@ static void drive_buttons(void) {
 static avr_cycle_count_t io_timer(avr_t *a, avr_cycle_count_t when, void *param);
 static avr_cycle_count_t control_timer(avr_t *a, avr_cycle_count_t when, void *param);
 
+static avr_cycle_count_t irq_sampler(avr_t *a, avr_cycle_count_t when, void *param) {
+    (void)param;
+    if (a->sreg[S_I]) irq_seen_on = 1;
+    sample_lcg = sample_lcg * 1103515245u + 12345u;
+    return when + 64 + ((sample_lcg >> 16) & 63);
+}
+
 /* avr_reset() also empties simavr's cycle-timer list and resets the UART: set them up again. */
 static void arm(void) {
     uint32_t flags = 0;
@@ -199,7 +211,9 @@ static void arm(void) {
     avr_ioctl(avr, AVR_IOCTL_UART_SET_FLAGS('0'), &flags);
     avr_cycle_timer_cancel(avr, io_timer, NULL);
     avr_cycle_timer_cancel(avr, control_timer, NULL);
+    avr_cycle_timer_cancel(avr, irq_sampler, NULL);
     avr_cycle_timer_register(avr, BYTE_CYCLES, io_timer, NULL);
+    avr_cycle_timer_register(avr, 64, irq_sampler, NULL);
     avr_cycle_timer_register(avr, CONTROL_CYCLES, control_timer, NULL);
     drive_buttons();
 }
@@ -208,7 +222,7 @@ static void do_reset(void) {
     avr_reset(avr);
     for (int b = 0; b < 5; b++) button_level[b] = 1; /* pending release timers are gone */
     arm();
-    rx_pending_while_off = 0;
+    rx_pending_while_off = irq_seen_on = 0;
     emit("{\"ev\":\"reset\",\"cycle\":%llu}", (unsigned long long)avr->cycle);
 }
 
@@ -286,7 +300,8 @@ static avr_cycle_count_t io_timer(avr_t *a, avr_cycle_count_t when, void *param)
             b = (uint8_t)have;
             stat_rx++;
             int interrupts_on = a->sreg[S_I];
-            if (interrupts_on) rx_pending_while_off = 0;
+            if (interrupts_on || irq_seen_on) rx_pending_while_off = 0;
+            irq_seen_on = 0;
             if (chance(drop_ppm)) {
                 stat_dropped++;
             } else if (!interrupts_on && ++rx_pending_while_off > 2) {

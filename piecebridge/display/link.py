@@ -5,7 +5,10 @@ picture and returns at once; a worker thread owns the port, does the HELLO/SYNC
 handshake, sends what differs from what the display is known to show (one frame at a
 time, each acknowledged before the next: ACK-paced, so the UART never overruns while the
 firmware has interrupts off for the LEDs), re-sends on NACK or timeout, pings when idle,
-and after any reset, unplug or reopen sends the whole picture again.
+and after any reset, unplug or reopen sends the whole picture again. Button presses
+are taken at any time, also while pictures stream: each BUTTON is acknowledged with an
+EVENT_ACK that queues ahead of the next picture frame, and re-sent copies are
+recognised by their event seq (see ``firmware/PROTOCOL.md``).
 
 >>> from piecebridge.display import open_display
 >>> with open_display("sim") as display:
@@ -164,6 +167,8 @@ class Display:
         self.on_button: Callable[[ButtonEvent], None] | None = None
         self.stats = LinkStats()
         self.info: P.Hello | None = None
+        # Set when the display speaks another protocol version (it is then left alone).
+        self.error: str | None = None
         self.heartbeat: P.Heartbeat | None = None
         self._events: queue.Queue[ButtonEvent] = queue.Queue()
         self._lock = threading.Lock()
@@ -179,6 +184,9 @@ class Display:
         self._shown: dict[str, object] = {}  # channel -> token the display acknowledged
         self._board_names: dict[str, str] = {}
         self._counter = 0
+        # Event seq of the last button press delivered: kept across sessions (SYNC tells
+        # the display), so a press whose EVENT_ACK was lost is not delivered twice.
+        self._last_event_seq = 0
         self._transport: Transport | None = None
         # Set by open_display for the emulation and simavr: read the LEDs back, press buttons.
         self._read_leds: Callable[[], list[tuple[int, int, int]] | None] | None = None
@@ -468,7 +476,7 @@ class _Session:
         self.opened = time.monotonic()
         self.last_rx = self.opened
         self.last_tx = self.opened
-        self.last_event_seq = 0
+        self.event_ack: int | None = None  # BUTTON seq to acknowledge when the link is free
         self.saw_hello = False
 
     def next_seq(self) -> int:
@@ -487,7 +495,8 @@ class _Session:
     def send_sync(self) -> None:
         self.sync_seq = self.next_seq()
         self.sync_sent = time.monotonic()
-        self.send(P.SYNC, self.sync_seq)
+        self.event_ack = None  # SYNC tells the display the last event we got
+        self.send(P.SYNC, self.sync_seq, bytes([self.d._last_event_seq]))
 
     def run(self) -> None:
         d = self.d
@@ -517,6 +526,12 @@ class _Session:
         d = self.d
         if self.out is not None and now - self.out.sent_at > d.ack_timeout:
             self.retransmit(now)
+        if self.out is None and self.event_ack is not None:
+            # Events first: the display holds back its next press until this one is acked.
+            payload = bytes([self.event_ack])
+            self.event_ack = None
+            self.out = _Outgoing(None, None, P.EVENT_ACK, payload, self.next_seq())
+            self.transmit(now)
         if self.out is None:
             self.out = d._next_outgoing()
             if self.out is not None:
@@ -543,11 +558,25 @@ class _Session:
         d = self.d
         if frame.type == P.HELLO:
             hello = P.Hello.parse(frame.payload)
+            if hello.proto != P.PROTO_VERSION:
+                # Another protocol (an old firmware): do not sync, or events would be
+                # acknowledged in a way it does not understand. Reflash the display.
+                if d.error is None:
+                    d.error = (
+                        f"display firmware {hello.fw_version} speaks protocol {hello.proto}, "
+                        f"this host {P.PROTO_VERSION}: flash firmware/piecebridge_display"
+                    )
+                    log.error("display link: %s", d.error)
+                d.info = hello
+                d._synced = False
+                self.saw_hello = False
+                self.sync_sent = float("inf")  # never SYNC this session
+                return
             if hello.reply and hello.echo_seq == self.sync_seq:
                 d.info = hello
+                d.error = None
                 d._mark_all_unshown()
                 self.out = None
-                self.last_event_seq = 0
                 d._synced = True
                 d._wake.set()
             elif not hello.reply:
@@ -580,11 +609,19 @@ class _Session:
         elif frame.type == P.HEARTBEAT:
             with contextlib.suppress(P.FrameError):
                 d.heartbeat = P.Heartbeat.parse(frame.payload)
-        elif frame.type == P.BUTTON and len(frame.payload) == 1:
-            self.send(P.EVENT_ACK, 0, bytes([frame.seq]))
-            if frame.seq != self.last_event_seq and frame.payload[0] < len(BUTTON_NAMES):
-                self.last_event_seq = frame.seq
+        elif frame.type == P.BUTTON and len(frame.payload) == 1 and d._synced:
+            # The display re-sends a press until acknowledged and numbers the next one
+            # only after that: a seq equal to the last one is a copy of a press we have.
+            if frame.seq != d._last_event_seq and frame.payload[0] < len(BUTTON_NAMES):
+                d._last_event_seq = frame.seq
                 d._deliver(ButtonEvent(BUTTON_NAMES[frame.payload[0]], time.time()))
+            # Acknowledge (again, for a copy: our EVENT_ACK may be lost) as a command of its
+            # own, after the frame in flight: never two host frames on the wire at once.
+            out = self.out
+            in_flight = out is not None and out.ftype == P.EVENT_ACK
+            if not (in_flight and out.payload[0] == frame.seq):
+                self.event_ack = frame.seq
+            self.pump(now)
 
     def acknowledged(self, out: _Outgoing) -> None:
         d = self.d

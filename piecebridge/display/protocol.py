@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-PROTO_VERSION = 1
+PROTO_VERSION = 2  # 2: EVENT_ACK is a sequenced, ACKed command; SYNC carries the last event seq
 
 # Host -> display.
 SYNC = 0x01

@@ -117,18 +117,17 @@ class EmulatedDisplay:
         self._out += P.encode_frame(ftype, seq, payload)
 
     def _send_hello(self, reply: bool, echo: int) -> None:
-        payload = bytes([P.PROTO_VERSION, 1, 0, P.LED_COUNT & 0xFF, P.LED_COUNT >> 8])
+        payload = bytes([P.PROTO_VERSION, 1, 1, P.LED_COUNT & 0xFF, P.LED_COUNT >> 8])
         self._send(P.HELLO, 0, payload + bytes([P.HELLO_REPLY if reply else 0, echo, 0]))
 
     def _handle(self, f: P.Frame) -> None:
         if f.type == P.SYNC:
             self.synced, self.last_seq = True, f.seq
+            host_last = f.payload[0] if f.payload else 0
+            self._event_acked(host_last)  # the host has it: only its EVENT_ACK was lost
+            if self._event_sent_at is None:
+                self._event_seq = host_last  # number on from the host's count
             self._send_hello(reply=True, echo=f.seq)
-            return
-        if f.type == P.EVENT_ACK:
-            if len(f.payload) == 1 and self._event_ring and f.payload[0] == self._event_seq:
-                self._event_ring.pop(0)
-                self._event_sent_at = None
             return
         if not self.synced:
             self._send(P.NACK, 0, bytes([f.seq, P.NACK_NOT_SYNCED]))
@@ -141,12 +140,22 @@ class EmulatedDisplay:
             self._send(P.NACK, 0, bytes([f.seq, error]))
         else:
             self.last_seq = f.seq
+            if f.type == P.EVENT_ACK:
+                self._event_acked(f.payload[0])
             self._send(P.ACK, 0, bytes([f.seq]))
+
+    def _event_acked(self, seq: int) -> None:
+        # Only the head that went out under that seq (a late EVENT_ACK must not drop the next).
+        if self._event_ring and self._event_sent_at is not None and seq == self._event_seq:
+            self._event_ring.pop(0)
+            self._event_sent_at = None
 
     def _apply(self, ftype: int, p: bytes) -> int:
         n = len(p)
         if ftype == P.PING:
             return 0 if n == 0 else P.NACK_PAYLOAD
+        if ftype == P.EVENT_ACK:
+            return 0 if n == 1 else P.NACK_PAYLOAD
         if ftype == P.PALETTE:
             if n < 2 or n != 2 + 3 * p[1] or p[0] + p[1] > P.PALETTE_SIZE:
                 return P.NACK_PAYLOAD
