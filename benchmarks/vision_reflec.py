@@ -174,7 +174,7 @@ def tune(rigs: range, cache: Path) -> None:
     import dataclasses
     import itertools
 
-    from piecebridge.vision.cells import board_views, decide, measure
+    from piecebridge.vision.cells import board_views, decide_all, measure
 
     for mode in ("setup", "default"):
         samples = []  # (looks, measured cells, truth items, covered)
@@ -191,7 +191,8 @@ def tune(rigs: range, cache: Path) -> None:
                 except UserError:
                     continue
                 looks = reader.looks
-                cells = measure(board_views(obs.pose.rectify(image, 40, 0.5)), looks)
+                rect = obs.pose.rectify(image, 40, 0.5)
+                cells = measure(board_views(rect), looks, obs.pose.inverted)
                 covered = set(truth["synth"]["occluded_cells"])
                 samples.append((looks, cells, _items(truth), covered))
         grid = {
@@ -208,8 +209,7 @@ def tune(rigs: range, cache: Path) -> None:
             wrong = unknown = 0
             for looks, cells, want, covered in samples:
                 lk = dataclasses.replace(looks, **params)
-                for d in cells:
-                    d = decide(dataclasses.replace(d), lk)
+                for d in decide_all([dataclasses.replace(c) for c in cells], lk):
                     if d.kind == "unknown":
                         unknown += d.cell not in covered
                         continue

@@ -181,9 +181,10 @@ def learn_setup(
     occ = np.array([c in layout for c in CELL_ORDER])
     hi_empty = float(np.percentile(ratio[~occ], 95))
     lo_occ = float(np.min(ratio[occ]))
-    # Threshold between the busiest empty cell and the quietest piece (geometric mean),
+    # Threshold between the busiest empty cell and the quietest piece (a weighted geometric
+    # mean, nearer the empty side: pieces lose contrast under glare and blur, tiles less),
     # kept within sane bounds so one odd cell cannot set it.
-    empty_ratio = float(np.clip(np.sqrt(max(hi_empty, 1.0) * lo_occ), 1.8, 6.0))
+    empty_ratio = float(np.clip(max(hi_empty, 1.0) ** 0.65 * lo_occ**0.35, 1.8, 6.0))
     looks = PieceLooks(coins, pawns, faces, empty_ratio=empty_ratio, learned=True)
     h, w = frame_bgr.shape[:2]
     setup = BoardSetup(pose, (w, h), found.tile_color_lab, looks, camera_calibration)
@@ -206,7 +207,8 @@ def annotate(frame_bgr: np.ndarray, setup: BoardSetup) -> np.ndarray:
     from piecebridge.vision.cells import classify
     from piecebridge.vision.debug import draw_decisions, draw_grid
 
-    decisions = classify(setup.pose.rectify(frame_bgr, FACE_PX, MARGIN), setup.looks)
+    rect = setup.pose.rectify(frame_bgr, FACE_PX, MARGIN)
+    decisions = classify(rect, setup.looks, setup.pose.inverted)
     out = draw_decisions(draw_grid(frame_bgr, setup.pose), setup.pose, decisions)
     tile = max(48, frame_bgr.shape[0] // 10)
     for i, suit in enumerate(SUITS):

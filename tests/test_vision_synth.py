@@ -49,7 +49,7 @@ def test_setup_from_calibration_photo_reads_positions(art):
         obs = reader.read(shot.image)
         wrong, unknown = errors(obs.board, shot.truth)
         assert wrong == [], f"{art}: wrong cells {wrong}"
-        assert len(unknown) <= 6  # declining is allowed; guessing wrong is not
+        assert len(unknown) <= 8  # declining is allowed; guessing wrong is not
         assert not obs.moved  # same rig: the locked pose still fits
 
 

@@ -151,6 +151,7 @@ class PieceLooks:
     textured_ratio: float = 1.5
     strong_similarity: float = 0.75
     textured_max_similarity: float = 0.5  # a busier cell this unlike any piece is a tile
+    quiet_max_similarity: float = 0.6  # a quiet cell this like a piece is not called empty
     learned: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -372,13 +373,27 @@ def face_scores(window: np.ndarray, turned: np.ndarray) -> tuple[np.ndarray, np.
     return sims.max(axis=0), views.reshape(-1, c, c, 3)[best]
 
 
-def classify(rect_hi: np.ndarray, looks: PieceLooks) -> list[CellDecision]:
+def classify(
+    rect_hi: np.ndarray, looks: PieceLooks, light_lines: bool = False
+) -> list[CellDecision]:
     """Decide every cell of a board rectified at ``FACE_PX`` px/cell with ``MARGIN``."""
-    return [decide(d, looks) for d in measure(board_views(rect_hi), looks)]
+    return decide_all(measure(board_views(rect_hi), looks, light_lines), looks)
 
 
-def measure(views: BoardViews, looks: PieceLooks) -> list[CellDecision]:
-    """Every cell's measurements (energy, tint, similarities, facing margin), undecided."""
+def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecision]:
+    """:func:`decide` each cell, then keep one pawn per suit (a Piecepack has one): a pawn
+    leans over its neighbours, and the weaker claims are left undecided."""
+    out = [decide(d, looks) for d in cells]
+    for suit in SUITS:
+        claims = [d for d in out if d.kind == "pawn" and d.suit == suit]
+        for d in sorted(claims, key=lambda d: d.similarity, reverse=True)[1:]:
+            d.kind, d.suit, d.confidence = "unknown", None, 0.0
+    return out
+
+
+def measure(views: BoardViews, looks: PieceLooks, light_lines: bool = False) -> list[CellDecision]:
+    """Every cell's measurements (energy, tint, similarities, facing margin), undecided.
+    ``light_lines``: the printed lines are lighter than the tiles."""
     crops = views.crops
     energy = energies(crops)
     floor = max(float(np.median(np.sort(energy)[:16])), 1.0)
@@ -390,7 +405,8 @@ def measure(views: BoardViews, looks: PieceLooks) -> list[CellDecision]:
     all_sims = desc @ T  # (64, shifts, K)
     sims = all_sims.max(axis=1)  # best shift per template
     turned = looks.turned_faces()
-    covered = covered_cells(hidden_fraction(views.light, FACE_PX, MARGIN))
+    light = 255 - views.light if light_lines else views.light
+    covered = covered_cells(hidden_fraction(light, FACE_PX, MARGIN))
     out = []
     for i, cell in enumerate(CELL_ORDER):
         offset = None
@@ -539,6 +555,10 @@ def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
         return d
     # A quiet cell is empty unless a piece's look fits it closely (a low-contrast coin).
     if d.energy_ratio < t and d.similarity < looks.strong_similarity:
+        # Near the threshold, yet rather like a piece (a coin in low contrast): not empty.
+        # (Far below it the similarity of a flat cell is only noise.)
+        doubtful = d.energy_ratio >= 0.75 * t and d.similarity >= looks.quiet_max_similarity
+        foreign = foreign or doubtful
         d.kind = "unknown" if foreign else "empty"
         d.confidence = 0.0 if foreign else float(np.clip(1.5 - d.energy_ratio / t, 0.5, 1.0))
         d.suit = d.facing = None

@@ -264,7 +264,7 @@ def _cell_outlines(small_gray: np.ndarray) -> list[np.ndarray]:
 
 
 def _outline_candidates(
-    bgr: np.ndarray, preferred_lab: np.ndarray | None = None
+    bgr: np.ndarray, preferred_lab: np.ndarray | None = None, inverted: bool = False
 ) -> Iterator[tuple[np.ndarray, np.ndarray, bool]]:
     """Board outlines (image pixels, ordered), the tile colour that produced each, and
     whether the outline's blob runs into the frame edge. Made lazily: the first is
@@ -277,6 +277,8 @@ def _outline_candidates(
     close_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     h, w = small.shape[:2]
     small_gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    if inverted:  # light lines on dark tiles: turn them into dark lines on light tiles
+        small_gray = 255 - small_gray
     lattice = _cross_outlines(small_gray) or _cell_outlines(small_gray)
     for crosses in lattice:
         # Colour of the tiles: the median inside the cross outline.
@@ -433,6 +435,7 @@ def refine_pose(
         seen = ~np.isnan(twist)
         extra = np.where(seen, twist, np.median(twist[seen]) if seen.any() else 0.0)
         new.tile_angles = pose.tile_angles + np.clip(extra, -0.1, 0.1)
+        new.inverted, new.tile_color_lab = pose.inverted, pose.tile_color_lab
     return new
 
 
@@ -476,18 +479,42 @@ def _corner_gap(pose: BoardPose, quad: np.ndarray) -> float:
     return float(min(gaps) / pose.cell_size_px())
 
 
-def find_board(bgr: np.ndarray, tile_color_lab: np.ndarray | None = None) -> BoardPose:
+def find_board(
+    bgr: np.ndarray, tile_color_lab: np.ndarray | None = None, inverted: bool | None = None
+) -> BoardPose:
     """Locate the board from scratch. North is not decided here (see :mod:`geometry`).
 
+    Tiles with dark lines are tried first, then with light lines on dark tiles (the picture
+    inverted); ``inverted`` fixes the choice (a setup knows it).
     Raises :class:`BoardNotFound` when no board is in view or it is cut off by the frame.
     """
     if bgr.ndim != 3 or min(bgr.shape[:2]) < 64:
         raise BoardNotFound("no board in view: image too small")
+    found: list[BoardPose] = []
+    errors: list[BoardNotFound] = []
+    for inv in (False, True) if inverted is None else (inverted,):
+        try:
+            pose = _find_board(bgr, tile_color_lab, inv)
+        except BoardNotFound as e:
+            errors.append(e)
+            continue
+        found.append(pose)
+        if pose.crosses_found >= 12:
+            break
+    if not found:
+        # "cut off" says more than "not found"; the dark-line pass speaks first otherwise.
+        raise next((e for e in errors if "cut off" in str(e)), errors[0])
+    return max(found, key=lambda p: p.crosses_found)
+
+
+def _find_board(bgr: np.ndarray, tile_color_lab: np.ndarray | None, inverted: bool) -> BoardPose:
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+    if inverted:
+        gray = 255 - gray
     best: BoardPose | None = None
     cut_off = seen_any = False
     best_score = -1
-    for quad, colour, at_edge in _outline_candidates(bgr, tile_color_lab):
+    for quad, colour, at_edge in _outline_candidates(bgr, tile_color_lab, inverted):
         seen_any = True
         H0 = cv2.getPerspectiveTransform(
             CANONICAL_CORNERS.astype(np.float32), quad.astype(np.float32)
@@ -512,6 +539,7 @@ def find_board(bgr: np.ndarray, tile_color_lab: np.ndarray | None = None) -> Boa
             cut_off = True
             continue
         pose.tile_color_lab = colour
+        pose.inverted = inverted
         # The board's outer edges settle which placement is right when a whole row of
         # crosses is hidden (the seen crosses then fit two placements equally well).
         rect = pose.rectify(bgr, 24, 0.5)

@@ -44,6 +44,7 @@ class BoardPose:
     crosses_found: int = 0
     residual: float = 0.0  # median cross misfit after the fit, in cells
     tile_color_lab: np.ndarray | None = None  # the tile colour the outline was found with
+    inverted: bool = False  # the printed lines are lighter than the tiles
 
     # ---------------------------------------------------------------- mapping
 
@@ -153,6 +154,11 @@ class BoardPose:
     # ---------------------------------------------------------------- turning, saving
 
     def rotated(self, quarter_turns: int) -> BoardPose:
+        turned = self._rotated(quarter_turns)
+        turned.inverted, turned.tile_color_lab = self.inverted, self.tile_color_lab
+        return turned
+
+    def _rotated(self, quarter_turns: int) -> BoardPose:
         """The same board with north moved by quarter turns (see ``geometry.rotate_canonical``)."""
         H = rotate_canonical(self.H, quarter_turns)
         # Where each new cross centre sits in the old canonical frame.
@@ -178,6 +184,7 @@ class BoardPose:
             "radius": self.scale,
             "tile_offsets": self.tile_offsets.round(3).tolist(),
             "tile_angles": self.tile_angles.round(5).tolist(),
+            "light_lines": self.inverted,
         }
 
     @classmethod
@@ -191,7 +198,7 @@ class BoardPose:
         angles = np.asarray(d.get("tile_angles", np.zeros(16)), np.float64)
         if angles.shape != (16,):
             raise ValueError("tile_angles must have 16 values")
-        return cls(
+        pose = cls(
             H,
             float(d.get("radial_k", 0.0)),
             (float(d["centre"][0]), float(d["centre"][1])),
@@ -199,6 +206,8 @@ class BoardPose:
             offsets,
             angles,
         )
+        pose.inverted = bool(d.get("light_lines", False))
+        return pose
 
 
 def fit_pose(

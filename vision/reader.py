@@ -34,7 +34,7 @@ from piecebridge.vision.cells import (
     CellDecision,
     PieceLooks,
     board_views,
-    decide,
+    decide_all,
     measure,
 )
 from piecebridge.vision.geometry import (
@@ -79,6 +79,11 @@ class Observation:
         return bool(self.unknown)
 
 
+def lines_dark(gray: np.ndarray, pose: BoardPose) -> np.ndarray:
+    """The picture with the board's printed lines dark (inverted for light lines)."""
+    return 255 - gray if pose.inverted else gray
+
+
 def board_from_decisions(decisions: list[CellDecision]) -> dict[str, Any]:
     """The ``reflec-board/1`` dict (with confidences and ``unknown``) of cell decisions."""
     coins, pawns, unknown = [], [], []
@@ -117,7 +122,8 @@ class BoardReader:
 
     def locate(self, frame: np.ndarray) -> BoardPose:
         """Find the board from scratch and orient it (setup's north, else top of image)."""
-        pose = find_board(frame, self._tile_lab)
+        inverted = None if self.setup is None else self.setup.pose.inverted
+        pose = find_board(frame, self._tile_lab, inverted)
         if self._reference is not None:
             return pose.rotated(closest_turns(pose.H, self._reference))
         return pose.rotated(north_up_turns(pose.H))
@@ -157,19 +163,19 @@ class BoardReader:
             self.pose = self.locate(frame)
             timings["locate"] = (time.perf_counter() - t0) * 1e3
         views = board_views(self.pose.rectify(frame, FACE_PX, MARGIN))
-        state, seen, _ = self._check_lock(views.light)
+        state, seen, _ = self._check_lock(lines_dark(views.light, self.pose))
         if state in ("moved", "lost"):
             self.pose = self.locate(frame)
             moved = True
             views = board_views(self.pose.rectify(frame, FACE_PX, MARGIN))
         elif state == "drift":
-            gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+            gray = lines_dark(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), self.pose)
             pose = refine_pose(gray, self.pose, px_per_cell=32, search=0.25)
             if pose is not None:
                 self.pose = pose
                 views = board_views(self.pose.rectify(frame, FACE_PX, MARGIN))
         timings["pose"] = (time.perf_counter() - t0) * 1e3
-        decisions = [decide(d, self.looks) for d in measure(views, self.looks)]
+        decisions = decide_all(measure(views, self.looks, self.pose.inverted), self.looks)
         timings["total"] = (time.perf_counter() - t0) * 1e3
         small = cv2.resize(views.light, (54, 54), interpolation=cv2.INTER_AREA)
         motion = 0.0
