@@ -288,9 +288,19 @@ def test_link_is_ack_paced_one_command_in_flight():
             display.show_board({P.cell_name(i): "white"})
             display.status("suns", i % 5, i % 6)
             display.show_laser([P.cell_name(i), P.cell_name(i + 1)], step_ms=0)
+            if i % 4 == 0:  # presses while pictures stream: their EVENT_ACKs queue too
+                device.press(P.BUTTONS[i % 5])
+            time.sleep(0.005)
         assert display.wait_idle(3.0)
+        deadline = time.monotonic() + 2.0
+        while len(got := display.events()) == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.3)
+        got += display.events()
     finally:
         display.close()
+    assert [e.button for e in got] == [P.BUTTONS[i % 5] for i in range(0, 20, 4)]
+    assert any(who == "host" and f.type == P.EVENT_ACK and f.seq for who, f in log)
     in_flight = None
     for who, frame in log:
         if who == "host" and frame.seq and frame.type != P.SYNC:
@@ -319,3 +329,67 @@ def test_boards_are_found_by_usb_vid_pid(monkeypatch):
     assert serial_port.find_ports() == []
     with open_display("auto") as display:  # nothing attached: the emulation
         assert hasattr(display, "sim_device")
+
+
+class NoResetTransport(SimTransport):
+    """A board without the auto-reset on open; can lose the host's EVENT_ACKs on the line."""
+
+    def __init__(self, device: EmulatedDisplay) -> None:
+        super().__init__(device)
+        self.drop_event_acks = False
+
+    def open(self) -> None:
+        pass  # the display keeps its session state, its queued press and its event seq
+
+    def write(self, data: bytes) -> None:
+        frames = P.FrameReader().feed(data)
+        if self.drop_event_acks and any(f.type == P.EVENT_ACK for f in frames):
+            return
+        super().write(data)
+
+
+def test_a_press_whose_ack_was_lost_is_not_delivered_again_after_a_resync():
+    device = EmulatedDisplay()
+    transport = NoResetTransport(device)
+    display = Display(lambda: transport, hello_wait=0.2).start()
+    try:
+        assert display.wait_idle(3.0)
+        transport.drop_event_acks = True
+        device.press("north")
+        first = display.get_event(timeout=2.0)
+        time.sleep(0.25)  # the display keeps re-sending it: its EVENT_ACK never arrives
+        # A new session: SYNC tells the display which press the host has already got.
+        display.reconnect()
+        deadline = time.monotonic() + 3.0
+        while display.stats.reconnects == 0 or not display.wait_idle(0.1):
+            assert time.monotonic() < deadline, "no new session"
+        transport.drop_event_acks = False
+        time.sleep(0.4)
+        again = display.events()
+        device.press("east")  # and the next press is new, not taken for a copy
+        second = display.get_event(timeout=2.0)
+        time.sleep(0.3)
+        rest = display.events()
+    finally:
+        display.close()
+    assert first is not None and first.button == "north"
+    assert again == []
+    assert second is not None and second.button == "east"
+    assert rest == []
+
+
+def test_a_display_speaking_another_protocol_is_left_alone():
+    class OldFirmware(EmulatedDisplay):
+        def _send_hello(self, reply: bool, echo: int) -> None:
+            payload = bytes([1, 1, 0, P.LED_COUNT & 0xFF, P.LED_COUNT >> 8])
+            self._send(P.HELLO, 0, payload + bytes([P.HELLO_REPLY if reply else 0, echo, 0]))
+
+    display, device = start(OldFirmware())
+    try:
+        display.show_board({"a1": "suns"})
+        assert not display.wait_idle(1.0)
+        assert not display.connected
+        assert display.error is not None and "protocol 1" in display.error
+        assert not device.synced, "the host must not SYNC a firmware it cannot talk to"
+    finally:
+        display.close()

@@ -106,6 +106,9 @@ class LinkStats:
 
 # Order in which state channels are brought up to date (CLEAR first: it resets the rest).
 _CHANNELS = ("palette", "brightness", "clear", "board", "status", "laser", "blink")
+# These are independent on the display and take turns: a board redrawn faster than the
+# link carries it must not keep a laser (or status) from ever being sent.
+_TAKE_TURNS = ("board", "status", "laser", "blink")
 
 
 @dataclass
@@ -182,6 +185,7 @@ class Display:
         # "send again" even if the payload is equal (replays a laser animation).
         self._wanted: dict[str, tuple[object, int, bytes]] = {}
         self._shown: dict[str, object] = {}  # channel -> token the display acknowledged
+        self._last_sent: str | None = None  # for the turns of _TAKE_TURNS
         self._board_names: dict[str, str] = {}
         self._counter = 0
         # Event seq of the last button press delivered: kept across sessions (SYNC tells
@@ -377,9 +381,17 @@ class Display:
             interrupt()
 
     def _pending_channel_locked(self) -> str | None:
-        for channel in _CHANNELS:
+        def pending(channel: str) -> bool:
             wanted = self._wanted.get(channel)
-            if wanted is not None and self._shown.get(channel) != wanted[0]:
+            return wanted is not None and self._shown.get(channel) != wanted[0]
+
+        for channel in _CHANNELS[: -len(_TAKE_TURNS)]:
+            if pending(channel):
+                return channel
+        start = _TAKE_TURNS.index(self._last_sent) + 1 if self._last_sent in _TAKE_TURNS else 0
+        for k in range(len(_TAKE_TURNS)):
+            channel = _TAKE_TURNS[(start + k) % len(_TAKE_TURNS)]
+            if pending(channel):
                 return channel
         return None
 
@@ -390,6 +402,7 @@ class Display:
                 self._idle.set()
                 return None
             token, ftype, payload = self._wanted[channel]
+            self._last_sent = channel
         return _Outgoing(channel, token, ftype, payload)
 
     def _after_clear_ack(self, clear_token: object) -> None:

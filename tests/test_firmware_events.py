@@ -1,0 +1,161 @@
+"""Button presses while the host keeps the display busy, through the real firmware in simavr.
+
+Players press whenever they like, also while the referee streams pictures. Every press
+must reach the host exactly once and in order: the firmware queues presses and re-sends
+each until its EVENT_ACK, the host acknowledges them between pictures and drops re-sent
+copies by their event seq (``firmware/PROTOCOL.md``, "Button events").
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+
+import pytest
+
+from piecebridge.display import Display, SerialTransport, simavr
+from piecebridge.display import protocol as P
+
+pytestmark = pytest.mark.firmware
+CELLS = [P.cell_name(i) for i in range(64)]
+COLOURS = ["suns", "moons", "crowns", "arms", "white", "amber"]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def built() -> None:
+    simavr.require_or_skip()
+    simavr.build_firmware("uno", "sim")
+
+
+class Spy(SerialTransport):
+    """The real port, counting frames; optionally never sends some EVENT_ACKs' first copy."""
+
+    def __init__(self, port: str, drop_every: int = 0) -> None:
+        super().__init__(port)
+        self.drop_every = drop_every
+        self.rx, self.tx = P.FrameReader(), P.FrameReader()
+        self.received: list[P.Frame] = []
+        self.sent: list[P.Frame] = []
+        self.dropped: list[int] = []  # event seqs whose EVENT_ACK vanished on the wire
+        self._event_acks = 0
+
+    def read(self) -> bytes:
+        data = super().read()
+        self.received.extend(self.rx.feed(data))
+        return data
+
+    def write(self, data: bytes) -> None:
+        frames = self.tx.feed(data)
+        self.sent.extend(frames)
+        for frame in frames:
+            if frame.type == P.EVENT_ACK and self.drop_every:
+                self._event_acks += 1
+                if self._event_acks % self.drop_every == 1:
+                    self.dropped.append(frame.payload[0])
+                    return  # lost on the line: the display re-sends BUTTON meanwhile
+        super().write(data)
+
+
+def stream(display: Display, stop: threading.Event) -> None:
+    """Board and laser updates back to back, faster than the link can carry them."""
+    rng = random.Random(11)
+    while not stop.is_set():
+        display.show_board({c: rng.choice(COLOURS) for c in rng.sample(CELLS, 12)})
+        start = rng.randrange(0, 56)
+        display.show_laser(CELLS[start : start + rng.randrange(1, 8)], step_ms=0)
+        time.sleep(0.001)
+
+
+def wait_until(board: simavr.SimavrBoard, cycle: int) -> None:
+    """Wait for simulated time (a busy machine runs the simulation slower than the clock)."""
+    while board.cycle() < cycle:
+        time.sleep(0.005)
+
+
+def press_script(board: simavr.SimavrBoard, rng: random.Random, n: int) -> list[tuple[str, int]]:
+    """Press ``n`` buttons (sometimes two overlapping); returns (button, cycle) in order."""
+    ms = simavr.F_CPU // 1000
+    pressed = []
+    while len(pressed) < n:
+        first, hold = rng.choice(P.BUTTONS), rng.randrange(30, 70)
+        at = int(board.press(first, hold_ms=hold)["cycle"])
+        pressed.append((first, at))
+        released = at + hold * ms
+        if rng.random() < 0.3 and len(pressed) < n:
+            # A second button 25 ms later, while the first is still held: the firmware
+            # queues both and must send them in the order they were debounced.
+            wait_until(board, at + 25 * ms)
+            second = rng.choice([b for b in P.BUTTONS if b != first])
+            at2 = int(board.press(second, hold_ms=60)["cycle"])
+            pressed.append((second, at2))
+            released = max(released, at2 + 60 * ms)
+        # Everything released and the release debounced (20 ms) before the next press.
+        wait_until(board, released + rng.randrange(30, 90) * ms)
+    return pressed
+
+
+def run_presses(drop_every: int, faults: tuple[int, int, int], seed: int):
+    with simavr.SimavrBoard(boot_ms=300) as board:
+        spy: Spy | None = None
+
+        def open_spy() -> Spy:
+            nonlocal spy
+            spy = Spy(board.pty, drop_every)
+            return spy
+
+        display = Display(open_spy).start()
+        stop = threading.Event()
+        streamer = threading.Thread(target=stream, args=(display, stop), daemon=True)
+        try:
+            assert display.wait_idle(5.0)
+            board.fault(*faults, seed=seed)
+            streamer.start()
+            time.sleep(0.1)
+            pressed = press_script(board, random.Random(seed), 14)
+            got = []
+            deadline = time.monotonic() + 6.0
+            while len(got) < len(pressed) and time.monotonic() < deadline:
+                event = display.get_event(timeout=0.1)
+                if event is not None:
+                    got.append(event.button)
+            stop.set()
+            streamer.join()
+            time.sleep(0.5)  # re-sent BUTTONs still on their way must not become events
+            got += [e.button for e in display.events()]
+            frames = list(board.frames)
+        finally:
+            stop.set()
+            display.close()
+    assert spy is not None
+    return pressed, got, spy, frames, display.stats
+
+
+def test_presses_while_pictures_stream_arrive_once_and_in_order():
+    pressed, got, spy, frames, stats = run_presses(drop_every=0, faults=(0, 0, 0), seed=5)
+    assert got == [b for b, _ in pressed]
+    # The link really was busy: both kinds of picture kept going out (neither starved)...
+    sent_types = [f.type for f in spy.sent]
+    assert sent_types.count(P.BOARD) > 50 and sent_types.count(P.LASER) > 50
+    # ... and the LEDs were being written (interrupts off, PORTD rewritten: what used to
+    # "release" a held button in simavr) within the 20 ms debounce of every press.
+    starts = [f.start for f in frames]
+    window = int(0.02 * simavr.F_CPU)
+    for button, cycle in pressed:
+        assert any(cycle <= s < cycle + window for s in starts), f"{button}: LEDs idle"
+    # Acknowledged between pictures, never two host frames in flight: no retransmits.
+    assert stats.retransmits == 0 and stats.nacks == 0
+    assert sum(1 for f in spy.sent if f.type == P.EVENT_ACK) >= len(pressed)
+
+
+def test_lost_event_acks_and_a_bad_line_neither_lose_nor_double_a_press():
+    # Every other EVENT_ACK vanishes, and the line drops, corrupts and repeats bytes.
+    pressed, got, spy, _, stats = run_presses(drop_every=2, faults=(1500, 1500, 1500), seed=9)
+    assert got == [b for b, _ in pressed]
+    assert len(spy.dropped) >= len(pressed) // 2
+    # The display re-sent those presses (same event seq) and the host took them once.
+    buttons = [f for f in spy.received if f.type == P.BUTTON]
+    seqs = [f.seq for f in buttons]
+    assert all(seqs.count(s) >= 2 for s in spy.dropped), "no BUTTON re-sent for a lost ack"
+    assert len(buttons) > len(pressed)
+    assert stats.retransmits > 0
