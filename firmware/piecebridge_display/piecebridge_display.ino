@@ -9,7 +9,7 @@
  *   USB serial 115200 8N1: binary frames, see firmware/PROTOCOL.md.
  *
  * The loop never blocks: it parses bytes as they come, runs animations from
- * millis(), scans buttons, and only sends to the LEDs (interrupts off) between
+ * clock_ms(), scans buttons, and only sends to the LEDs (interrupts off) between
  * frames, right before acknowledging the command that changed the picture.
  */
 #include <avr/io.h>
@@ -33,7 +33,8 @@ static uint8_t reset_cause;
  * a time: the head goes out as BUTTON with its own event seq (1..255) and is re-sent every
  * EVENT_RETRY_MS until an EVENT_ACK names that seq; only then is the next one numbered and
  * sent. So the host sees each press in order and can drop re-sent copies by their seq. */
-static uint8_t ev_ring[8], ev_head, ev_count, ev_seq = 0;
+#define EV_RING 16 /* a power of two */
+static uint8_t ev_ring[EV_RING], ev_head, ev_count, ev_seq = 0;
 static uint8_t btn_stable[PB_BUTTONS], btn_count[PB_BUTTONS];
 
 static uint16_t last_ms, hello_ms, event_ms, heartbeat_ms, host_ms;
@@ -55,6 +56,35 @@ static uint16_t never_used_ram(void) {
     const uint8_t *p = &__heap_start;
     while (p < (const uint8_t *)RAMEND && *p == PAINT) p++;
     return (uint16_t)(p - &__heap_start);
+}
+
+/* Time base: Timer1 free-running at clk/64 (4 us a tick), read as a counter. millis()
+ * counts timer0 overflow interrupts and loses about 1 ms per LED send (2.5 ms with
+ * interrupts off, only one overflow stays pending): with the host streaming pictures it
+ * ran at ~70 % speed, so a 30 ms press lasted ~21 "ms" and a shorter one never passed
+ * the 20 ms debounce. The counter keeps counting with interrupts off; the loop reads it
+ * far more often than its 262 ms wrap. */
+static uint16_t clock_last;
+static uint32_t clock_ticks; /* ticks not yet turned into ms */
+static uint16_t clock_now_ms;
+static uint32_t uptime_ms;
+
+static void clock_init(void) {
+    TCCR1A = 0; /* normal mode (the Arduino core set 8-bit PWM for pins 9/10, unused here) */
+    TCCR1B = (1 << CS11) | (1 << CS10);
+    clock_last = TCNT1;
+}
+
+static uint16_t clock_ms(void) {
+    uint16_t t = TCNT1; /* no ISR touches Timer1's 16-bit registers: no cli needed */
+    clock_ticks += (uint16_t)(t - clock_last);
+    clock_last = t;
+    while (clock_ticks >= 250) {
+        clock_ticks -= 250;
+        clock_now_ms++;
+        uptime_ms++;
+    }
+    return clock_now_ms;
 }
 
 static void send(uint8_t type, uint8_t seq, const uint8_t *p, uint8_t n) {
@@ -80,7 +110,7 @@ static void render(void) {
  * seq: a late EVENT_ACK for the previous event must not drop the next, still unsent one. */
 static void event_acked(uint8_t seq) {
     if (ev_count && event_sent && seq == ev_seq) {
-        ev_head = (ev_head + 1) & 7;
+        ev_head = (ev_head + 1) & (EV_RING - 1);
         ev_count--;
         event_sent = 0;
     }
@@ -97,7 +127,7 @@ static void events_on_sync(uint8_t host_last) {
 }
 
 static void on_frame(void) {
-    host_ms = (uint16_t)millis();
+    host_ms = clock_ms();
     if (!st.link_ok) {
         st.link_ok = 1;
         st.dirty = 1;
@@ -138,7 +168,7 @@ static void scan_buttons(void) {
         } else if (++btn_count[b] >= DEBOUNCE_MS) {
             btn_stable[b] = pressed;
             btn_count[b] = 0;
-            if (pressed && ev_count < 8) ev_ring[(ev_head + ev_count++) & 7] = b;
+            if (pressed && ev_count < EV_RING) ev_ring[(ev_head + ev_count++) & (EV_RING - 1)] = b;
         }
     }
 }
@@ -166,13 +196,14 @@ void setup() {
     pb_rx_init(&rx);
     pb_state_init(&st);
     render();
-    last_ms = hello_ms = heartbeat_ms = host_ms = (uint16_t)millis();
+    clock_init();
+    last_ms = hello_ms = heartbeat_ms = host_ms = clock_ms();
     send_hello(0, 0);
 }
 
 void loop() {
     poll_serial();
-    uint16_t now = (uint16_t)millis();
+    uint16_t now = clock_ms();
     uint16_t dt = now - last_ms;
     if (dt) {
         last_ms = now;
@@ -185,7 +216,7 @@ void loop() {
     }
     if (st.synced && (uint16_t)(now - heartbeat_ms) >= HEARTBEAT_MS) {
         heartbeat_ms = now;
-        uint16_t up = (uint16_t)(millis() / 1000);
+        uint16_t up = (uint16_t)(uptime_ms / 1000);
         uint16_t spare = never_used_ram();
         uint8_t p[6] = {(uint8_t)up,        (uint8_t)(up >> 8),    (uint8_t)rx_errors,
                         (uint8_t)(rx_errors >> 8), (uint8_t)spare, (uint8_t)(spare >> 8)};

@@ -19,6 +19,7 @@
  *     unplug MS               USB unplug: the pty goes away, the MCU is unpowered; after MS
  *                             ms a new pty appears (printed; --link follows it)
  *     fault DROP CORRUPT DUP SEED   per-million byte fault rates on both directions
+ *     peek ADDR N             N (<= 64) bytes of data memory at ADDR (debugging)
  *     cycle                   print the current cycle
  *     quit
  * - --speed X throttles simulated time to X times wall time (default 1; 0 = flat out).
@@ -370,6 +371,12 @@ static void control_line(char *line) {
         corrupt_ppm = (uint32_t)a2;
         dup_ppm = (uint32_t)a3;
         if (n >= 5) rng = (uint64_t)a4 * 2654435761ULL + 1;
+    } else if (!strcmp(cmd, "peek") && a1 >= 0 && a1 < 0x900 && a2 > 0 && a1 + a2 <= 0x900) {
+        /* peek ADDR N: N bytes of data memory (SRAM addresses as avr-nm shows them, minus
+         * 0x800000), e.g. to watch the firmware's event ring from a test or a debugger. */
+        char hex[2 * 64 + 1] = {0};
+        for (long i = 0; i < a2 && i < 64; i++) sprintf(hex + 2 * i, "%02x", avr->data[a1 + i]);
+        emit("{\"ev\":\"peek\",\"addr\":%ld,\"cycle\":%llu,\"hex\":\"%s\"}", a1, cyc, hex);
     } else if (!strcmp(cmd, "stats")) {
         emit("{\"ev\":\"stats\",\"cycle\":%llu,\"rx\":%lu,\"overrun\":%lu,\"dropped\":%lu,"
              "\"corrupted\":%lu,\"duplicated\":%lu,\"frames\":%lu}",

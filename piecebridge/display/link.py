@@ -106,6 +106,9 @@ class LinkStats:
 
 # Order in which state channels are brought up to date (CLEAR first: it resets the rest).
 _CHANNELS = ("palette", "brightness", "clear", "board", "status", "laser", "blink")
+# A BUTTON copy this long after our EVENT_ACK for it means the EVENT_ACK was lost (an
+# EVENT_ACK and its ACK take ~1.5 ms on the wire; the display re-sends every 100 ms).
+_CROSSING = 0.03
 # These are independent on the display and take turns: a board redrawn faster than the
 # link carries it must not keep a laser (or status) from ever being sent.
 _TAKE_TURNS = ("board", "status", "laser", "blink")
@@ -631,8 +634,13 @@ class _Session:
             # Acknowledge (again, for a copy: our EVENT_ACK may be lost) as a command of its
             # own, after the frame in flight: never two host frames on the wire at once.
             out = self.out
-            in_flight = out is not None and out.ftype == P.EVENT_ACK
-            if not (in_flight and out.payload[0] == frame.seq):
+            if out is not None and out.ftype == P.EVENT_ACK and out.payload[0] == frame.seq:
+                # A copy while our EVENT_ACK for it is out: that (or its ACK) was lost,
+                # unless they just crossed. Re-send now rather than after ack_timeout:
+                # the display sends no other press until this one is acknowledged.
+                if now - out.sent_at > _CROSSING:
+                    self.retransmit(now)
+            else:
                 self.event_ack = frame.seq
             self.pump(now)
 
