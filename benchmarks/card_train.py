@@ -20,20 +20,40 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from card_data import features_of, photo_path
+from card_data import CACHE, features_of, photo_path
 from piecebridge.vision import card_cells as cc
 
 SHIFTS = ((0, 0), (2, 0), (-2, 0), (0, 2), (0, -2))
 
 
+FEATURE_CACHE = CACHE / "features"
+
+
+def _cached(i, size, shifts, tag):
+    """Features of one photo, cached per photo (so adding photos re-extracts only them)."""
+    FEATURE_CACHE.mkdir(parents=True, exist_ok=True)
+    f = FEATURE_CACHE / f"tune_{i:05d}_{size[0]}x{size[1]}_{tag}_{cc.N_FEATURES}.npz"
+    if f.exists():
+        d = np.load(f, allow_pickle=False)
+        if "error" in d:
+            return {"path": str(f), "error": str(d["error"])}
+        return {"path": str(f), "x": d["x"], "mark": d["mark"], "shaded": d["shaded"]}
+    item = features_of(photo_path("tune", i, size), shifts)
+    if "error" in item:
+        np.savez(f, error=item["error"])
+    else:
+        np.savez(f, x=item["x"], mark=item["mark"], shaded=item["shaded"])
+    return item
+
+
 def _train_item(args):
     i, size = args
-    return features_of(photo_path("tune", i, size), SHIFTS)
+    return _cached(i, size, SHIFTS, "train")
 
 
 def _val_item(args):
     i, size = args
-    return features_of(photo_path("tune", i, size))
+    return _cached(i, size, ((0, 0),), "val")
 
 
 def collect(indices, size, jobs, fn):
