@@ -61,9 +61,9 @@ static uint16_t never_used_ram(void) {
 /* Time base: Timer1 free-running at clk/64 (4 us a tick), read as a counter. millis()
  * counts timer0 overflow interrupts and loses about 1 ms per LED send (2.5 ms with
  * interrupts off, only one overflow stays pending): with the host streaming pictures it
- * ran at ~70 % speed, so a 30 ms press lasted ~21 "ms" and a shorter one never passed
- * the 20 ms debounce. The counter keeps counting with interrupts off; the loop reads it
- * far more often than its 262 ms wrap. */
+ * ran at 0.78 x (measured in simavr), so the 20 ms debounce took 26 ms of pressing and
+ * animations and timeouts stretched too. The counter keeps counting with interrupts
+ * off; the loop reads it far more often than its 262 ms wrap. */
 static uint16_t clock_last;
 static uint32_t clock_ticks; /* ticks not yet turned into ms */
 static uint16_t clock_now_ms;
