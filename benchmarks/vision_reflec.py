@@ -53,7 +53,8 @@ def _cache_dir(args: argparse.Namespace) -> Path:
 
 
 def _load_or_render(path: Path, render) -> tuple[np.ndarray, dict]:
-    png, js = path.with_suffix(".png"), path.with_suffix(".json")
+    # Not with_suffix: a tag such as "blur0.8" has a dot of its own.
+    png, js = Path(f"{path}.png"), Path(f"{path}.json")
     if png.exists() and js.exists():
         return cv2.imread(str(png)), json.loads(js.read_text())
     shot = render()
@@ -68,7 +69,7 @@ def rig_images(split: str, rig: int, difficulty: str, cache: Path):
     from piecebridge.synth.reflec import SHOTS_PER_RIG, Difficulty, calibration_sample, sample
 
     diff = Difficulty.parse(difficulty)
-    tag = f"{split}-{diff.name.replace('=', '').replace(',', '_')}-r{rig:03d}"
+    tag = f"{split}-{diff.name.replace('=', '').replace(',', '_').replace('.', 'p')}-r{rig:03d}"
     cal, _ = _load_or_render(cache / f"{tag}-cal", lambda: calibration_sample(split, rig, diff))
     shots = []
     for s in range(SHOTS_PER_RIG):
