@@ -218,6 +218,7 @@ class _Candidate:
     quad: np.ndarray
     holes: int
     touches_border: bool
+    hole_area: float = 0.0  # median area of its cell-like holes (detection pixels)
 
 
 def _grid_candidates(small: np.ndarray) -> list[_Candidate]:
@@ -243,18 +244,19 @@ def _grid_candidates(small: np.ndarray) -> list[_Candidate]:
         if filled < 0.02 * bw * bh * 10 or filled < 400:
             continue
         cell = filled / 100
-        holes = sum(
-            1
+        areas = [
+            a
             for c, hh in zip(contours, hier[0], strict=True)
-            if hh[3] >= 0 and 0.2 * cell < cv2.contourArea(c) < 2.0 * cell
-        )
+            if hh[3] >= 0 and 0.2 * cell < (a := cv2.contourArea(c)) < 2.0 * cell
+        ]
+        holes = len(areas)
         if holes < 25:
             continue
         quad = _fit_quad(outer + np.array([x, y]))
         if quad is None:
             continue
         touches = x <= 1 or y <= 1 or x + bw >= w - 1 or y + bh >= h - 1
-        out.append(_Candidate(_order_clockwise(quad), holes, touches))
+        out.append(_Candidate(_order_clockwise(quad), holes, touches, float(np.median(areas))))
     return out
 
 
@@ -268,7 +270,13 @@ def find_grids(grey: np.ndarray) -> list[np.ndarray]:
     small = cv2.resize(grey, None, fx=f, fy=f, interpolation=cv2.INTER_AREA) if f < 1 else grey
     cands = _grid_candidates(small)
     whole = [c for c in cands if not c.touches_border]
-    if any(c.touches_border for c in cands):
+    cut = [c for c in cands if c.touches_border]
+    if whole and cut:
+        # Only a web with cells the size of the whole grids' is a grid running off the
+        # photo; a checked tablecloth or graph paper at the edge is not.
+        ref = float(np.median([c.hole_area for c in whole]))
+        cut = [c for c in cut if 0.6 * ref < c.hole_area < 1.6 * ref]
+    if cut:
         raise CardError("a grid is cut off at the edge of the photo; step back and retake it")
     if not whole:
         raise CardError(
