@@ -362,15 +362,32 @@ def face_scores(window: np.ndarray, turned: np.ndarray) -> tuple[np.ndarray, np.
 
     The symmetric parts (rim, symbol body) fit every turn about equally; the turn that also
     lines up the markings scores highest, however small its lead (see ``_read_facing``).
+    Computed with correlations (no per-shift copies): for a look ``T`` centred over the
+    whole square, ``<mask * W - mean, T> = <W, mask * T>`` since ``T`` sums to zero.
     """
     c = turned.shape[1]
-    views = np.lib.stride_tricks.sliding_window_view(window, (c, c, 3))[:, :, 0]
-    mask = FACE_MASK.reshape(1, c * c, 1)
-    W = _centred_unit(views.reshape(-1, c * c, 3) * mask)
-    T = _centred_unit(turned.reshape(len(turned), c * c, 3) * mask)
-    sims = W @ T.T  # (shifts, turns)
-    best = int(np.argmax(sims.max(axis=1)))
-    return sims.max(axis=0), views.reshape(-1, c, c, 3)[best]
+    n = c * c
+    win = np.ascontiguousarray(window, np.float32)
+    m = FACE_MASK[..., 0].astype(np.float32)
+    h = win.shape[0] - c + 1
+    # Per shift and channel: sum and sum of squares of the window inside the disc.
+    s1 = cv2.filter2D(win, -1, m, anchor=(0, 0), borderType=cv2.BORDER_CONSTANT)[:h, :h]
+    s2 = cv2.filter2D(win * win, -1, m, anchor=(0, 0), borderType=cv2.BORDER_CONSTANT)[:h, :h]
+    w_norm = np.sqrt(np.maximum((s2 - s1 * s1 / n).sum(axis=-1), 1e-12))
+    scores, best_score, best_at = [], -2.0, (0, 0)
+    for t in turned:
+        tm = t * FACE_MASK
+        tc = tm - tm.reshape(n, 3).mean(axis=0)
+        t_norm = float(np.sqrt((tc * tc).sum())) + 1e-6
+        num = cv2.matchTemplate(win, np.ascontiguousarray(tc * FACE_MASK, np.float32),
+                                cv2.TM_CCORR)  # fmt: skip
+        r = num / (w_norm * t_norm)
+        k = int(np.argmax(r))
+        scores.append(float(r.flat[k]))
+        if r.flat[k] > best_score:
+            best_score, best_at = float(r.flat[k]), divmod(k, h)
+    y, x = best_at
+    return np.array(scores), win[y : y + c, x : x + c]
 
 
 def classify(
