@@ -356,6 +356,28 @@ def _centred_unit(m: np.ndarray) -> np.ndarray:
     return m / (np.sqrt(np.einsum("ij,ij->i", m, m))[:, None] + 1e-6)
 
 
+_PREPARED: dict[int, tuple[np.ndarray, list[tuple[np.ndarray, float]]]] = {}
+
+
+def _prepared(turned: np.ndarray) -> list[tuple[np.ndarray, float]]:
+    """Per turn: the disc-masked, centred look (as matchTemplate wants it) and its norm.
+    Kept per array (looks are made once per setup), holding the array so its id stays."""
+    hit = _PREPARED.get(id(turned))
+    if hit is not None and hit[0] is turned:
+        return hit[1]
+    n = turned.shape[1] * turned.shape[2]
+    out = []
+    for t in turned:
+        tm = t * FACE_MASK
+        tc = tm - tm.reshape(n, 3).mean(axis=0)
+        norm = float(np.sqrt((tc * tc).sum())) + 1e-6
+        out.append((np.ascontiguousarray(tc * FACE_MASK, np.float32), norm))
+    if len(_PREPARED) > 64:
+        _PREPARED.clear()
+    _PREPARED[id(turned)] = (turned, out)
+    return out
+
+
 def face_scores(window: np.ndarray, turned: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Best normalised correlation, inside the coin disc, of each turned look (t, C, C, 3)
     over all shifts of ``window``, and the window that fits the best turn (C, C, 3).
@@ -375,13 +397,8 @@ def face_scores(window: np.ndarray, turned: np.ndarray) -> tuple[np.ndarray, np.
     s2 = cv2.filter2D(win * win, -1, m, anchor=(0, 0), borderType=cv2.BORDER_CONSTANT)[:h, :h]
     w_norm = np.sqrt(np.maximum((s2 - s1 * s1 / n).sum(axis=-1), 1e-12))
     scores, best_score, best_at = [], -2.0, (0, 0)
-    for t in turned:
-        tm = t * FACE_MASK
-        tc = tm - tm.reshape(n, 3).mean(axis=0)
-        t_norm = float(np.sqrt((tc * tc).sum())) + 1e-6
-        num = cv2.matchTemplate(win, np.ascontiguousarray(tc * FACE_MASK, np.float32),
-                                cv2.TM_CCORR)  # fmt: skip
-        r = num / (w_norm * t_norm)
+    for tmpl, t_norm in _prepared(turned):
+        r = cv2.matchTemplate(win, tmpl, cv2.TM_CCORR) / (w_norm * t_norm)
         k = int(np.argmax(r))
         scores.append(float(r.flat[k]))
         if r.flat[k] > best_score:
