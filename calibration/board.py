@@ -153,19 +153,16 @@ def learn_setup(
     Returns the setup and a report (``north_score``: layout separation in log energy;
     above ~1 is clear). Raises UserError when the board is missing or the layout is wrong.
     """
-    options: list = []
-    found = find_board(frame_bgr, candidates=options)
-    # The layout itself tells which placement of the grid is right (a row of crosses hidden
-    # by the coins can leave two placements that fit the lines equally well).
-    poses = [found] + [p for _, p in sorted(options, key=lambda o: -o[0]) if p is not found]
+    found = find_board(frame_bgr)
     best = None
-    for pose in (p.rotated(k) for p in poses[:6] for k in range(4)):
+    for k in range(4):
+        pose = found.rotated(k)
         views = board_views(pose.rectify(frame_bgr, FACE_PX, MARGIN))
         crops = views.crops
         e = energies(crops)
         floor = max(float(np.median(np.sort(e)[:16])), 1.0)
         score = _layout_score(e / floor)
-        if best is None or score > best[0] + 1e-9:
+        if best is None or score > best[0]:
             best = (score, pose, views, e / floor)
     score, pose, views, ratio = best
     crops = views.crops
@@ -190,12 +187,11 @@ def learn_setup(
     empty_ratio = float(np.clip(max(hi_empty, 1.0) ** 0.65 * lo_occ**0.35, 1.8, 6.0))
     looks = PieceLooks(coins, pawns, faces, empty_ratio=empty_ratio, learned=True)
     h, w = frame_bgr.shape[:2]
-    tile_lab = pose.tile_color_lab if pose.tile_color_lab is not None else found.tile_color_lab
-    setup = BoardSetup(pose, (w, h), tile_lab, looks, camera_calibration)
+    setup = BoardSetup(pose, (w, h), found.tile_color_lab, looks, camera_calibration)
     report = {
         "north_score": round(score, 3),
-        "crosses_found": pose.crosses_found,
-        "lens_k": round(pose.k, 3),
+        "crosses_found": found.crosses_found,
+        "lens_k": round(found.k, 3),
         "empty_ratio": round(empty_ratio, 3),
         "busiest_empty": round(hi_empty, 3),
         "quietest_piece": round(lo_occ, 3),

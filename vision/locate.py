@@ -480,17 +480,12 @@ def _corner_gap(pose: BoardPose, quad: np.ndarray) -> float:
 
 
 def find_board(
-    bgr: np.ndarray,
-    tile_color_lab: np.ndarray | None = None,
-    inverted: bool | None = None,
-    candidates: list[tuple[float, BoardPose]] | None = None,
+    bgr: np.ndarray, tile_color_lab: np.ndarray | None = None, inverted: bool | None = None
 ) -> BoardPose:
     """Locate the board from scratch. North is not decided here (see :mod:`geometry`).
 
     Tiles with dark lines are tried first, then with light lines on dark tiles (the picture
-    inverted); ``inverted`` fixes the choice (a setup knows it). ``candidates``, if given,
-    receives every acceptable (score, pose), for a caller that can judge them better (the
-    calibration layout can).
+    inverted); ``inverted`` fixes the choice (a setup knows it).
     Raises :class:`BoardNotFound` when no board is in view or it is cut off by the frame.
     """
     if bgr.ndim != 3 or min(bgr.shape[:2]) < 64:
@@ -499,7 +494,7 @@ def find_board(
     errors: list[BoardNotFound] = []
     for inv in (False, True) if inverted is None else (inverted,):
         try:
-            pose = _find_board(bgr, tile_color_lab, inv, candidates)
+            pose = _find_board(bgr, tile_color_lab, inv)
         except BoardNotFound as e:
             errors.append(e)
             continue
@@ -512,12 +507,7 @@ def find_board(
     return max(found, key=lambda p: p.crosses_found)
 
 
-def _find_board(
-    bgr: np.ndarray,
-    tile_color_lab: np.ndarray | None,
-    inverted: bool,
-    candidates: list[tuple[float, BoardPose]] | None = None,
-) -> BoardPose:
+def _find_board(bgr: np.ndarray, tile_color_lab: np.ndarray | None, inverted: bool) -> BoardPose:
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
     if inverted:
         gray = 255 - gray
@@ -558,8 +548,6 @@ def _find_board(
         # Tile gaps are edges too, so also: beyond a true edge lies table, not more tiles.
         tiles_beyond = _tiles_beyond(rect, 24, 0.5)
         score = pose.crosses_found + 2 * edges_ok - 3 * tiles_beyond
-        if candidates is not None:
-            candidates.append((score, pose))
         if best is None or score > best_score:
             best, best_score = pose, score
         if pose.crosses_found >= 12 and edges_ok == 4 and tiles_beyond == 0:
