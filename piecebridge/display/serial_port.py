@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import serial
 from serial.tools import list_ports
 
@@ -73,6 +75,11 @@ class SerialTransport:
         self._serial.write(data)
 
     def interrupt(self) -> None:
+        """Wake the link thread out of its read. Called from the caller's thread, so the
+        link thread may close the port (an unplug) at the same moment: then there is
+        nothing to wake, and the error must not reach the referee.
+        """
         s = self._serial
         if s is not None and hasattr(s, "cancel_read"):
-            s.cancel_read()
+            with contextlib.suppress(OSError, TypeError, ValueError):  # it closed under us
+                s.cancel_read()
