@@ -11,7 +11,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def ruff(*args: str) -> subprocess.CompletedProcess:
-    exe = shutil.which("ruff") or shutil.which("ruff", path=str(Path(sys.executable).parent))
+    # the ruff installed beside this Python (the test extra) first, then any on PATH
+    exe = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
     if exe is None:
         pytest.skip("ruff is not installed (pip install -e '.[test]')")
     return subprocess.run([exe, *args], cwd=ROOT, capture_output=True, text=True)
