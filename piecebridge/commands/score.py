@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import glob
 import json
 import multiprocessing
@@ -28,6 +29,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from piecebridge.calibration.camera import Undistorter, load_camera_calibration
 from piecebridge.errors import UserError
 from piecebridge.scoring import ScoreOptions, score_card1
 
@@ -37,35 +39,10 @@ IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
 # ----------------------------------------------------------------------------- one photo
 
 
-def load_calibration(path: str | Path) -> tuple[np.ndarray, np.ndarray, tuple[int, int]]:
-    """``(camera_matrix, distortion, (width, height))`` from an OpenCV YAML file."""
-    if not Path(path).is_file():
-        raise UserError(f"{path}: no such camera calibration file")
-    try:
-        fs = cv2.FileStorage(str(path), cv2.FILE_STORAGE_READ)
-    except cv2.error:
-        raise UserError(f"{path}: not an OpenCV calibration file") from None
-    k = fs.getNode("camera_matrix").mat()
-    d = fs.getNode("distortion_coefficients").mat()
-    w, h = fs.getNode("image_width").real(), fs.getNode("image_height").real()
-    fs.release()
-    if k is None or d is None or k.shape != (3, 3) or not w or not h:
-        raise UserError(f"{path}: needs camera_matrix, distortion_coefficients, image size")
-    return k, d.reshape(-1), (int(w), int(h))
-
-
-def undistort(grey: np.ndarray, calib, photo_size: tuple[int, int]) -> np.ndarray:
-    """Remove lens distortion from a (possibly half-size) decoded photo."""
-    k, d, (cw, ch) = calib
-    sx, sy = grey.shape[1] / cw, grey.shape[0] / ch
-    if abs(photo_size[0] / cw - 1) > 0.01 or abs(photo_size[1] / ch - 1) > 0.01:
-        raise UserError(
-            f"the calibration is for {cw}x{ch} photos, this one is {photo_size[0]}x{photo_size[1]}"
-        )
-    ks = k.copy()
-    ks[0] *= sx
-    ks[1] *= sy
-    return cv2.undistort(grey, ks, d)
+@functools.lru_cache(maxsize=4)
+def _undistorter(path: str) -> Undistorter:
+    """One undistorter per calibration file and process: maps are made once per size."""
+    return load_camera_calibration(path).undistorter()
 
 
 def read_and_score(
@@ -85,9 +62,7 @@ def read_and_score(
     t0 = time.perf_counter()
     grey, scale = vc.load_photo(path)
     if calibration:
-        calib = load_calibration(calibration)
-        size = (round(grey.shape[1] / scale), round(grey.shape[0] / scale))
-        grey = undistort(grey, calib, size)
+        grey = _undistorter(str(calibration))(grey)  # a half-size decode keeps the aspect
     reading = vc.read_card(grey)
     reading.scale = scale
     card = reading.to_card1()
@@ -291,7 +266,7 @@ def _print_summary(path: str, card: dict) -> None:
 def _run(args: argparse.Namespace) -> int:
     options = _options(args)
     if args.camera_calibration:
-        load_calibration(args.camera_calibration)  # fail early, once
+        _undistorter(args.camera_calibration)  # fail early, once
     batch = len(args.images) > 1 or any(
         Path(p).is_dir() or not Path(p).exists() for p in args.images
     )
