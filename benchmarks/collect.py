@@ -37,11 +37,19 @@ def main() -> None:
     names = [n for n in ORDER if (results / f"{n}.md").exists()]
     names += sorted(p.stem for p in results.glob("*.md") if p.stem not in ORDER)
     toc = "\n".join(f"- [{n}](#{_first_heading_anchor(results / f'{n}.md')})" for n in names)
-    body = "\n\n".join((results / f"{n}.md").read_text().strip() for n in names)
+    body = "\n\n".join(_section(results / f"{n}.md") for n in names)
     text = HEADER + "Sections:\n\n" + toc + "\n\n" + body + "\n"
     text = text.replace("](synth_sweeps", "](benchmarks/results/synth_sweeps")
     (ROOT / "BENCHMARKS.md").write_text(text)
     print(f"wrote BENCHMARKS.md from {len(names)} sections")
+
+
+def _section(path: Path) -> str:
+    """A results file as a level-2 section (a file that starts at level 1 is demoted)."""
+    text = path.read_text().strip()
+    if text.startswith("# "):
+        text = "\n".join("#" + line if line.startswith("#") else line for line in text.split("\n"))
+    return text
 
 
 def _first_heading_anchor(path: Path) -> str:
