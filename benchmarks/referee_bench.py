@@ -37,27 +37,15 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from piecebridge.referee.gamelog import action_segments  # noqa: E402
 from piecebridge.referee.record_demo import SCRIPTS  # noqa: E402
 from piecebridge.referee.session import SessionOptions, run_session  # noqa: E402
 from piecebridge.referee.sources import RECORDINGS  # noqa: E402
 
 
-def segments(actions: list[str]) -> list[Counter]:
-    out, current = [], Counter()
-    for i, a in enumerate(actions):
-        current[a] += 1
-        last_place = a.startswith("place") and (
-            i + 1 == len(actions) or not actions[i + 1].startswith("place")
-        )
-        if a == "end" or a.startswith("fire") or last_place:
-            out.append(current)
-            current = Counter()
-    return [*out, current] if current else out
-
-
 def score(got: list[str], want: list[str]) -> dict:
     """Matched / missed / extra actions, segment by segment (order inside a segment free)."""
-    g, w = segments(got), segments(want)
+    g, w = action_segments(got), action_segments(want)
     matched = missed = extra = 0
     for i in range(max(len(g), len(w))):
         a = g[i] if i < len(g) else Counter()

@@ -21,6 +21,7 @@ from piecebridge.rules import reflec as R
 import tests.test_referee_judge as truth
 from piecebridge.display import simavr
 from piecebridge.display.protocol import cell_index
+from piecebridge.referee.gamelog import action_segments
 from piecebridge.referee.record_demo import demo_script
 from piecebridge.referee.session import SessionOptions, run_session
 from piecebridge.referee.sources import RECORDINGS
@@ -72,7 +73,7 @@ def test_bundled_recording_through_vision_to_the_sim_display(tmp_path):
         observer=observer,
     )
     result = run_session(opts)
-    assert truth.segments(result.judge.actions) == truth.segments(expected_actions())
+    assert action_segments(result.judge.actions) == action_segments(expected_actions())
     assert not [e for e in result.stats.events if e.kind == "flagged"]
     # the log is a valid record of the game
     states = R.replay((tmp_path / "game.jsonl").read_text().splitlines())
@@ -109,7 +110,7 @@ def test_short_clip_resumed_on_the_firmware_in_simavr(tmp_path):
         png=None,
     )
     result = run_session(opts)
-    assert truth.segments(result.judge.actions) == truth.segments(expected_actions())
+    assert action_segments(result.judge.actions) == action_segments(expected_actions())
     # whole frames only (the harness can catch a partial one as the MCU boots)
     frames = [f for f in result.led_frames or [] if len(f.rgb) >= 80]
     assert frames, "the firmware latched no LED frame"
@@ -134,7 +135,7 @@ def test_scripted_recordings_through_vision(name, tmp_path):
     )  # fmt: skip
     result = run_session(opts)
     want = manifest["expected"]
-    assert truth.segments(result.judge.actions) == truth.segments(want["actions"])
+    assert action_segments(result.judge.actions) == action_segments(want["actions"])
     kinds = [e.kind for e in result.stats.events]
     flags = [sorted(e.cells) for e in result.stats.events if e.kind == "flagged"]
     assert flags == [f["cells"] for f in want["flags"]]

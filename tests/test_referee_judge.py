@@ -9,7 +9,6 @@ scripts rendered to photos go through the vision in test_referee_e2e.py.
 from __future__ import annotations
 
 import json
-from collections import Counter
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
@@ -19,7 +18,7 @@ from piecebridge.rules import reflec as R
 
 from piecebridge.display import open_display
 from piecebridge.referee.app import Referee
-from piecebridge.referee.gamelog import GameLog, read_log
+from piecebridge.referee.gamelog import GameLog, action_segments, read_log
 from piecebridge.referee.judge import Judge
 from piecebridge.referee.record_demo import (
     FRAME_DT,
@@ -81,21 +80,6 @@ def referee_for(script: Script, judge: Judge, display) -> Referee:
     )
 
 
-def segments(actions: list[str]) -> list[Counter]:
-    """Actions grouped by shots and turn ends (order inside a segment is free; so is the
-    order of coins placed in one view of the Drop round)."""
-    out, current = [], Counter()
-    for i, a in enumerate(actions):
-        current[a] += 1
-        last_place = a.startswith("place") and (
-            i + 1 == len(actions) or not actions[i + 1].startswith("place")
-        )
-        if a == "end" or a.startswith("fire") or last_place:
-            out.append(current)
-            current = Counter()
-    return [*out, current] if current else out
-
-
 def run(script: Script, tmp_path, display_spec: str = "none", stop=None, resume=None):
     log_path = tmp_path / "game.jsonl"
     if resume:
@@ -134,7 +118,7 @@ def _new(script: Script) -> R.GameState:
 def test_scripted_game_gives_the_expected_log_and_replays(name, tmp_path):
     script = SCRIPTS[name]()
     judge, events, log_path, _ = run(script, tmp_path)
-    assert segments(judge.actions) == segments(script.expected_actions())
+    assert action_segments(judge.actions) == action_segments(script.expected_actions())
     states = R.replay(log_path.read_text().splitlines())
     assert states[-1].board == script.state.board
     flags = [e for e in events if e.kind == "flagged"]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -133,3 +134,23 @@ def _parses(line: str) -> bool:
     except json.JSONDecodeError:
         return False
     return True
+
+
+def action_segments(actions: list[str]) -> list[Counter[str]]:
+    """Logged actions grouped by shots, turn ends and Drop-round views, for comparing logs:
+    the order inside a segment is free (commuting actions; coins placed in one view).
+
+    >>> action_segments(["move a1 a2 north", "spin c4 east", "end", "fire north"])
+    [Counter({'move a1 a2 north': 1, 'spin c4 east': 1, 'end': 1}), Counter({'fire north': 1})]
+    """
+    out: list[Counter[str]] = []
+    current: Counter[str] = Counter()
+    for i, a in enumerate(actions):
+        current[a] += 1
+        last_place = a.startswith("place") and (
+            i + 1 == len(actions) or not actions[i + 1].startswith("place")
+        )
+        if a == "end" or a.startswith("fire") or last_place:
+            out.append(current)
+            current = Counter()
+    return [*out, current] if current else out
