@@ -29,15 +29,10 @@ from piecebridge.calibration.camera import (
     pixels_inside,
 )
 
-from piecebridge.synth.calibration_target import TargetScene
-from piecebridge.synth.photo import Camera, PhotoStyle
+from piecebridge.synth.calibration_target import TEST_LENS, TargetScene
+from piecebridge.synth.photo import PhotoStyle
 
-LENS = Camera(
-    image_size=(640, 480),
-    focal_px=620.0,
-    principal_px=(326.0, 236.0),
-    dist_coeffs=(-0.28, 0.09, 0.0008, -0.0005, 0.0),
-)
+LENS = TEST_LENS
 NOISE_LEVELS = (0.0, 0.02, 0.05)  # sensor noise sigma, fraction of full scale
 VIEW_COUNTS = (5, 10, 20)
 

@@ -14,16 +14,10 @@ from piecebridge.calibration.camera import (
     pixels_inside,
 )
 
-from piecebridge.synth.calibration_target import TargetScene
+from piecebridge.synth.calibration_target import TEST_LENS, TargetScene
 from piecebridge.synth.photo import Camera, PhotoStyle
 
-LENS = Camera(
-    image_size=(640, 480),
-    focal_px=620.0,
-    aspect=1.0,
-    principal_px=(326.0, 236.0),
-    dist_coeffs=(-0.28, 0.09, 0.0008, -0.0005, 0.0),
-)
+LENS = TEST_LENS
 
 
 def distortion_field_error(found: CameraCalibration, lens: Camera, seen: np.ndarray) -> float:

@@ -26,6 +26,16 @@ from piecebridge.synth.photo import Camera, PhotoStyle, photograph
 
 #: Raster resolution of the drawn target; the photos sample it at about 1 px per mm or
 #: coarser, so 0.25 mm keeps every edge sharp to a fraction of an image pixel.
+#: The known lens the synthetic calibration test and benchmark render with: a webcam-like
+#: 640x480 camera with strong barrel distortion, so recovering it is a real check.
+TEST_LENS = Camera(
+    image_size=(640, 480),
+    focal_px=620.0,
+    aspect=1.0,
+    principal_px=(326.0, 236.0),
+    dist_coeffs=(-0.28, 0.09, 0.0008, -0.0005, 0.0),
+)
+
 MM_PER_PX = 0.25
 TABLE_GREY = 110
 
