@@ -1,0 +1,273 @@
+"""Benchmark: finding the Reflec board (localisation and pose) on rendered photos.
+
+Renders shots of the fixture renderer's splits (``piecebridge.synth.reflec``, the same split
+seeds and rig/shot numbering as ``benchmarks/vision_reflec.py``) and runs
+``piecebridge.vision.locate.find_board`` on each 1920x1080 frame, from scratch, on one core.
+
+    python benchmarks/vision_locate.py --split tune --rigs 8             # realistic mix
+    python benchmarks/vision_locate.py --split test --rigs 25 --sweep    # + one row per cause
+    python benchmarks/vision_locate.py --split test --rigs 25 --sweep --out RESULTS.md
+
+Per group of frames it reports:
+
+* ``found``     the board was located (no ``BoardNotFound``);
+* ``placed``    found and every corner within 0.25 cell of the renderer's ground truth
+  (the projection of the outer corners of the corner tiles, any quarter turn: north is not
+  decided here); a found board outside that is counted ``misplaced`` (a wrong answer);
+* corner error, median and 90th percentile over found boards, in pixels and in cells;
+* time per frame (median, ms) and, measured in the same run on the same frames, the time of a
+  ``cv2.warpPerspective`` of the frame to a 512x512 board (the baseline of the speed targets).
+
+Groups: the realistic mix split into calibration photos and game shots (and, within shots,
+those with a hand over the board); with ``--sweep`` one row per difficulty factor at a hard
+level (other factors at the renderer's mild baseline); with ``--negatives`` photos that must
+be rejected (no board, board cut off by the frame edge).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+from piecebridge.vision.locate import BoardNotFound, find_board
+
+#: Hard level per difficulty factor (as benchmarks/vision_reflec.py sweeps them).
+SWEEP = (("tilt", 1.0), ("lens", 1.0), ("blur", 0.8), ("light", 1.0), ("occlusion", 0.8),
+         ("noise", 1.0), ("glare", 1.0), ("clutter", 1.0))  # fmt: skip
+PLACED_CELLS = 0.25  # a corner further than this from the truth: the board is misplaced
+
+
+# --------------------------------------------------------------------------- images
+
+
+def _load_or_render(stem: Path, render) -> tuple[np.ndarray, dict]:
+    png, js = Path(f"{stem}.png"), Path(f"{stem}.json")
+    if png.exists() and js.exists():
+        return cv2.imread(str(png)), json.loads(js.read_text())
+    shot = render()
+    cv2.imwrite(str(png), shot.image)
+    js.write_text(json.dumps(shot.truth))
+    return shot.image, shot.truth
+
+
+def rig_frames(split: str, rig: int, difficulty: str, cache: Path):
+    """[(kind, image, truth)] for one rig: its calibration photo, then its shots.
+
+    Same seeds and cache names as ``benchmarks/vision_reflec.py`` (a shared cache works).
+    """
+    from piecebridge.synth.reflec import SHOTS_PER_RIG, Difficulty, calibration_sample, sample
+
+    diff = Difficulty.parse(difficulty)
+    tag = f"{split}-{diff.name.replace('=', '').replace(',', '_').replace('.', 'p')}-r{rig:03d}"
+    out = [
+        (
+            "cal",
+            *_load_or_render(cache / f"{tag}-cal", lambda: calibration_sample(split, rig, diff)),
+        )
+    ]
+    for s in range(SHOTS_PER_RIG):
+        i = rig * SHOTS_PER_RIG + s
+        out.append(
+            ("shot", *_load_or_render(cache / f"{tag}-s{s}", lambda i=i: sample(split, i, diff)))
+        )
+    return out
+
+
+def negative_frames(split: str, count: int, cache: Path):
+    """[(kind, image, truth)] photos with no board, or with the board cut off."""
+    from piecebridge.synth.reflec import negative_sample
+
+    out = []
+    for kind in ("no-board", "cut-off"):
+        for i in range(count):
+            stem = cache / f"{split}-neg-{kind}-{i:03d}"
+            out.append(
+                (kind, *_load_or_render(stem, lambda i=i, k=kind: negative_sample(split, i, k)))
+            )
+    return out
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+def corner_error(found: np.ndarray, truth: np.ndarray) -> float:
+    """Largest corner distance (px) under the best quarter turn of the found corners."""
+    return float(
+        min(np.linalg.norm(np.roll(found, k, axis=0) - truth, axis=1).max() for k in range(4))
+    )
+
+
+def truth_cell_px(truth: np.ndarray) -> float:
+    return float(np.linalg.norm(np.roll(truth, -1, axis=0) - truth, axis=1).mean() / 8)
+
+
+@dataclass
+class Result:
+    """One frame: found or not, corner error, time, the same-run warp baseline."""
+
+    found: bool
+    placed: bool
+    err_px: float
+    err_cells: float
+    ms: float
+    warp_ms: float
+    note: str = ""
+
+
+@dataclass
+class Tally:
+    results: list[Result] = field(default_factory=list)
+
+    def row(self, name: str) -> str:
+        res = self.results
+        found = [r for r in res if r.found]
+        px = [r.err_px for r in found]
+        cells = [r.err_cells for r in found]
+
+        def q(v, p, fmt):
+            return format(float(np.percentile(v, p)), fmt) if v else "-"
+
+        med = statistics.median(r.ms for r in res) if res else float("nan")
+        warps = [r.warp_ms for r in res if not np.isnan(r.warp_ms)]
+        ratio = f"{med / statistics.median(warps):.1f}x" if warps else "-"
+        placed = sum(r.placed for r in res)
+        return (
+            f"| {name} | {len(res)} | {len(found)} | {placed} | {len(found) - placed}"
+            f" | {q(px, 50, '.1f')} / {q(px, 90, '.1f')}"
+            f" | {q(cells, 50, '.3f')} / {q(cells, 90, '.3f')} | {med:.1f} | {ratio} |"
+        )
+
+
+HEADER = (
+    "| frames | n | found | placed | misplaced | corner err px (median / p90) "
+    "| corner err cells (median / p90) | ms/frame (median) | vs warp |\n"
+    "|---|---|---|---|---|---|---|---|---|"
+)
+
+
+def measure(image: np.ndarray, truth: dict, label: str) -> Result:
+    """Locate the board in one frame, timed, against the truth and the warp baseline."""
+    tc = np.asarray(truth["synth"]["board_corners_px"], float)
+    # Baseline in the same run: warp this frame to a 512x512 board (64 px per cell).
+    H = cv2.getPerspectiveTransform(
+        tc.astype(np.float32), np.float32([[0, 0], [512, 0], [512, 512], [0, 512]])
+    )
+    t = time.perf_counter()
+    cv2.warpPerspective(image, H, (512, 512))
+    warp = 1e3 * (time.perf_counter() - t)
+    t = time.perf_counter()
+    try:
+        pose = find_board(image)
+    except BoardNotFound as e:
+        ms = 1e3 * (time.perf_counter() - t)
+        return Result(False, False, np.nan, np.nan, ms, warp, f"{label}: not found ({e})")
+    ms = 1e3 * (time.perf_counter() - t)
+    err = corner_error(pose.corners, tc)
+    cells = err / truth_cell_px(tc)
+    placed = cells <= PLACED_CELLS
+    note = "" if placed else f"{label}: misplaced, corner error {err:.0f} px ({cells:.2f} cells)"
+    return Result(True, placed, err, cells, ms, warp, note)
+
+
+def measure_negative(image: np.ndarray, label: str) -> Result:
+    """A frame that must be rejected: ``placed`` means rejected, ``found`` accepted."""
+    t = time.perf_counter()
+    try:
+        find_board(image)
+        ok = False
+    except BoardNotFound:
+        ok = True
+    ms = 1e3 * (time.perf_counter() - t)
+    note = "" if ok else f"{label}: accepted a frame without a whole board"
+    return Result(not ok, False, np.nan, np.nan, ms, np.nan, note)
+
+
+# --------------------------------------------------------------------------- main
+
+
+def machine() -> str:
+    cpu = platform.processor() or "?"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return (
+        f"{os.cpu_count()} cores ({cpu}); Python {platform.python_version()}, "
+        f"numpy {np.__version__}, OpenCV {cv2.__version__}; load average "
+        + " ".join(f"{v:.1f}" for v in os.getloadavg())
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--split", default="tune", choices=["tune", "test"])
+    ap.add_argument("--rigs", type=int, default=8)
+    ap.add_argument("--first-rig", type=int, default=0)
+    ap.add_argument("--sweep", action="store_true", help="also one row per difficulty factor")
+    ap.add_argument("--sweep-rigs", type=int, default=3, help="rigs per sweep row")
+    ap.add_argument("--negatives", type=int, default=0, help="negative photos of each kind")
+    ap.add_argument("--cache", default="~/.cache/piecebridge/vision_locate")
+    ap.add_argument("--out", help="append the markdown table to this file")
+    ap.add_argument("-v", "--verbose", action="store_true", help="print every failure")
+    args = ap.parse_args(argv)
+    cv2.setNumThreads(1)  # the targets are for one core
+    cache = Path(args.cache).expanduser()
+    cache.mkdir(parents=True, exist_ok=True)
+    rigs = range(args.first_rig, args.first_rig + args.rigs)
+    rows: list[tuple[str, Tally]] = []
+
+    cal, shots, hands = Tally(), Tally(), Tally()
+    for rig in rigs:
+        for kind, image, truth in rig_frames(args.split, rig, "realistic", cache):
+            r = measure(image, truth, f"{args.split} realistic rig {rig} {kind}")
+            (cal if kind == "cal" else shots).results.append(r)
+            if kind != "cal" and truth["synth"]["levels"].get("occlusion", 0) > 0:
+                hands.results.append(r)
+        print(f"  rig {rig} done", file=sys.stderr)
+    rows += [
+        (f"{args.split} realistic, all", Tally(cal.results + shots.results)),
+        (f"{args.split} realistic, calibration photos", cal),
+        (f"{args.split} realistic, game shots", shots),
+        (f"{args.split} realistic, shots with a hand", hands),
+    ]
+    if args.sweep:
+        for factor, level in SWEEP:
+            t = Tally()
+            name = f"{factor}={level:g}"
+            for rig in range(args.first_rig, args.first_rig + args.sweep_rigs):
+                for kind, image, truth in rig_frames(args.split, rig, name, cache):
+                    t.results.append(measure(image, truth, f"{args.split} {name} rig {rig} {kind}"))
+            rows.append((f"{args.split} {name}", t))
+            print(f"  sweep {name} done", file=sys.stderr)
+    if args.negatives:
+        t = Tally()
+        for kind, image, _truth in negative_frames(args.split, args.negatives, cache):
+            t.results.append(measure_negative(image, f"{args.split} {kind}"))
+        rows.append((f"{args.split} negatives (placed = rejected)", t))
+
+    lines = [f"Machine: {machine()}", "", HEADER] + [t.row(n) for n, t in rows]
+    notes = list(dict.fromkeys(r.note for _, t in rows[1:] for r in t.results if r.note))
+    if notes:
+        lines += [""] + [f"- {n}" for n in (notes if args.verbose else notes[:25])]
+    text = "\n".join(lines)
+    print(text)
+    if args.out:
+        with open(args.out, "a") as fh:
+            fh.write(text + "\n\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
