@@ -8,7 +8,6 @@ scripts rendered to photos go through the vision in test_referee_e2e.py.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
@@ -35,27 +34,66 @@ from tests.reflec_support import board, play_state
 HAND_CELLS = ["c4", "d4", "e4", "c5", "d5", "e5", "d6", "e6"]
 
 
+SUITS = ["suns", "moons", "crowns", "arms"]
+FACINGS = ["north", "east", "south", "west"]
+
+
+def _level(piece: dict | None) -> int:
+    """A grey level per possible content of a cell, 11 levels apart (the tracker's cheap
+    look must see every change of a cell, as it sees a real picture change)."""
+    if piece is None:
+        return 0
+    k = 1 + SUITS.index(piece["suit"])
+    if "facing" in piece:
+        k = 5 + 4 * SUITS.index(piece["suit"]) + FACINGS.index(piece["facing"])
+    return 12 + 11 * k
+
+
+class TruthPose:
+    """Board coordinates (cells) -> pixels of the test pictures: 8 px a cell."""
+
+    def to_image(self, pts):
+        return np.asarray(pts, float).reshape(-1, 2) * 8.0
+
+    def cell_size_px(self) -> float:
+        return 8.0
+
+
+def picture(script: Script, i: int) -> np.ndarray:
+    """Moment ``i`` as a 64x64 picture (8 px a cell, one grey level per content; a hand is
+    its own level over HAND_CELLS), with the moment's index below it."""
+    m = script.moments[i]
+    image = np.zeros((72, 64, 3), np.uint8)
+    items = {x["cell"]: x for x in m.board["coins"] + m.board["pawns"]}
+    for f in range(8):
+        for r in range(8):
+            cell = f"{'abcdefgh'[f]}{r + 1}"
+            level = _level(items.get(cell))
+            if m.hand is not None and cell in HAND_CELLS:
+                level = 245 - 30 * (m.hand % 2)
+            y = 7 - r
+            image[y * 8 : y * 8 + 8, f * 8 : f * 8 + 8] = level
+    image[64:, 0, :2] = divmod(i, 256)
+    return image
+
+
 @dataclass
 class TruthReader:
-    """Reads the script's true boards; a hand hides HAND_CELLS and makes motion."""
+    """Reads the script's true boards; a hand hides HAND_CELLS."""
 
     script: Script
-    index: int = 0
-    previous: object = None
     reads: list = field(default_factory=list)
+    pose: TruthPose = field(default_factory=TruthPose)
 
     def read(self, frame: np.ndarray) -> SimpleNamespace:
-        m = self.script.moments[int(frame[0, 0, 0]) * 256 + int(frame[0, 0, 1])]
+        index = int(frame[64, 0, 0]) * 256 + int(frame[64, 0, 1])
+        self.reads.append(index)
+        m = self.script.moments[index]
         hidden = HAND_CELLS if m.hand is not None else []
         coins = [dict(c, confidence=0.95) for c in m.board["coins"] if c["cell"] not in hidden]
         pawns = [dict(p, confidence=0.95) for p in m.board["pawns"] if p["cell"] not in hidden]
-        key = (json.dumps(m.board, sort_keys=True), m.hand)
-        motion = 0.0 if key == self.previous else 20.0
-        self.previous = key
         board_ = {"format": "reflec-board/1", "coins": coins, "pawns": pawns, "unknown": hidden}
-        return SimpleNamespace(
-            board=board_, unknown=list(hidden), moved=False, motion=motion, decisions=[]
-        )
+        return SimpleNamespace(board=board_, unknown=list(hidden), moved=False, decisions=[])
 
 
 def frames(script: Script, start: int = 0, stop: int | None = None):
@@ -63,9 +101,7 @@ def frames(script: Script, start: int = 0, stop: int | None = None):
     for i, button in script.presses:
         presses.setdefault(i, []).append(button)
     for i in range(start, len(script.moments) if stop is None else stop):
-        image = np.zeros((2, 2, 3), np.uint8)
-        image[0, 0, :2] = divmod(i, 256)
-        yield Frame(i * FRAME_DT, image, i, presses=presses.get(i, []))
+        yield Frame(i * FRAME_DT, picture(script, i), i, presses=presses.get(i, []))
 
 
 def referee_for(script: Script, judge: Judge, display) -> Referee:
@@ -272,21 +308,105 @@ def obs(*cells, conf=0.95, facing="north"):
     return {"coins": coins, "pawns": [], "unknown": []}
 
 
-def test_tracker_commits_only_after_a_still_hold():
-    tr = StableTracker(hold_s=0.5, hold_frames=3)
-    states = [tr.feed(obs("c4"), [], t, motion=0.5).state for t in (0, 0.25, 0.5, 0.75)]
-    assert states == ["settling", "settling", "committed", "still"]
-    assert tr.feed(obs("c5"), [], 1.0, motion=20).state == "moving"
-    hand = [f"{c}{r}" for c in "abcd" for r in "1234"]
-    assert tr.feed(obs("c5"), hand, 1.25).state == "covered"
+class Pic:
+    """A test frame: a 64x64 grey picture, 8 px a cell (see TruthPose)."""
+
+    def __init__(self, levels: dict[str, int] | None = None, noise: int = 0, seed: int = 0):
+        self.a = np.full((64, 64), 100, np.uint8)
+        for cell, level in (levels or {}).items():
+            f, r = "abcdefgh".index(cell[0]), int(cell[1]) - 1
+            self.a[(7 - r) * 8 : (8 - r) * 8, f * 8 : f * 8 + 8] = level
+        if noise:
+            rng = np.random.default_rng(seed)
+            self.a = np.clip(self.a + rng.integers(-noise, noise + 1, self.a.shape), 0, 255)
+            self.a = self.a.astype(np.uint8)
+
+    def grey(self, reduction: int) -> np.ndarray:
+        assert reduction == 1
+        return self.a
 
 
-def test_tracker_ignores_a_flickering_unsure_facing():
-    tr = StableTracker(hold_s=0.5, hold_frames=3)
-    facings = ["north", "east", "north", "north"]
-    out = [tr.feed(obs("c4", conf=0.3, facing=f), [], i * 0.25) for i, f in enumerate(facings)]
-    assert [o.state for o in out] == ["settling", "settling", "committed", "still"]
-    assert out[2].commit.board["coins"][0]["facing"] == "north"  # the majority
+def tracker_with_cells(**kw) -> StableTracker:
+    from piecebridge.vision.reader import cell_polygons
+
+    tr = StableTracker(hold_s=0.5, hold_frames=3, **kw)
+    tr.watch.set_cells(cell_polygons(TruthPose()), 8.0)
+    return tr
+
+
+class Reads:
+    """A stand-in vision: returns the boards given, counts the calls."""
+
+    def __init__(self, *boards):
+        self.boards = list(boards)
+        self.calls = 0
+
+    def __call__(self):
+        self.calls += 1
+        board = self.boards[min(self.calls, len(self.boards)) - 1]
+        return board, list(board["unknown"]), False
+
+
+def test_tracker_reads_a_still_board_once_and_commits_after_the_hold():
+    tr = tracker_with_cells()
+    read = Reads(obs("c4"))
+    states = [tr.feed(t, Pic({"c4": 200}, 2, i), read) for i, t in enumerate((0, 0.25, 0.5))]
+    assert [s.state for s in states] == ["settling", "settling", "committed"]
+    # read on the first frame; the commit itself needed no read (the reading was ready)
+    assert [s.read for s in states] == [True, False, False] and read.calls == 1
+    more = [tr.feed(0.75 + i / 30, Pic({"c4": 200}, 2, 9 + i), read) for i in range(30)]
+    assert {s.state for s in more} == {"still"} and read.calls == 1  # noise is not a change
+
+
+def test_tracker_moving_and_covered_never_commit():
+    tr = tracker_with_cells()
+    hand = {f"{c}{r}": 230 for c in "abcd" for r in "1234"}
+    read = Reads(obs(), {"coins": [], "pawns": [], "unknown": sorted(hand)})
+    assert tr.feed(0.0, Pic(), read).state == "settling"
+    assert tr.feed(0.1, Pic(hand), read).state == "moving"  # the hand came in
+    states = [tr.feed(0.2 + i * 0.25, Pic(hand), read).state for i in range(6)]
+    assert set(states) == {"covered"}
+    assert read.calls == 2  # the resting hand was read once, not at every frame
+
+
+def test_tracker_slow_change_rereads_and_restarts_the_hold():
+    tr = tracker_with_cells()
+    read = Reads(obs("c4"), obs("c4", "c5"))
+    tr.feed(0.0, Pic({"c4": 200}), read)
+    # c5 brightens 8 levels a frame: never "moving", but soon not the picture read
+    states = [tr.feed(0.1 * i, Pic({"c4": 200, "c5": 100 + 8 * i}), read) for i in range(1, 4)]
+    assert all(s.state != "moving" for s in states)
+    assert read.calls == 2 and states[1].read  # 16 levels from the read picture: re-read
+    after = [tr.feed(0.3 + 0.1 * i, Pic({"c4": 200, "c5": 124}), read) for i in range(1, 6)]
+    commit = next(s.commit for s in after if s.commit)
+    assert [c["cell"] for c in commit.board["coins"]] == ["c4", "c5"]
+    assert commit.since >= 0.2  # the hold counted from the re-read, not from t=0
+
+
+def test_tracker_keeps_the_committed_reading_of_unchanged_cells():
+    tr = tracker_with_cells()
+    first = obs("c4", "f6")
+    # the second reading: c4 moved to c5, and f6 (untouched) now misread with another facing
+    second = obs("c5")
+    second["coins"].append({"cell": "f6", "suit": "suns", "facing": "east", "confidence": 0.6})
+    read = Reads(first, second)
+    for i in range(3):
+        tr.feed(i * 0.25, Pic({"c4": 200, "f6": 200}), read)
+    assert tr.feed(0.8, Pic({"c5": 200, "f6": 200, "d4": 250}), read).state == "moving"
+    states = [tr.feed(1.0 + i * 0.25, Pic({"c5": 200, "f6": 200}), read) for i in range(3)]
+    commit = states[-1].commit
+    assert commit is not None and read.calls == 2
+    facings = {c["cell"]: c["facing"] for c in commit.board["coins"]}
+    assert facings == {"c5": "north", "f6": "north"}  # f6 kept; c5 read fresh
+    assert "f6" in commit.reused and "c5" not in commit.reused and "c4" not in commit.reused
+
+
+def test_tracker_without_outlines_reads_and_compares_readings():
+    tr = StableTracker(hold_s=0.5, hold_frames=3)  # no cell outlines: no cheap look
+    read = Reads(obs("c4"), obs("c4"), obs("c5"), obs("c5"), obs("c5"))
+    states = [tr.feed(i * 0.25, Pic(), read).state for i in range(5)]
+    assert states == ["settling", "settling", "settling", "settling", "committed"]
+    assert read.calls == 5
 
 
 def test_buttons_aim_then_fire_and_end_the_turn():

@@ -38,10 +38,15 @@ DIRECTIONS = ("north", "east", "south", "west")
 
 @dataclass
 class Stats:
-    frames: int = 0
-    read_ms: list[float] = field(default_factory=list)
+    frames: int = 0  # frames looked at (the cheap per-cell motion check)
+    read_ms: list[float] = field(default_factory=list)  # vision reads (wall ms each)
+    look_ms: list[float] = field(default_factory=list)  # the cheap look of each frame
     commits: int = 0
-    latency_ms: list[float] = field(default_factory=list)  # commit frame in -> display call
+    #: frame completing the stillness hold arrives -> first display command (ms)
+    latency_ms: list[float] = field(default_factory=list)
+    #: the same commits: how long before the commit the board had become still (s)
+    hold_s: list[float] = field(default_factory=list)
+    reused_cells: int = 0  # cells whose committed reading was kept (unchanged since)
     events: list[Event] = field(default_factory=list)
     camera_lost: int = 0
     moved: int = 0
@@ -61,7 +66,6 @@ class Referee:
         presser: Any = None,
         log_observations: bool = True,
         max_fps: float = 4.0,
-        reuse_repeats: bool = True,
     ) -> None:
         self.judge = judge
         self.reader = reader
@@ -71,19 +75,17 @@ class Referee:
         self.tracker = tracker or StableTracker()
         self.presser = presser
         self.log_observations = log_observations
-        #: at most this many frames a second are read (a 30 fps camera needs no more for a
-        #: 0.5 s hold, and the CPU stays under a core); 0 = every frame
+        #: at most this many vision reads a second (the tracker reads only a still board
+        #: that changed, so this bounds the worst case: a hand resting but fidgeting)
         self.max_fps = max_fps
-        #: a recording's repeated picture reuses the last reading (same image, same answer)
-        self.reuse_repeats = reuse_repeats
         self._last_read_t: float | None = None
+        self._pose: Any = None
         self.stats = Stats()
         self.commands: queue.Queue[str] = queue.Queue()
         self.aim: tuple[str, int] | None = None
         self._camera_ok = True
         self._display_ok: bool | None = None
         self._board_seen = True
-        self._last: tuple[dict, list[str]] | None = None
         self._relocked = False
         self._confirm_at: float | None = None
         self.stopped = False
@@ -102,14 +104,17 @@ class Referee:
 
     def run(self, source: FrameSource, speed: float = 0.0) -> Stats:
         """Referee every frame of ``source``; ``speed`` 1.0 paces a recording in real time."""
-        start = time.monotonic()
+        start = time.perf_counter()
         first_t: float | None = None
         for frame in source:
             if self.stopped:
                 break
             if speed > 0 and not source.live:
                 first_t = frame.t if first_t is None else first_t
-                wait = (frame.t - first_t) / speed - (time.monotonic() - start)
+                # like a camera: the frame arrives at its time, busy referee or not
+                due = start + (frame.t - first_t) / speed
+                frame.arrived = frame.arrived or due
+                wait = due - time.perf_counter()
                 if wait > 0:
                     self._idle(wait)
             self.step(frame)
@@ -127,7 +132,7 @@ class Referee:
         for button in frame.presses:
             self._press(button, frame.t)
         self.poll(frame.t)
-        if frame.lost or frame.image is None:
+        if frame.lost:
             if self._camera_ok:
                 self._camera_ok = False
                 self.stats.camera_lost += 1
@@ -137,46 +142,22 @@ class Referee:
             self._camera_ok = True
             self.tracker.reset()
             self._say(Event("info", "camera back: watching the board again", t=frame.t))
-        if (
-            self.max_fps
-            and self._last_read_t is not None
-            and frame.t - self._last_read_t < 1.0 / self.max_fps - 1e-9
-        ):
-            return  # within the analysis rate: this frame is dropped
-        self._last_read_t = frame.t
-        arrived = time.perf_counter()
+        arrived = frame.arrived if frame.arrived is not None else time.perf_counter()
         self.stats.frames += 1
-        if frame.repeat and self.reuse_repeats and self._last is not None:
-            # The very same picture again: nothing new to read, and nothing moved.
-            board, unknown, moved, motion = (*self._last, False, 0.0)
-        else:
-            try:
-                obs = self.reader.read(frame.image)
-            except Exception as error:  # BoardNotFound and friends: keep the game, say why
-                self._last = None
-                if self._board_seen:
-                    self._board_seen = False
-                    self.stats.not_found += 1
-                    self._say(Event("warn", f"{error}: is the board in view?", t=frame.t))
-                self.tracker.reset()
-                return
-            self.stats.read_ms.append((time.perf_counter() - arrived) * 1e3)
-            board, unknown = observation_board(obs)
-            moved, motion = obs.moved, obs.motion
-            self._last = (board, unknown)
-        if not self._board_seen:
-            self._board_seen = True
-            self._say(Event("info", "board found again", t=frame.t))
-        if moved and self.stats.frames > 1:
+        reads, t0 = len(self.stats.read_ms), time.perf_counter()
+        track = self.tracker.feed(frame.t, frame, lambda: self._read(frame))
+        look = (time.perf_counter() - t0) * 1e3 - sum(self.stats.read_ms[reads:])
+        self.stats.look_ms.append(look)
+        if track.state == "moved" and self.stats.commits:
             self.stats.moved += 1
             self._relocked = True
             self._say(Event("warn", "the camera or the board moved: re-locked on the board; "
                             "checking it still reads as before", t=frame.t))  # fmt: skip
-        track = self.tracker.feed(board, unknown, frame.t, motion, moved)
         if track.commit is None:
             return
         commit = track.commit
         self.stats.commits += 1
+        self.stats.reused_cells += len(commit.reused)
         if self.log_observations and self.judge.log is not None:
             self.judge.log.observed(commit.board, frame.t, frame.index)
         before = self.presenter.commands
@@ -187,7 +168,44 @@ class Referee:
             if not events and not self.judge.flag:
                 self._say(Event("info", "re-locked: the board reads as before", t=frame.t))
         if self.presenter.commands > before:
-            self.stats.latency_ms.append((self.presenter.last_command_at - arrived) * 1e3)
+            first = self.presenter.first_command_after(before)
+            self.stats.latency_ms.append((first - arrived) * 1e3)
+            self.stats.hold_s.append(commit.t - commit.since)
+
+    def _read(self, frame: Frame) -> tuple[dict, list[str], bool] | None:
+        """The vision's reading of ``frame`` (the tracker asks only for still frames), or
+        None when the analysis rate is used up or no board is in view."""
+        if (
+            self.max_fps
+            and self._last_read_t is not None
+            and frame.t - self._last_read_t < 1.0 / self.max_fps - 1e-9
+        ):
+            return None
+        self._last_read_t = frame.t
+        t0 = time.perf_counter()
+        try:
+            image = frame.image
+            if image is None:
+                raise ValueError("the frame cannot be decoded")
+            obs = self.reader.read(image)
+        except Exception as error:  # BoardNotFound and friends: keep the game, say why
+            if self._board_seen:
+                self._board_seen = False
+                self.stats.not_found += 1
+                self._say(Event("warn", f"{error}: is the board in view?", t=frame.t))
+            self.tracker.watch.set_cells(None, 0.0)
+            self._pose = None
+            return None
+        self.stats.read_ms.append((time.perf_counter() - t0) * 1e3)
+        if not self._board_seen:
+            self._board_seen = True
+            self._say(Event("info", "board found again", t=frame.t))
+        pose = getattr(self.reader, "pose", None)
+        if pose is not self._pose:
+            self._pose = pose
+            self.tracker.watch.set_cells(*_cell_outlines(pose, self.reader))
+        board, unknown = observation_board(obs)
+        return board, unknown, bool(obs.moved)
 
     def poll(self, t: float) -> None:
         """Display buttons, terminal commands, display connection changes."""
@@ -308,3 +326,16 @@ class Referee:
     def _say(self, event: Event) -> None:
         self.stats.events.append(event)
         self.view.event(event)
+
+
+def _cell_outlines(pose: Any, reader: Any) -> tuple[dict[str, Any] | None, float]:
+    """The cells' outlines in the frame for the cheap look, or (None, 0) when unknown.
+
+    With a camera calibration the pose is in undistorted pixels while the cheap look sees
+    the raw frame, so the outlines would be off: the tracker then reads instead of looking.
+    """
+    if pose is None or getattr(reader, "undistort", None) is not None:
+        return None, 0.0
+    from piecebridge.vision.reader import cell_polygons
+
+    return cell_polygons(pose), float(pose.cell_size_px())

@@ -47,8 +47,7 @@ class SessionOptions:
     fps: float = 4.0
     commands: bool = False
     observer: Any = None  # observer(referee, events) after each batch of events
-    max_fps: float = 4.0  # frames read per second at most (live sources: ~1 core at 1080p)
-    reuse_repeats: bool = True  # recordings: a repeated picture reuses the last reading
+    max_fps: float = 4.0  # vision reads per second at most (only still, changed views)
 
 
 @dataclass
@@ -146,8 +145,6 @@ def run_session(opts: SessionOptions, console: Console | None = None) -> Session
     """Run a whole session; returns the judge, figures and where the log and picture went."""
     console = console or Console(highlight=False)
     source = open_source(opts.source, opts.fps)
-    if source.live:
-        source.max_fps = opts.max_fps  # type: ignore[attr-defined]
     resumed = read_log(opts.resume) if opts.resume else None
     if resumed is not None and isinstance(source, RecordingSource) and resumed.frame is not None:
         source.start_at = resumed.frame + 1
@@ -179,7 +176,6 @@ def run_session(opts: SessionOptions, console: Console | None = None) -> Session
                 tracker,
                 presser,
                 max_fps=opts.max_fps,
-                reuse_repeats=opts.reuse_repeats,
             )
             if opts.observer is not None:
                 referee.observers.append(opts.observer)

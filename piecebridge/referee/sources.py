@@ -17,7 +17,6 @@ import re
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,16 +29,92 @@ RECORDINGS = Path(__file__).resolve().parents[2] / "fixtures" / "recordings"
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
 
 
-@dataclass
 class Frame:
-    """One frame: ``t`` seconds since the source started; ``image`` BGR or None when lost."""
+    """One frame: ``t`` seconds since the source started; ``image`` BGR (None when lost).
 
-    t: float
-    image: np.ndarray | None
-    index: int = 0
-    lost: bool = False
-    presses: list[str] = field(default_factory=list)  # scripted button presses (recordings)
-    repeat: bool = False  # the very same picture as the frame before (a still recording)
+    A source may hand over the *encoded* picture instead (``encoded``: the JPEG bytes of a
+    camera's MJPEG stream or a recording's file): ``image`` then decodes it on first use,
+    and :meth:`grey` decodes a reduced grey picture straight from the JPEG (libjpeg's DCT
+    scaling, about a third of a full decode), which is all the motion check needs.
+    ``arrived`` is the ``time.perf_counter()`` of the frame's arrival (latency figures).
+
+    >>> Frame(0.0, np.zeros((8, 8, 3), np.uint8)).grey(2).shape
+    (4, 4)
+    """
+
+    def __init__(
+        self,
+        t: float,
+        image: np.ndarray | None = None,
+        index: int = 0,
+        lost: bool = False,
+        presses: list[str] | None = None,
+        repeat: bool = False,
+        encoded: np.ndarray | None = None,
+        arrived: float | None = None,
+    ) -> None:
+        self.t = t
+        self._image = image
+        self.index = index
+        self.lost = lost or (image is None and encoded is None)
+        self.presses = list(presses or [])  # scripted button presses (recordings)
+        self.repeat = repeat  # the very same picture as the frame before (a still recording)
+        self.encoded = encoded
+        self.arrived = arrived
+
+    @property
+    def image(self) -> np.ndarray | None:
+        if self._image is None and self.encoded is not None:
+            self._image = cv2.imdecode(self.encoded, cv2.IMREAD_COLOR)
+        return self._image
+
+    def grey(self, reduction: int = 1) -> np.ndarray:
+        """The picture in grey, ``reduction`` (1, 2, 4 or 8) times smaller each way."""
+        if self._image is None and self.encoded is not None:
+            flag = _REDUCED_GREY.get(reduction)
+            if flag is not None:
+                out = cv2.imdecode(self.encoded, flag)
+                if out is not None:
+                    return out
+        image = self.image
+        assert image is not None, "a lost frame has no picture"
+        grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        if reduction == 1:
+            return grey
+        h, w = grey.shape
+        size = (-(-w // reduction), -(-h // reduction))  # rounded up, as libjpeg does
+        return cv2.resize(grey, size, interpolation=cv2.INTER_AREA)
+
+
+_REDUCED_GREY = {
+    1: cv2.IMREAD_GRAYSCALE,
+    2: cv2.IMREAD_REDUCED_GRAYSCALE_2,
+    4: cv2.IMREAD_REDUCED_GRAYSCALE_4,
+    8: cv2.IMREAD_REDUCED_GRAYSCALE_8,
+}
+
+
+def _is_jpeg(data: Any) -> bool:
+    """A raw capture buffer holding one JPEG picture (FF D8 FF)."""
+    return (
+        isinstance(data, np.ndarray) and data.dtype == np.uint8 and data.ndim <= 2
+        and data.size > 3 and data.reshape(-1)[:3].tolist() == [0xFF, 0xD8, 0xFF]
+    )  # fmt: skip
+
+
+def _raw_mode(cap: Any) -> bool:
+    """Ask a capture for undecoded frames (OpenCV's FFmpeg and V4L2 backends can)."""
+    try:
+        return bool(cap.set(cv2.CAP_PROP_FORMAT, -1))
+    except (AttributeError, cv2.error):
+        return False
+
+
+def _split(data: Any) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """(image, encoded) of what a capture's retrieve() gave."""
+    if _is_jpeg(data):
+        return None, data.reshape(-1)
+    return data, None
 
 
 class FrameSource:
@@ -91,13 +166,12 @@ class RecordingSource(FrameSource):
         name = self.manifest.get("calibration")
         return self.folder / name if name else None
 
-    def _image(self, name: str) -> np.ndarray:
-        # Repeated entries stand for a still scene: decode each file once.
+    def _encoded(self, name: str) -> np.ndarray:
+        # Repeated entries stand for a still scene: read each file once. The frames stay
+        # encoded: the referee decodes a small grey copy of each and the full picture only
+        # of the frames it reads.
         if name not in self._cache:
-            image = cv2.imread(str(self.folder / name))
-            if image is None:
-                raise UserError(f"{self.folder / name}: cannot read the frame")
-            self._cache = {name: image}
+            self._cache = {name: _file_bytes(self.folder / name)}
         return self._cache[name]
 
     def __iter__(self) -> Iterator[Frame]:
@@ -111,7 +185,18 @@ class RecordingSource(FrameSource):
             due = [p["button"] for p in presses if before < p["t"] <= t]
             before = t
             repeat = i > self.start_at and self.frames[i - 1]["file"] == entry["file"]
-            yield Frame(t, self._image(entry["file"]), i, presses=due, repeat=repeat)
+            encoded = self._encoded(entry["file"])
+            yield Frame(t, None, i, presses=due, repeat=repeat, encoded=encoded)
+
+
+def _file_bytes(path: Path) -> np.ndarray:
+    try:
+        data = np.fromfile(str(path), dtype=np.uint8)
+    except OSError:
+        raise UserError(f"{path}: cannot read the frame") from None
+    if not data.size:
+        raise UserError(f"{path}: cannot read the frame (empty file)")
+    return data
 
 
 class FolderSource(FrameSource):
@@ -128,10 +213,7 @@ class FolderSource(FrameSource):
 
     def __iter__(self) -> Iterator[Frame]:
         for i, path in enumerate(self.paths):
-            image = cv2.imread(str(path))
-            if image is None:
-                continue
-            yield Frame(i / self.fps, image, i)
+            yield Frame(i / self.fps, None, i, encoded=_file_bytes(path))
 
 
 class VideoFileSource(FrameSource):
@@ -147,14 +229,25 @@ class VideoFileSource(FrameSource):
         fps = self.cap.get(cv2.CAP_PROP_FPS) or 30.0
         self.fps = fps if fps > 0 else 30.0
         self.description = f"video {path} ({self.fps:g} fps)"
+        # An MJPEG video's packets are JPEG pictures: keep them encoded (decoded on demand).
+        self.raw = _raw_mode(self.cap)
+        if self.raw:
+            ok, data = self.cap.read()
+            self.cap.release()
+            self.cap = cv2.VideoCapture(self.path)
+            if not (ok and _is_jpeg(data) and _raw_mode(self.cap)):
+                self.cap.release()
+                self.cap = cv2.VideoCapture(self.path)  # e.g. H.264: decoded frames
+                self.raw = False
 
     def __iter__(self) -> Iterator[Frame]:
         i = 0
         while True:
-            ok, image = self.cap.read()
+            ok, data = self.cap.read()
             if not ok:
                 return
-            yield Frame(i / self.fps, image, i)
+            image, encoded = _split(data)
+            yield Frame(i / self.fps, image, i, encoded=encoded, arrived=time.perf_counter())
             i += 1
 
     def close(self) -> None:
@@ -165,48 +258,64 @@ class LiveSource(FrameSource):
     """A camera index or a stream URL, grabbed in a thread; reopened when it drops.
 
     Iterating yields the newest frame each time one arrives (older ones are dropped), or a
-    ``lost`` frame about once a second while the device is away.
+    ``lost`` frame about once a second while the device is away. An MJPEG camera or stream
+    is asked for its frames undecoded (``CAP_PROP_FORMAT`` -1): the grabber thread then only
+    copies bytes, and the referee decodes what it needs (see :class:`Frame`). A device that
+    cannot (or hands over something that is not a JPEG) is reopened for decoded frames.
     """
 
     live = True
 
-    def __init__(
-        self, spec: int | str, retry_s: float = 1.0, opener=None, max_fps: float = 0.0
-    ) -> None:
+    def __init__(self, spec: int | str, retry_s: float = 1.0, opener=None) -> None:
         self.spec = spec
         self.kind = "camera" if isinstance(spec, int) else "stream"
         self.description = f"camera {spec}" if isinstance(spec, int) else f"stream {spec}"
         self.retry_s = retry_s
-        #: frames decoded per second at most (0: all). The rest are only grabbed, which for
-        #: a camera skips the JPEG decode: the costliest thing after vision itself.
-        self.max_fps = max_fps
         self._open = opener or cv2.VideoCapture
         self._cond = threading.Condition()
-        self._latest: tuple[float, np.ndarray] | None = None
+        self._latest: Frame | None = None
         self._count = 0
         self._lost = False
         self._stop = threading.Event()
         self._t0 = time.monotonic()
+        #: None: not known yet; True: frames come encoded; False: the device decodes them
+        self.raw: bool | None = None
         cap = self._open(spec)
         if cap is None or not cap.isOpened():
             raise UserError(f"cannot open {self.description}")
         self._thread = threading.Thread(target=self._grab, args=(cap,), daemon=True)
         self._thread.start()
 
+    def _reopen(self) -> Any:
+        cap = self._open(self.spec)
+        if cap is not None and not cap.isOpened():
+            return None
+        return cap
+
     def _grab(self, cap: Any) -> None:
-        last = -1e9
+        asked = cap is not None and self.raw is not False and _raw_mode(cap)
         while not self._stop.is_set():
-            ok, image = False, None
+            ok, data = False, None
             if cap is not None and cap.grab():
-                now = time.monotonic()
-                if self.max_fps and now - last < 1.0 / self.max_fps:
-                    continue  # grabbed (the device's queue stays fresh), not decoded
-                last = now
-                ok, image = cap.retrieve()
+                ok, data = cap.retrieve()
+            if ok and asked and not _is_jpeg(data) and getattr(data, "ndim", 0) != 3:
+                # raw frames that are not JPEG (e.g. YUYV): let the device decode instead
+                self.raw = False
+                cap.release()
+                cap, asked = self._reopen(), False
+                continue
             if ok:
+                if self.raw is None:
+                    self.raw = asked
+                image, encoded = _split(data)
+                frame = Frame(
+                    time.monotonic() - self._t0, image, encoded=encoded,
+                    arrived=time.perf_counter(),
+                )  # fmt: skip
                 with self._cond:
-                    self._latest = (time.monotonic() - self._t0, image)
                     self._count += 1
+                    frame.index = self._count
+                    self._latest = frame
                     self._lost = False
                     self._cond.notify_all()
                 continue
@@ -216,9 +325,8 @@ class LiveSource(FrameSource):
             if cap is not None:
                 cap.release()
             self._stop.wait(self.retry_s)
-            cap = self._open(self.spec)
-            if cap is not None and not cap.isOpened():
-                cap = None
+            cap = self._reopen()
+            asked = cap is not None and self.raw is not False and _raw_mode(cap)
 
     def __iter__(self) -> Iterator[Frame]:
         seen = 0
@@ -230,8 +338,7 @@ class LiveSource(FrameSource):
                 )
                 if self._count != seen and self._latest is not None:
                     seen = self._count
-                    t, image = self._latest
-                    frame = Frame(t, image, seen)
+                    frame = self._latest
                 elif self._lost:
                     frame = Frame(time.monotonic() - self._t0, None, seen, lost=True)
                 else:

@@ -1,24 +1,42 @@
 """Stable-state tracking: commit a board only when the view is still and unobstructed.
 
-The reader's observations flicker: a hand covers cells (``unknown``), a piece in flight is
-half on two cells, a low-confidence coin's facing wobbles between frames. The tracker keeps
-a run of *quiet* frames (little motion, the pose not moved, few unknown cells) whose
-confident readings agree, and commits the run's per-cell majority once it has lasted
-``hold_s`` seconds and ``hold_frames`` frames. A commit carries the cells still unknown and
-each item's confidence; the judge decides what to do with them.
+Every frame gets the cheap look (:mod:`.motion`: a small grey picture, compared cell by
+cell with the frame before); only a still view is read by the vision, and only when
+something changed since the last reading. A *run* of still frames that has lasted
+``hold_s`` seconds and ``hold_frames`` frames commits the reading (if it is not covered by
+a hand and differs from the last commit). The board is read early in the run, as soon as
+it is still, so that at the end of the hold the reading is ready: the commit then costs no
+vision time at all.
 
+* moving: some cell changed more than ``max_motion`` since the frame before — the run ends;
+* a cell changed more than ``max_change`` since the frame that was read (a slow change, a
+  piece nudged without a hand) — the reading is stale: the run restarts, the board is read
+  again;
+* a cell that did not change since the last commit's frame keeps the committed reading
+  (the vision's answer would be the same picture's answer): a committed board never
+  flickers where nothing happened;
+* more than ``max_unknown`` unknown cells is a hand over the board: never a state.
+
+>>> import numpy as np
+>>> class Still:  # a frame: always the same picture
+...     def grey(self, reduction): return np.zeros((16, 16), np.uint8)
 >>> tracker = StableTracker(hold_s=0.5, hold_frames=3)
 >>> board = {"coins": [{"cell": "c4", "suit": "suns", "facing": "north", "confidence": 0.9}],
 ...          "pawns": [], "unknown": []}
->>> [tracker.feed(board, [], t, motion=0.5).state for t in (0.0, 0.25, 0.5)]
+>>> read = lambda: (board, [], False)
+>>> [tracker.feed(t, Still(), read).state for t in (0.0, 0.25, 0.5)]
 ['settling', 'settling', 'committed']
 """
 
 from __future__ import annotations
 
-from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
+
+from piecebridge.referee.motion import CELLS, CellWatch
 
 #: A cell reading: ("coin", suit, facing) or ("pawn", suit, "") ; None is an empty cell.
 #: A coin whose suit is clear but whose facing is not reads ("coin", suit, "?").
@@ -27,6 +45,9 @@ UNKNOWN = ("?", "", "")
 #: An undecided cell this similar to a suit's coin is that coin with an unreadable facing,
 #: not a hand (a hand looks like no piece at all).
 COIN_SIMILARITY = 0.7
+
+#: what ``read()`` gives the tracker: (reflec-board/1 dict, unknown cells, camera moved)
+ReadResult = tuple[dict[str, Any], list[str], bool]
 
 
 def observation_board(obs: Any) -> tuple[dict[str, Any], list[str]]:
@@ -48,7 +69,8 @@ def observation_board(obs: Any) -> tuple[dict[str, Any], list[str]]:
 @dataclass
 class Commit:
     """A still, unobstructed view: the board (reflec-board/1 with confidences), its unknown
-    cells, when the stillness began (``since``) and the frame time that completed it (``t``).
+    cells, when the stillness began (``since``), the frame time that completed it (``t``),
+    and the cells whose reading was kept from the last commit (``reused``).
     """
 
     board: dict[str, Any]
@@ -56,18 +78,31 @@ class Commit:
     t: float
     since: float
     frames: int
+    reused: list[str] = field(default_factory=list)
 
 
 @dataclass
 class TrackState:
     """What one frame did: ``state`` is ``moving``, ``covered`` (a hand or too many unknown
     cells), ``moved`` (the camera/board pose jumped), ``settling``, ``still`` (no change
-    since the last commit) or ``committed`` (then ``commit`` is set).
+    since the last commit) or ``committed`` (then ``commit`` is set). ``read`` is True when
+    the vision read this frame.
     """
 
     state: str
     commit: Commit | None = None
     unknown: list[str] = field(default_factory=list)
+    read: bool = False
+    motion: float = 0.0
+
+
+@dataclass
+class _Reading:
+    cells: dict[str, tuple[Reading, float]]
+    unknown: list[str]
+    small: np.ndarray | None
+    t: float
+    reused: list[str] = field(default_factory=list)
 
 
 def readings(board: dict[str, Any], unknown: list[str]) -> dict[str, tuple[Reading, float]]:
@@ -83,126 +118,157 @@ def readings(board: dict[str, Any], unknown: list[str]) -> dict[str, tuple[Readi
 
 
 class StableTracker:
-    """Turns a stream of observations into committed boards (see module docstring).
+    """Turns a stream of frames into committed boards (see the module docstring).
 
-    ``max_motion``: mean grey change between frames (0-255) above which the view is moving.
-    ``max_unknown``: more unknown cells than this is a hand over the board, never a state.
-    ``min_confidence``: readings below it do not break a run (they flicker) and are
-    outvoted by confident readings of the same cell.
+    ``max_motion`` and ``max_change`` are RMS grey differences of a cell (0-255 levels; see
+    :mod:`.motion`); ``reuse``: keep the committed reading of cells unchanged since then.
     """
 
     def __init__(
         self,
         hold_s: float = 0.5,
         hold_frames: int = 3,
-        max_motion: float = 6.0,
+        max_motion: float = 10.0,
+        max_change: float = 10.0,
         max_unknown: int = 12,
-        min_confidence: float = 0.5,
+        reuse: bool = True,
+        watch: CellWatch | None = None,
     ) -> None:
         self.hold_s = hold_s
         self.hold_frames = hold_frames
         self.max_motion = max_motion
+        self.max_change = max_change
         self.max_unknown = max_unknown
-        self.min_confidence = min_confidence
-        self._run: list[tuple[float, dict[str, tuple[Reading, float]]]] = []
+        self.reuse = reuse
+        self.watch = watch or CellWatch()
+        self._prev: tuple[float, np.ndarray] | None = None
+        self._run: tuple[float, int] | None = None  # (start time, frames)
+        self._reading: _Reading | None = None
+        self._committed: _Reading | None = None
         self._last_key: tuple | None = None
 
     def reset(self) -> None:
-        """Forget the current run and the last commit (after the camera moved, a resume)."""
-        self._run = []
+        """Forget the run, the reading and the last commit (camera back, board moved)."""
+        self._prev = None
+        self._run = None
+        self._reading = None
+        self._committed = None
         self._last_key = None
 
+    def _small(self, frame: Any) -> np.ndarray | None:
+        return self.watch.small(frame) if self.watch.ready else None
+
+    def _changed(self, small: np.ndarray | None, other: np.ndarray | None) -> np.ndarray | None:
+        if small is None or other is None:
+            return None
+        return self.watch.change(small, other)
+
     def feed(
-        self,
-        board: dict[str, Any],
-        unknown: list[str],
-        t: float,
-        motion: float = 0.0,
-        moved: bool = False,
+        self, t: float, frame: Any, read: Callable[[], ReadResult | None] | None
     ) -> TrackState:
-        if moved:
-            self._run = []
-            return TrackState("moved", unknown=list(unknown))
+        """One frame (anything with ``grey(reduction)``); ``read()`` is called when the
+        board must be read now and returns ``(board, unknown, moved)``, or None when it
+        cannot (the analysis rate, no board in view)."""
+        small = self._small(frame)
+        prev, self._prev = self._prev, (None if small is None else (t, small))
+        change = self._changed(small, prev[1] if prev else None)
+        motion = 0.0 if change is None else float(change.max())
         if motion > self.max_motion:
-            self._run = []
-            return TrackState("moving", unknown=list(unknown))
-        if len(unknown) > self.max_unknown:
-            self._run = []
-            return TrackState("covered", unknown=list(unknown))
-        cells = readings(board, unknown)
-        if self._run and not self._agrees(self._run[-1][1], cells):
-            self._run = []
-        self._run.append((t, cells))
-        if len(self._run) < self.hold_frames or t - self._run[0][0] < self.hold_s - 1e-9:
-            return TrackState("settling", unknown=list(unknown))
-        merged, still_unknown = self._merge()
-        key = (tuple(sorted((c, r) for c, (r, _) in merged.items())), tuple(still_unknown))
-        if key == self._last_key:
-            return TrackState("still", unknown=still_unknown)
-        self._last_key = key
-        commit = Commit(
-            board=_to_board(merged, still_unknown),
-            unknown=still_unknown,
-            t=t,
-            since=self._run[0][0],
-            frames=len(self._run),
-        )
-        return TrackState("committed", commit, still_unknown)
-
-    def _agrees(self, a: dict, b: dict) -> bool:
-        """Two frames show one board: every cell read confidently in both reads the same."""
-        for cell in set(a) | set(b):
-            ra, ca = a.get(cell, (None, 1.0))
-            rb, cb = b.get(cell, (None, 1.0))
-            if ra == rb or UNKNOWN in (ra, rb) or _same_coin(ra, rb):
-                continue
-            unsure = ca < self.min_confidence or cb < self.min_confidence
-            same_kind = (ra is None) == (rb is None) and (ra is None or ra[0] == rb[0])
-            if unsure and same_kind:
-                continue  # a wobbling facing or suit: only a change of kind counts
-            return False
-        return True
-
-    def _merge(self) -> tuple[dict[str, tuple[Reading, float]], list[str]]:
-        """Per cell: the confidence-weighted majority reading over the run."""
-        votes: dict[str, Counter] = {}
-        best_conf: dict[tuple[str, Reading], float] = {}
-        cells = {c for _, frame in self._run for c in frame}
-        for _, frame in self._run:
-            for cell in cells:
-                reading, conf = frame.get(cell, (None, 1.0))
-                if reading == UNKNOWN:
-                    continue
-                weight = 0.25 + conf  # an unsure reading still counts, less
-                if reading is not None and reading[2] == "?":
-                    weight = 0.1  # any readable facing of the coin outvotes it
-                votes.setdefault(cell, Counter())[reading] += weight
-                key = (cell, reading)
-                best_conf[key] = max(best_conf.get(key, 0.0), conf)
-        merged: dict[str, tuple[Reading, float]] = {}
-        unknown = []
-        for cell in sorted(cells):
-            if cell not in votes:
-                unknown.append(cell)
-                continue
-            reading, _ = votes[cell].most_common(1)[0]
-            if reading is not None:
-                merged[cell] = (reading, best_conf[(cell, reading)])
-        return merged, unknown
-
-
-def _same_coin(a: Reading, b: Reading) -> bool:
-    """One coin, once with an unreadable facing."""
-    return (
-        a is not None and b is not None and a[:2] == b[:2] and a[0] == "coin"
-        and "?" in (a[2], b[2])
-    )  # fmt: skip
-
-
-def _to_board(merged: dict[str, tuple[Reading, float]], unknown: list[str]) -> dict[str, Any]:
-    coins, pawns = [], []
-    for cell, (reading, conf) in sorted(merged.items()):
+            self._run = None
+            return TrackState("moving", motion=motion)
+        if self._run is None:
+            # the frame before is as still as this one: the run began with it
+            self._run = (prev[0], 2) if prev is not None else (t, 1)
+        else:
+            self._run = (self._run[0], self._run[1] + 1)
+        reading = self._reading
+        blind = reading is not None and (small is None or reading.small is None)
+        if reading is not None and not blind:
+            since = self._changed(small, reading.small)
+            if since is None or float(since.max()) > self.max_change:
+                if reading.t >= self._run[0]:
+                    self._run = (t, 1)  # changed slowly since read in this run: not still
+                reading = self._reading = None
+        did_read = False
+        if reading is None or blind:
+            # no reading yet, or no cheap look (no board outline yet): read the board
+            got = read() if read is not None else None
+            if got is None:
+                if reading is None:
+                    return TrackState("settling", motion=motion)
+            else:
+                did_read = True
+                board, unknown, moved = got
+                if moved:
+                    # re-located and read with the new pose: the reading stands, but
+                    # nothing committed before may be compared with or kept
+                    self._committed = None
+                    self._last_key = None
+                small = small if small is not None else self._small(frame)
+                if self._prev is None and small is not None:
+                    self._prev = (t, small)
+                fresh = self._take(board, unknown, small, t)
+                if reading is not None and _key(fresh) != _key(reading):
+                    self._run = (t, 1)  # the blind re-read saw a change
+                reading = self._reading = fresh
+                if moved:
+                    return TrackState("moved", unknown=list(unknown), read=True, motion=motion)
         assert reading is not None
+        state = self._state(t, reading, did_read)
+        state.motion = motion
+        return state
+
+    def _take(
+        self, board: dict[str, Any], unknown: list[str], small: np.ndarray | None, t: float
+    ) -> _Reading:
+        cells = readings(board, unknown)
+        reused: list[str] = []
+        committed = self._committed
+        if self.reuse and committed is not None:
+            since = self._changed(small, committed.small)
+            if since is not None:
+                for i in np.flatnonzero(since <= self.max_change):
+                    cell = CELLS[i]
+                    reused.append(cell)
+                    if cell in committed.cells:
+                        cells[cell] = committed.cells[cell]
+                    else:
+                        cells.pop(cell, None)
+        still_unknown = sorted(c for c, (r, _) in cells.items() if r == UNKNOWN)
+        return _Reading(cells, still_unknown, small, t, reused)
+
+    def _state(self, t: float, reading: _Reading, did_read: bool) -> TrackState:
+        assert self._run is not None
+        start, frames = self._run
+        if len(reading.unknown) > self.max_unknown:
+            return TrackState("covered", unknown=list(reading.unknown), read=did_read)
+        if frames < self.hold_frames or t - start < self.hold_s - 1e-9:
+            return TrackState("settling", unknown=list(reading.unknown), read=did_read)
+        key = _key(reading)
+        if key == self._last_key:
+            return TrackState("still", unknown=list(reading.unknown), read=did_read)
+        self._last_key = key
+        self._committed = reading
+        commit = Commit(
+            board=_to_board(reading.cells, reading.unknown),
+            unknown=list(reading.unknown),
+            t=t,
+            since=start,
+            frames=frames,
+            reused=[c for c in reading.reused],
+        )
+        return TrackState("committed", commit, list(reading.unknown), read=did_read)
+
+
+def _key(reading: _Reading) -> tuple:
+    return tuple(sorted((c, r) for c, (r, _) in reading.cells.items()))
+
+
+def _to_board(cells: dict[str, tuple[Reading, float]], unknown: list[str]) -> dict[str, Any]:
+    coins, pawns = [], []
+    for cell, (reading, conf) in sorted(cells.items()):
+        if reading is None or reading == UNKNOWN:
+            continue
         kind, suit, facing = reading
         if kind == "coin":
             coins.append({"cell": cell, "suit": suit, "facing": facing, "confidence": conf})

@@ -67,11 +67,20 @@ class DisplayPresenter:
         self.display = display
         self.commands = 0  # display calls made (the latency benchmark counts them)
         self.last_command_at = 0.0
+        self._times: deque[float] = deque(maxlen=32)  # perf_counter of the latest calls
 
     def _call(self, name: str, *args: Any, **kwargs: Any) -> None:
         getattr(self.display, name)(*args, **kwargs)
         self.commands += 1
         self.last_command_at = time.perf_counter()
+        self._times.append(self.last_command_at)
+
+    def first_command_after(self, count: int) -> float:
+        """When the first display call after the ``count``-th was made (perf_counter)."""
+        back = self.commands - count
+        if back <= 0:
+            return self.last_command_at
+        return self._times[-min(back, len(self._times))]
 
     def refresh(self, judge: Judge) -> None:
         """Board and status strip from the judge's state."""
