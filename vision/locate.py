@@ -15,7 +15,7 @@ Two stages, both tolerant of pieces and hands:
 >>> find_board(np.zeros((120, 160, 3), np.uint8))
 Traceback (most recent call last):
 ...
-piecebridge.vision.locate.BoardNotFound: no board in view: no tile-coloured region large enough
+piecebridge.vision.locate.BoardNotFound: no board in view: no 8x8 tile grid found
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from piecebridge.vision.pose import CROSS_CENTRES, BoardPose, fit_pose
 
 from piecebridge.errors import UserError
 
-WORK_WIDTH = 640  # outline search runs at this width: fast and smooth enough
+WORK_WIDTH = 480  # candidates are found and checked at about this width (see downscale)
 
 
 class BoardNotFound(UserError):
@@ -41,6 +41,22 @@ class BoardNotFound(UserError):
 
 
 # --------------------------------------------------------------------------- outline
+
+
+def lab_image(bgr: np.ndarray) -> np.ndarray:
+    """Lab (float32) on OpenCV's 8-bit scale (L 0-255, a and b offset by 128).
+
+    Converted through float32: OpenCV's 8-bit Lab path is several times slower.
+
+    >>> lab_image(np.full((1, 1, 3), 255, np.uint8)).round().tolist()
+    [[[255.0, 128.0, 128.0]]]
+    """
+    f = bgr.astype(np.float32)
+    f *= np.float32(1 / 255)
+    return cv2.transform(cv2.cvtColor(f, cv2.COLOR_BGR2LAB), _LAB_TO_8BIT)
+
+
+_LAB_TO_8BIT = np.array([[2.55, 0, 0, 0], [0, 1, 0, 128], [0, 0, 1, 128]], np.float32)
 
 
 def _candidate_colours(lab: np.ndarray, max_candidates: int = 4) -> list[np.ndarray]:
@@ -264,21 +280,19 @@ def _cell_outlines(small_gray: np.ndarray) -> list[np.ndarray]:
 
 
 def _outline_candidates(
-    bgr: np.ndarray, preferred_lab: np.ndarray | None = None, inverted: bool = False
+    small: np.ndarray,
+    small_gray: np.ndarray,
+    preferred_lab: np.ndarray | None = None,
 ) -> Iterator[tuple[np.ndarray, np.ndarray, bool]]:
-    """Board outlines (image pixels, ordered), the tile colour that produced each, and
-    whether the outline's blob runs into the frame edge. Made lazily: the first is
-    usually right. ``preferred_lab`` (the setup's tile colour) is tried first."""
-    scale = WORK_WIDTH / bgr.shape[1]
-    small = cv2.resize(bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    small = cv2.medianBlur(small, 5)
-    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    """Board outlines (pixels of the downscaled ``small`` image, ordered), the tile colour
+    that produced each, and whether the outline runs into the frame edge. Made lazily: the
+    first is usually right. ``small_gray`` has the printed lines dark. ``preferred_lab``
+    (the setup's tile colour) is tried first among the colours."""
+    smooth = cv2.medianBlur(small, 5)
+    lab = lab_image(smooth)
     k = max(3, round(small.shape[1] / 80) | 1)
     close_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     h, w = small.shape[:2]
-    small_gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    if inverted:  # light lines on dark tiles: turn them into dark lines on light tiles
-        small_gray = 255 - small_gray
     lattice = _cross_outlines(small_gray) or _cell_outlines(small_gray)
     for crosses in lattice:
         # Colour of the tiles: the median inside the cross outline.
@@ -291,7 +305,7 @@ def _outline_candidates(
             or crosses[:, 0].max() > w - 3
             or crosses[:, 1].max() > h - 3
         )
-        yield _order_quad(crosses) / scale, colour, at_edge
+        yield _order_quad(crosses), colour, at_edge
     colours = _candidate_colours(lab)
     if preferred_lab is not None:
         colours.insert(0, np.asarray(preferred_lab, np.float32))
@@ -310,7 +324,7 @@ def _outline_candidates(
                 or quad[:, 0].max() > w - 3
                 or quad[:, 1].max() > h - 3
             )
-            yield _order_quad(quad) / scale, colour, at_edge
+            yield _order_quad(quad), colour, at_edge
 
 
 # --------------------------------------------------------------------------- grid fit
@@ -380,7 +394,7 @@ def find_crosses(
     vx = np.where((qx > 4.0).all(axis=1), np.arctan2(px[:, 0] - px[:, 1], gap), np.nan)
     hy = np.where((qy > 4.0).all(axis=1), np.arctan2(py[:, 1] - py[:, 0], gap), np.nan)
     # Both lines of a cross turn together: trust a twist only when they agree.
-    agree = np.abs(vx - hy) < 0.05
+    agree = np.abs(vx - hy) < 0.02
     twist = np.where(agree, (vx + hy) / 2, np.nan)
     twist[np.isnan(pts[:, 0])] = np.nan
     return pts, twist
@@ -479,51 +493,114 @@ def _corner_gap(pose: BoardPose, quad: np.ndarray) -> float:
     return float(min(gaps) / pose.cell_size_px())
 
 
+def downscale(bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The frame halved until it is under 1.5 x ``WORK_WIDTH`` wide, and the 3x3 matrix
+    taking full-resolution pixels to its pixels. Halving (pixel areas averaged) is several
+    times faster than one resize by an odd factor and keeps thin lines."""
+    small = bgr
+    while small.shape[1] >= 1.5 * WORK_WIDTH:
+        h, w = small.shape[:2]
+        small = cv2.resize(small, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    h, w = bgr.shape[:2]
+    sh, sw = small.shape[:2]
+    # Pixel centres: x_small + 0.5 = (x + 0.5) * sw / w.
+    fx, fy = sw / w, sh / h
+    S = np.array([[fx, 0, 0.5 * fx - 0.5], [0, fy, 0.5 * fy - 0.5], [0, 0, 1]], np.float64)
+    return small, S
+
+
+def scaled_pose(pose: BoardPose, S: np.ndarray) -> BoardPose:
+    """The same board seen through pixel map ``S`` (a scaling, e.g. from :func:`downscale`):
+    the homography and tile shifts move with it; the lens term is not kept."""
+    out = BoardPose(S @ pose.H)
+    out.tile_offsets = pose.tile_offsets * np.array([S[0, 0], S[1, 1]])
+    out.tile_angles = pose.tile_angles.copy()
+    out.crosses_found, out.residual = pose.crosses_found, pose.residual
+    out.tile_color_lab, out.inverted = pose.tile_color_lab, pose.inverted
+    return out
+
+
+#: Pixels per cell for the candidate fits on the downscaled frame.
+SMALL_PX = 16
+#: Refinements on the full frame: (most pixels per cell, half-width searched in cells).
+FULL_STAGES = ((40, 0.4),)
+
+
 def find_board(
     bgr: np.ndarray, tile_color_lab: np.ndarray | None = None, inverted: bool | None = None
 ) -> BoardPose:
     """Locate the board from scratch. North is not decided here (see :mod:`geometry`).
 
-    Tiles with dark lines are tried first, then with light lines on dark tiles (the picture
-    inverted); ``inverted`` fixes the choice (a setup knows it).
+    Candidates are found and checked on a downscaled frame (:func:`downscale`); only the
+    best is refined at full resolution, where the lens term and each tile's shift and twist
+    are fitted. Tiles with dark lines are tried first, then light lines on dark tiles (the
+    picture inverted); ``inverted`` fixes the choice (a setup knows it).
     Raises :class:`BoardNotFound` when no board is in view or it is cut off by the frame.
     """
     if bgr.ndim != 3 or min(bgr.shape[:2]) < 64:
         raise BoardNotFound("no board in view: image too small")
-    found: list[BoardPose] = []
+    small, S = downscale(bgr)
+    small_gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    found: list[tuple[float, BoardPose]] = []
     errors: list[BoardNotFound] = []
-    for inv in (False, True) if inverted is None else (inverted,):
+    if inverted is None:
+        # Try first the polarity whose printed crosses stand out as separate blobs.
+        dark, light = len(_cross_blobs(small_gray)), len(_cross_blobs(255 - small_gray))
+        order = (True, False) if light > dark else (False, True)
+    else:
+        order = (inverted,)
+    for inv in order:
         try:
-            pose = _find_board(bgr, tile_color_lab, inv)
+            score, pose, convincing = _find_small(small, small_gray, tile_color_lab, inv)
         except BoardNotFound as e:
             errors.append(e)
             continue
-        found.append(pose)
-        if pose.crosses_found >= 12:
+        found.append((score, pose))
+        if convincing:
             break
     if not found:
         # "cut off" says more than "not found"; the dark-line pass speaks first otherwise.
         raise next((e for e in errors if "cut off" in str(e)), errors[0])
-    return max(found, key=lambda p: p.crosses_found)
+    _, best = max(found, key=lambda sp: sp[0])
+    return _refine_full(bgr, best, S)
 
 
-def _find_board(bgr: np.ndarray, tile_color_lab: np.ndarray | None, inverted: bool) -> BoardPose:
+def _refine_full(bgr: np.ndarray, small_pose: BoardPose, S: np.ndarray) -> BoardPose:
+    """The pose found on the downscaled frame, refined on the full frame (lens, tiles)."""
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
-    if inverted:
+    if small_pose.inverted:
         gray = 255 - gray
+    # The homography alone first: a plain warp (fast), and the coarse tile shifts measured
+    # on the small frame are re-measured here anyway.
+    pose = BoardPose(np.linalg.inv(S) @ small_pose.H)
+    for px_max, search in FULL_STAGES:
+        px = max(16, min(px_max, round(pose.cell_size_px())))
+        pose = refine_pose(gray, pose, px_per_cell=px, search=search) or pose
+    pose.tile_color_lab, pose.inverted = small_pose.tile_color_lab, small_pose.inverted
+    _check_in_frame(pose, gray.shape)
+    return pose
+
+
+def _find_small(
+    small: np.ndarray, small_gray: np.ndarray, tile_color_lab: np.ndarray | None, inverted: bool
+) -> tuple[float, BoardPose, bool]:
+    """Best board pose (pixels of the downscaled frame), its score, and whether it is
+    convincing (no need to look further), for dark or light printed lines."""
+    gray = 255 - small_gray if inverted else small_gray
     best: BoardPose | None = None
     cut_off = seen_any = False
-    best_score = -1
-    for quad, colour, at_edge in _outline_candidates(bgr, tile_color_lab, inverted):
+    best_score = -np.inf
+    convincing = False
+    px = SMALL_PX
+    for quad, colour, at_edge in _outline_candidates(small, gray, tile_color_lab):
         seen_any = True
         H0 = cv2.getPerspectiveTransform(
             CANONICAL_CORNERS.astype(np.float32), quad.astype(np.float32)
         )
-        pose = refine_pose(gray, BoardPose(H0), px_per_cell=24, search=0.6, fit_lens=False)
+        pose = refine_pose(gray, BoardPose(H0), px_per_cell=px, search=0.6, fit_lens=False)
         if pose is None:
             continue
-        pose = refine_pose(gray, pose, px_per_cell=32, search=0.3) or pose
-        pose = refine_pose(gray, pose, px_per_cell=48, search=0.15) or pose
+        pose = refine_pose(gray, pose, px_per_cell=px, search=0.3, fit_lens=False) or pose
         # The grid must explain the whole outline; a partial board fits crosses and gaps
         # at the wrong scale.
         if _corner_gap(pose, quad) > 1.5:
@@ -542,15 +619,21 @@ def _find_board(bgr: np.ndarray, tile_color_lab: np.ndarray | None, inverted: bo
         pose.inverted = inverted
         # The board's outer edges settle which placement is right when a whole row of
         # crosses is hidden (the seen crosses then fit two placements equally well).
-        rect = pose.rectify(bgr, 24, 0.5)
-        edges = find_edges(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), 24, 0.5)
+        rect = pose.rectify(small, px, 0.5)
+        edges = find_edges(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), px, 0.5)
         edges_ok = int((np.abs(np.nan_to_num(edges, nan=1.0)) < 0.15).sum())
         # Tile gaps are edges too, so also: beyond a true edge lies table, not more tiles.
-        tiles_beyond = _tiles_beyond(rect, 24, 0.5)
+        tiles_beyond = _tiles_beyond(rect, px, 0.5)
         score = pose.crosses_found + 2 * edges_ok - 3 * tiles_beyond
-        if best is None or score > best_score:
+        if score > best_score:
             best, best_score = pose, score
-        if pose.crosses_found >= 12 and edges_ok == 4 and tiles_beyond == 0:
+        # Most of the grid and the board's edges agree, nothing tile-like beyond: the
+        # remaining candidates could only tie.
+        convincing = tiles_beyond == 0 and (
+            (pose.crosses_found >= 10 and edges_ok >= 3)
+            or (pose.crosses_found >= 13 and edges_ok >= 2)
+        )
+        if convincing:
             break
     if not seen_any:
         raise BoardNotFound("no board in view: no tile-coloured region large enough")
@@ -560,7 +643,7 @@ def _find_board(bgr: np.ndarray, tile_color_lab: np.ndarray | None, inverted: bo
                 "board cut off by the frame edge: move the camera so all 16 tiles show"
             )
         raise BoardNotFound("no board in view: no 8x8 tile grid found")
-    return best
+    return float(best_score), best, convincing
 
 
 def _tiles_beyond(rect_bgr: np.ndarray, px: int, margin: float) -> int:
@@ -569,7 +652,7 @@ def _tiles_beyond(rect_bgr: np.ndarray, px: int, margin: float) -> int:
     Compares a strip outside each side (0.1-0.4 cells out) with the strip just inside;
     when the table has the tiles' colour every side looks alike and all score the same.
     """
-    lab = cv2.cvtColor(rect_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab = lab_image(rect_bgr)
     m, n = round(margin * px), N * px
     a, b = round(0.1 * px), round(0.4 * px)
     lo, hi = m + px, m + 7 * px

@@ -125,31 +125,52 @@ class BoardPose:
         return cv2.remap(image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
     def _make_map(self, size: int, px: int, margin: float) -> tuple[np.ndarray, np.ndarray]:
-        """remap() maps for the rectified board, computed on whole arrays (fast)."""
-        g = (np.arange(size, dtype=np.float64) / px - margin).astype(np.float64)
-        gx0, gy0 = np.meshgrid(g, g)
-        tile = np.clip(np.floor(gx0 / 2), 0, 3).astype(int) + 4 * np.clip(
-            np.floor(gy0 / 2), 0, 3
-        ).astype(int)
-        a = self.tile_angles[tile]
-        cx, cy = CROSS_CENTRES[tile, 0], CROSS_CENTRES[tile, 1]
-        gx = cx + np.cos(a) * (gx0 - cx) - np.sin(a) * (gy0 - cy)
-        gy = cy + np.sin(a) * (gx0 - cx) + np.cos(a) * (gy0 - cy)
-        H = self.H
-        den = H[2, 0] * gx + H[2, 1] * gy + H[2, 2]
-        ux = (H[0, 0] * gx + H[0, 1] * gy + H[0, 2]) / den
-        uy = (H[1, 0] * gx + H[1, 1] * gy + H[1, 2]) / den
-        ux += self.tile_offsets[tile, 0]
-        uy += self.tile_offsets[tile, 1]
+        """remap() maps for the rectified board.
+
+        Inside one tile the pose is a plain homography (the tile's twist about its cross,
+        the board homography, the tile's shift), so each tile's block of the map is one
+        ``cv2.perspectiveTransform``; the lens term is then applied to the whole map.
+        """
+        g = np.arange(size, dtype=np.float32) / px - margin
+        tile_of = np.clip(np.floor(g / 2), 0, 3).astype(int)  # tile column (or row) of a pixel
+        starts = [int(np.searchsorted(tile_of, t)) for t in range(4)] + [size]
+        pts = np.empty((size, size, 2), np.float32)
+        for j in range(4):
+            y0, y1 = starts[j], starts[j + 1]
+            for i in range(4):
+                x0, x1 = starts[i], starts[i + 1]
+                if y1 <= y0 or x1 <= x0:
+                    continue
+                t = 4 * j + i
+                gx, gy = np.meshgrid(g[x0:x1], g[y0:y1])
+                block = np.stack([gx, gy], axis=-1).reshape(-1, 1, 2)
+                pts[y0:y1, x0:x1] = cv2.perspectiveTransform(block, self._tile_matrix(t)).reshape(
+                    y1 - y0, x1 - x0, 2
+                )
+        ux, uy = pts[..., 0], pts[..., 1]
         if self.k != 0.0:
-            cx, cy = self.centre
-            dx0, dy0 = (ux - cx) / self.scale, (uy - cy) / self.scale
-            dx, dy = dx0, dy0
-            for _ in range(6):
-                f = 1.0 / (1.0 + self.k * (dx * dx + dy * dy))
-                dx, dy = dx0 * f, dy0 * f
-            ux, uy = cx + dx * self.scale, cy + dy * self.scale
-        return cv2.convertMaps(ux.astype(np.float32), uy.astype(np.float32), cv2.CV_16SC2)
+            # Ideal -> image under the division model, radially: the image radius is f times
+            # the ideal one with f + q f^3 = 1, q = k r^2 (two Newton steps; |q| < 0.5).
+            cx, cy = np.float32(self.centre[0]), np.float32(self.centre[1])
+            dx, dy = ux - cx, uy - cy
+            q = (dx * dx + dy * dy) * np.float32(self.k / self.scale**2)
+            f = 1.0 / (1.0 + q)
+            for _ in range(2):
+                f2 = f * f
+                f -= (f + q * f2 * f - 1.0) / (1.0 + 3.0 * q * f2)
+            ux, uy = cx + dx * f, cy + dy * f
+        return cv2.convertMaps(np.ascontiguousarray(ux), np.ascontiguousarray(uy), cv2.CV_16SC2)
+
+    def _tile_matrix(self, t: int) -> np.ndarray:
+        """Canonical -> ideal image homography within tile ``t`` (twist, H, shift)."""
+        a = float(self.tile_angles[t])
+        cx, cy = CROSS_CENTRES[t]
+        c, s = np.cos(a), np.sin(a)
+        # Rotation by the tile's twist about its cross centre.
+        R = np.array([[c, -s, cx - c * cx + s * cy], [s, c, cy - s * cx - c * cy], [0, 0, 1]])
+        ox, oy = self.tile_offsets[t]
+        T = np.array([[1, 0, ox], [0, 1, oy], [0, 0, 1]], np.float64)
+        return T @ self.H @ R
 
     # ---------------------------------------------------------------- turning, saving
 
@@ -219,31 +240,38 @@ def fit_pose(
 ) -> BoardPose | None:
     """Fit a :class:`BoardPose` to tile-cross image points (16, 2) where ``found``.
 
-    Outliers (a piece edge taken for a line) are dropped by RANSAC first. The radial term is
-    chosen on a grid (cheap and free of local minima); the tiles' own shifts take the rest.
+    A loose RANSAC drops wild points first (loose: an uncorrected lens bends crosses near
+    the frame edge by a good part of a cell). The radial term is then chosen on a grid (cheap
+    and free of local minima) by a truncated-quadratic cost, so a cross caught on a piece
+    edge cannot pull the lens; it is kept only when it clearly explains a bend (with few
+    crosses it would trade with perspective). Crosses the chosen model misses by more than
+    0.15 cell are dropped; the tiles' own shifts take what is left.
     """
     w, h = image_size
     centre = ((w - 1) / 2.0, (h - 1) / 2.0)
     scale = float(np.hypot(w, h) / 2.0)
     P, X = CROSS_CENTRES[found], image_pts[found]
+    idx = np.flatnonzero(found)
     if len(P) < 6:
         return None
-    _, inl = cv2.findHomography(P, X, cv2.RANSAC, ransacReprojThreshold=0.15 * cell_px)
-    if inl is None:
+    _, inl = cv2.findHomography(P, X, cv2.RANSAC, ransacReprojThreshold=0.3 * cell_px)
+    if inl is None or inl.sum() < 6:
         return None
     inl = inl.ravel().astype(bool)
-    if inl.sum() < 6:
-        return None
-    P, X = P[inl], X[inl]
+    P, X, idx = P[inl], X[inl], idx[inl]
+    cap = (0.08 * cell_px) ** 2
 
-    def trial(k: float):
+    def trial(k: float, sel: np.ndarray | None = None):
         U = BoardPose(np.eye(3), float(k), centre, scale).undistort_points(X)
-        H, _ = cv2.findHomography(P, U, 0)
+        p, u = (P, U) if sel is None else (P[sel], U[sel])
+        H, _ = cv2.findHomography(p, u, 0)
         if H is None:
             return None
-        return float(np.sum((project(H, P) - U) ** 2)), k, H, U
+        r2 = ((project(H, P) - U) ** 2).sum(axis=1)
+        return float(np.minimum(r2, cap).sum()), float(k), H, U, r2
 
-    trials = [t for t in map(trial, K_GRID if (fit_lens and len(P) >= 10) else [0.0]) if t]
+    lens = fit_lens and len(P) >= 10
+    trials = [t for t in map(trial, K_GRID if lens else [0.0]) if t]
     if not trials:
         return None
     best = min(trials, key=lambda t: t[0])
@@ -251,17 +279,26 @@ def fit_pose(
         step = K_GRID[1] - K_GRID[0]
         fine = [trial(best[1] + d) for d in np.linspace(-step, step, 9)]
         best = min([best, *(t for t in fine if t)], key=lambda t: t[0])
-    _, k, H, U = best
+        flat = trial(0.0)
+        if flat is not None and best[0] > 0.7 * flat[0]:
+            best = flat  # the bend explains too little to be trusted
+    # Keep the crosses the chosen model explains; fit the homography to them alone.
+    keep = best[4] < (0.15 * cell_px) ** 2
+    if keep.sum() < 6:
+        return None
+    if not keep.all():
+        best = trial(best[1], keep) or best
+    _, k, H, U, _ = best
+    P, U, idx = P[keep], U[keep], idx[keep]
     pose = BoardPose(H, float(k), centre, scale)
     resid = U - project(H, P)
     offsets = np.zeros((16, 2))
-    idx = np.flatnonzero(found)[inl]
     offsets[idx] = resid
     # Tiles whose cross was hidden borrow the mean shift of those seen (usually ~0).
     missing = np.setdiff1d(np.arange(16), idx)
     if len(missing):
         offsets[missing] = np.median(resid, axis=0)
     pose.tile_offsets = offsets
-    pose.crosses_found = int(inl.sum())
+    pose.crosses_found = len(idx)
     pose.residual = float(np.median(np.linalg.norm(resid, axis=1)) / cell_px)
     return pose
