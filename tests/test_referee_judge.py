@@ -8,6 +8,7 @@ scripts rendered to photos go through the vision in test_referee_e2e.py.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
@@ -259,10 +260,27 @@ def test_an_unsure_facing_is_taken_as_unchanged():
     judge = Judge(state)
     seen = as_json(board("S a1", "M h8", "Se c4"))
     seen["coins"][0]["confidence"] = 0.4
-    assert judge.observe(seen, []) == []
+    kept = judge.observe(seen, [])
+    assert [(e.kind, e.text) for e in kept] == [
+        ("info", "c4 facing read east unsure (0.40): kept north")
+    ]
+    assert judge.observe(seen, []) == []  # said once, not at every view
     seen["coins"][0]["confidence"] = 0.95
     assert [str(a) for a in judge.pending] == [] and judge.observe(seen, [])
     assert [str(a) for a in judge.pending] == ["spin c4 east"]
+
+
+def test_an_unread_facing_is_said_and_logged(tmp_path):
+    state = play_state(board("S a1", "M h8", "Se c4"), tile_points=3, dice=(2, 2))
+    log = GameLog.create(tmp_path / "g.jsonl", state)
+    judge = Judge(state, log)
+    seen = as_json(board("S a1", "M h8", "Sn c5"))
+    seen["coins"][0]["facing"] = "?"  # the suit is clear, the facing is not
+    events = judge.observe(seen, [])
+    assert [str(a) for a in judge.pending] == ["move c4 c5 east"]
+    assert events[-1].text.endswith("; facing c5 east (not read: as the coin that left c4)")
+    notes = [json.loads(x).get("referee") for x in log.path.read_text().splitlines()[1:]]
+    assert {"facing_assumed": {"c5": "east (not read: as the coin that left c4)"}} in notes
 
 
 def test_firing_needs_a_legal_board_and_removal_waits_for_the_pieces():
@@ -440,6 +458,43 @@ def test_players_confirm_a_misread_and_the_game_goes_on():
     moved = as_json(board("S a1", "M h8", "Sn c5", "Cn f6"))
     assert [e.kind for e in ref.judge.observe(moved, [])] == ["accepted"]
     assert [str(a) for a in ref.judge.pending] == ["move c4 c5 north"]
+
+
+def test_a_confirmed_misread_survives_a_crash_and_resume(tmp_path):
+    script = demo_script()
+    first_move = next(
+        i for i, m in enumerate(script.moments) if "suns move f2" in m.note and m.hand is None
+    )
+    (tmp_path / "e").mkdir()
+    _, _, log_path, _ = run(script, tmp_path / "e", stop=first_move + 4)  # the move is in
+    judge = Judge.resume(read_log(log_path), GameLog(log_path))
+    assert [str(a) for a in judge.pending] == ["move f2 f1 north"]
+    misread = judge.state.board.to_json()
+    d7 = next(c for c in misread["coins"] if c["cell"] == "d7")
+    d7["suit"] = "crowns"  # the suns coin on d7 read as a crowns coin
+    judge.log.observed(misread, 20.0, first_move + 5)  # as the referee logs a commit
+    assert [e.kind for e in judge.observe(misread, [], 20.0)] == ["flagged"]
+    assert [e.kind for e in judge.confirm(21.0)] == ["cleared"]
+    # crash; a new process resumes from the log alone
+    again = Judge.resume(read_log(log_path), GameLog(log_path))
+    assert again.aliases == judge.aliases and len(again.aliases) == 1
+    assert again.flag is None and [str(a) for a in again.pending] == ["move f2 f1 north"]
+    assert again.observe(misread, [], 22.0) == []  # d7 still means the suns coin
+    # and a real change beside it is judged as usual
+    moved = json.loads(json.dumps(misread))
+    g6 = next(c for c in moved["coins"] if c["cell"] == "g6")
+    g6["cell"] = "g7"
+    assert [e.kind for e in again.observe(moved, [], 23.0)] == ["accepted"]
+    assert [str(a) for a in again.pending] == ["move f2 f1 north", "move g6 g7 north"]
+
+
+def test_resume_of_a_log_holding_only_a_torn_line_says_so(tmp_path):
+    from piecebridge.errors import UserError
+
+    path = tmp_path / "g.jsonl"
+    path.write_text('{"format": "reflec-rec')
+    with pytest.raises(UserError, match=r"^no game recorded in .*g\.jsonl"):
+        read_log(path)
 
 
 class FlakyCapture:

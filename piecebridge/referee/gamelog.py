@@ -38,6 +38,9 @@ class Resumed:
     removal: list[str] = field(default_factory=list)
     removal_pieces: dict[str, Any] = field(default_factory=dict)
     frame: int | None = None
+    #: cell -> [what the camera shows, what it means] (misreads the players confirmed);
+    #: each a piece as JSON ({"coin": suit, "facing": dir}, {"pawn": suit}) or None
+    aliases: dict[str, list[Any]] = field(default_factory=dict)
 
 
 class GameLog:
@@ -99,6 +102,8 @@ def read_log(path: str | os.PathLike[str]) -> Resumed:
         raise UserError(f"{p}: cannot read the log ({error.strerror})") from None
     if lines and not _parses(lines[-1]):
         lines = lines[:-1]  # torn by the crash: it was never fsync'd whole
+    if not any(line.strip() for line in lines):
+        raise UserError(f"no game recorded in {p}: it holds no complete line")
     try:
         states = R.replay(lines)
     except R.RecordError as error:
@@ -108,6 +113,7 @@ def read_log(path: str | os.PathLike[str]) -> Resumed:
     removal: list[str] = []
     pieces: dict[str, Any] = {}
     frame = None
+    aliases: dict[str, list[Any]] = {}
     for line in lines[1:]:
         if not line.strip():
             continue
@@ -125,7 +131,9 @@ def read_log(path: str | os.PathLike[str]) -> Resumed:
         if isinstance(info, dict) and "removal" in info:
             removal = list(info["removal"])
             pieces = info.get("pieces", {})
-    return Resumed(states[-1], actions, observed, removal, pieces, frame)
+        if isinstance(info, dict) and isinstance(info.get("aliases"), dict):
+            aliases.update(info["aliases"])
+    return Resumed(states[-1], actions, observed, removal, pieces, frame, aliases)
 
 
 def _parses(line: str) -> bool:

@@ -85,6 +85,9 @@ class Judge:
         self.frame: int | None = None  # the source's frame index, for the log
         #: cell -> (what the camera shows, what it means): misreads the players confirmed
         self.aliases: dict[int, tuple[Any, Any]] = {}
+        #: cell -> how its coin's facing was decided without a sure reading (last view)
+        self.assumed: dict[int, str] = {}
+        self._kept: dict[str, str] = {}
 
     # ---- resume ----
 
@@ -93,6 +96,8 @@ class Judge:
         judge = cls(resumed.state, log)
         judge.actions = list(resumed.actions)
         judge.removal = list(resumed.removal)
+        for name, (shown, meant) in resumed.aliases.items():
+            judge.aliases[R.parse_cell(name)] = (_piece(shown), _piece(meant))
         if judge.removal:
             pieces = dict(zip(range(64), judge.state.board.squares, strict=True))
             gone = Board.from_json(resumed.removal_pieces)
@@ -147,7 +152,7 @@ class Judge:
             seen = self._reconcile(board, unknown)
         except BoardError as error:
             return [Event("unsure", f"the view makes no sense ({error})", t=t)]
-        events: list[Event] = []
+        events: list[Event] = self._kept_facings(seen, t)
         if self.removal:
             still = [c for c in self.removal if seen.squares[R.parse_cell(c)] is not None]
             if still:
@@ -186,6 +191,7 @@ class Judge:
         for action in sequence:
             state, _ = R.apply(state, action)
         before = {str(a) for a in self.pending}
+        before_board = self.state.board
         self.pending = tuple(sequence)
         self.state = state
         if self.flag:
@@ -197,6 +203,7 @@ class Judge:
             f"{_player(state, state.current)}: {', '.join(map(str, sequence)) or 'no change'} "
             f"({cost} point{'' if cost == 1 else 's'} this segment)"
         )
+        text += self._assumptions(before_board, state.board)
         events.append(Event("accepted", text, actions=changed or [str(a) for a in sequence], t=t))
         return events
 
@@ -264,6 +271,7 @@ class Judge:
         """
         expected = self.expected_board()
         pieces: dict[int, Any] = {}
+        self.assumed = {}
         seen_cells = {
             R.parse_cell(i["cell"]) for i in board.get("coins", []) + board.get("pawns", [])
         }
@@ -273,10 +281,13 @@ class Judge:
             want = expected.squares[cell]
             conf = float(item.get("confidence", 1.0))
             if item["facing"] == "?":
-                coin = _guess_facing(cell, suit, expected, seen_cells)
+                coin, why = _guess_facing(cell, suit, expected, seen_cells)
+                self.assumed[cell] = why
             else:
                 coin = Coin(suit, R.Direction.parse(item["facing"]))
             if type(want) is Coin and want.suit is coin.suit and conf < FACING_CONFIDENCE:
+                if coin != want and item["facing"] != "?":
+                    self.assumed[cell] = f"read {item['facing']} unsure ({conf:.2f}): kept"
                 coin = want
             pieces[cell] = coin
         for item in board.get("pawns", []):
@@ -352,11 +363,42 @@ class Judge:
         for action in placed:
             self._commit_action(action, t)
         self.state = self.base = state
-        events.append(Event("accepted", f"placed: {', '.join(map(str, placed))}",
+        text = f"placed: {', '.join(map(str, placed))}" + self._assumptions(now, state.board)
+        events.append(Event("accepted", text,
                             actions=[str(a) for a in placed], t=t))  # fmt: skip
         if state.phase == "play":
             events.append(self._turn_event(t))
         return events
+
+    def _kept_facings(self, seen: Board, t: float) -> list[Event]:
+        """Coins read with another facing than expected, but unsure: the expected facing
+        is kept (a spin the camera cannot confirm is not charged). Said once per change."""
+        kept = {
+            CELL_NAMES[c]: f"{why} {seen.squares[c].facing.value}"
+            for c, why in sorted(self.assumed.items())
+            if why.endswith(": kept")
+        }
+        if kept == self._kept:
+            return []
+        self._kept = kept
+        if not kept:
+            return []
+        self._note(facing_kept=kept)
+        text = "; ".join(f"{c} facing {why}" for c, why in kept.items())
+        return [Event("info", text, sorted(kept), t=t)]
+
+    def _assumptions(self, before: Board, after: Board) -> str:
+        """The coins that changed in this view whose facing was not read surely: said in
+        the terminal and noted in the log (``{"referee": {"facing_assumed": ...}}``)."""
+        cells = {
+            CELL_NAMES[c]: f"{after.squares[c].facing.value} ({self.assumed[c]})"
+            for c in sorted(self.assumed)
+            if type(after.squares[c]) is Coin and after.squares[c] != before.squares[c]
+        }
+        if not cells:
+            return ""
+        self._note(facing_assumed=cells)
+        return "; facing " + ", ".join(f"{c} {why}" for c, why in cells.items())
 
     def _raise_flag(self, reason: str, seen: Board, t: float, cells: list[str] | None = None):
         if cells is None:
@@ -379,7 +421,12 @@ class Judge:
             self.aliases[c] = (seen.squares[c], expected.squares[c])
         names = [CELL_NAMES[c] for c in cells]
         self.flag = None
-        self._note(confirmed=names)
+        # the log carries the meaning itself, so a resumed game reads these cells the same
+        aliases = {
+            CELL_NAMES[c]: [_piece_json(seen.squares[c]), _piece_json(expected.squares[c])]
+            for c in cells
+        }
+        self._note(confirmed=names, aliases=aliases)
         return [Event("cleared", f"confirmed by the players: {_cells_text(names)} read as "
                       "the referee's board (a misread)", names, t=t)]  # fmt: skip
 
@@ -481,22 +528,47 @@ class Judge:
             self.log.note(**info, **({} if self.frame is None else {"frame": self.frame}))
 
 
+def _piece_json(piece: Any) -> dict[str, str] | None:
+    """A piece as plain data for the log: {"coin": suit, "facing": dir}, {"pawn": suit}.
+
+    >>> _piece_json(Coin(R.Suit.SUNS, R.Direction.EAST))
+    {'coin': 'suns', 'facing': 'east'}
+    """
+    if piece is None:
+        return None
+    if type(piece) is Coin:
+        return {"coin": piece.suit.value, "facing": piece.facing.value}
+    return {"pawn": piece.suit.value}
+
+
+def _piece(data: dict[str, str] | None) -> Any:
+    """The inverse of :func:`_piece_json`."""
+    if data is None:
+        return None
+    if "coin" in data:
+        return Coin(R.Suit.parse(data["coin"]), R.Direction.parse(data["facing"]))
+    return Pawn(R.Suit.parse(data["pawn"]))
+
+
 def _same_piece(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a.suit is b.suit
 
 
-def _guess_facing(cell: int, suit: R.Suit, expected: Board, seen_cells: set[int]) -> Coin:
+def _guess_facing(
+    cell: int, suit: R.Suit, expected: Board, seen_cells: set[int]
+) -> tuple[Coin, str]:
     """A coin whose facing could not be read: as expected there; else as the coin of its
-    suit that left a neighbouring cell (moves mostly keep the facing); else north.
+    suit that left a neighbouring cell (moves mostly keep the facing); else north. Also
+    says which (for the log and the terminal).
     """
     want = expected.squares[cell]
     if type(want) is Coin and want.suit is suit:
-        return want
+        return want, "not read: as before"
     for n in NEIGHBOURS[cell]:
         there = expected.squares[n]
         if type(there) is Coin and there.suit is suit and n not in seen_cells:
-            return there
-    return Coin(suit, R.Direction.NORTH)
+            return there, f"not read: as the coin that left {CELL_NAMES[n]}"
+    return Coin(suit, R.Direction.NORTH), "not read: north"
 
 
 def _player(state: R.GameState, player: int | None) -> str:
