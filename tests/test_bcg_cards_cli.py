@@ -124,3 +124,41 @@ def test_show_rejects_mangled_states(capsys, tmp_path, mutate):
     path.write_text(json.dumps(data))
     code, _, err = run(capsys, "cards", "show", str(path))
     assert code == 1 and err.count("\n") == 1 and "Traceback" not in err
+
+
+def _defector_record(tmp_path, answers):
+    from piecebridge.rules.bcg import defector
+
+    s = defector.new_game(players=6, seed=3)
+    link = f"0:{defector.cell_name(s.grids[0].nodes[0])}"
+    header = {"format": "bcg-record/1", "game": "defector", "start": defector.to_json(s)}
+    lines = [json.dumps(header), json.dumps({"action": f"propose 1 link {link}", "player": 0})]
+    lines += [json.dumps(a) for a in answers]
+    rec = tmp_path / "d.jsonl"
+    rec.write_text("\n".join(lines))
+    return rec
+
+
+def test_check_replays_an_alliance_proposal_answered_by_the_partner(capsys, tmp_path):
+    rec = _defector_record(
+        tmp_path, [{"action": "accept", "player": 1}, {"action": "1:E1", "player": 0}]
+    )
+    code, out, err = run(capsys, "cards", "check", str(rec), "--json")
+    assert code == 0, err
+    final = json.loads(out)
+    assert final["alliances"][0]["teams"][0]["members"] == [0, 1] and final["to_move"] == 1
+
+
+@pytest.mark.parametrize(
+    ("answer", "needle"),
+    [
+        ({"action": "accept", "player": 0}, "player 1's turn"),  # the proposer cannot answer
+        ({"action": "1:E1", "player": 1}, "accept or decline"),
+        ({"action": "propose 2", "player": 1}, "accept or decline"),
+    ],
+)
+def test_check_rejects_a_proposal_answered_wrongly(capsys, tmp_path, answer, needle):
+    rec = _defector_record(tmp_path, [answer])
+    code, out, err = run(capsys, "cards", "check", str(rec))
+    assert code == 1 and out == ""
+    assert err.count("\n") == 1 and "line 3" in err and needle in err

@@ -5,9 +5,11 @@ from piecebridge.rules.bcg import defector as F
 from piecebridge.rules.bcg.common import BcgError, IllegalAction
 from piecebridge.rules.bcg.grid import COL_MASK, ROW_MASK, parse_cell, step_mask
 from piecebridge.rules.bcg.table import (
-    Ally,
+    Accept,
     Claim,
+    Decline,
     Desert,
+    Propose,
     TableOptions,
     access_masks,
     alliance_of,
@@ -40,10 +42,15 @@ def act(state, *texts):
     return state
 
 
+def agree(state, proposal):
+    """The player to move proposes; the partner accepts."""
+    return act(state, proposal, "accept")
+
+
 def ally_pair(state, a, b, link="A10"):
     """Player ``a`` (to move) allies with ``b`` around ``a``'s Node ``link``."""
     assert state.to_move == a
-    return act(state, f"ally {b} link {a}:{link}")
+    return agree(state, f"propose {b} link {a}:{link}")
 
 
 def next_turn(state):
@@ -75,7 +82,7 @@ def test_alliance_with_link_node_shares_secrets_and_keeps_the_turn():
     assert "deflectors" in F.view(s, 1)["grids"][0]
     assert F.view(s, 2)["grids"][0]["nodes"] == {}
     with pytest.raises(IllegalAction, match="one alliance move"):
-        F.apply(s, Ally(2, link=(0, c("C10"))))
+        F.apply(s, Propose(2, link=(0, c("C10"))))
     s = next_turn(s)
     assert s.to_move == 1 and not s.diplomacy_done
 
@@ -83,23 +90,23 @@ def test_alliance_with_link_node_shares_secrets_and_keeps_the_turn():
 def test_ally_rules_for_link_and_master():
     s = game()
     with pytest.raises(IllegalAction, match="name a link"):
-        F.apply(s, Ally(1))
+        F.apply(s, Propose(1))
     with pytest.raises(IllegalAction, match="one of you controls"):
-        F.apply(s, Ally(1, link=(2, c("A10"))))
+        F.apply(s, Propose(1, link=(2, c("A10"))))
     with pytest.raises(IllegalAction, match="not a Control Node"):
-        F.apply(s, Ally(1, link=(0, c("B10"))))
+        F.apply(s, Propose(1, link=(0, c("B10"))))
     s = next_turn(ally_pair(s, 0, 1))  # {0,1}
     s = next_turn(s)  # player 1 moves
-    s = next_turn(act(s, "ally 1"))  # player 2 joins the team: three on one Link
+    s = next_turn(agree(s, "propose 1"))  # player 2 joins the team: three on one Link
     assert alliance_of(s, 2).members == {0, 1, 2} and len(alliance_of(s, 2).teams) == 1
     with pytest.raises(IllegalAction, match="name a master"):
-        F.apply(s, Ally(0))
+        F.apply(s, Propose(0))
     with pytest.raises(IllegalAction, match="already a Link"):
-        F.apply(s, Ally(0, master=(0, c("A10"))))
-    s = next_turn(act(s, "ally 0 master 3:C10"))  # player 3: a Master Node holds four
+        F.apply(s, Propose(0, master=(0, c("A10"))))
+    s = next_turn(agree(s, "propose 0 master 3:C10"))  # player 3: a Master Node holds four
     al = alliance_of(s, 3)
     assert al.members == {0, 1, 2, 3} and al.master == (3, 1)
-    s = next_turn(act(s, "ally 3"))  # player 4 joins under the Master Node
+    s = next_turn(agree(s, "propose 3"))  # player 4 joins under the Master Node
     assert alliance_of(s, 4).members == {0, 1, 2, 3, 4}
 
 
@@ -123,14 +130,14 @@ def test_link_captured_disbands_and_old_allies_never_reform():
     while s.to_move != 0:
         s = next_turn(s)
     with pytest.raises(IllegalAction, match="never re-form"):
-        F.apply(s, Ally(1, link=(0, c("C10"))))
+        F.apply(s, Propose(1, link=(0, c("C10"))))
 
 
 def test_master_captured_splits_into_link_teams():
     s = next_turn(ally_pair(game(), 0, 1))
     s = next_turn(s)
-    s = next_turn(act(s, "ally 1"))  # {0,1,2}
-    s = next_turn(act(s, "ally 0 master 3:C10"))  # + 3
+    s = next_turn(agree(s, "propose 1"))  # {0,1,2}
+    s = next_turn(agree(s, "propose 0 master 3:C10"))  # + 3
     s = _after_shot(_capture(s, 3, 1, 5))  # player 5 takes the Master Node
     assert alliance_of(s, 0).members == {0, 1, 2}
     assert alliance_of(s, 3) is None
@@ -140,8 +147,8 @@ def test_master_captured_splits_into_link_teams():
 def test_link_under_master_captured_breaks_only_that_team():
     s = next_turn(ally_pair(game(), 0, 1))
     s = next_turn(s)
-    s = next_turn(act(s, "ally 1"))  # {0,1,2} on Link 0:A10
-    s = next_turn(act(s, "ally 0 master 3:C10"))
+    s = next_turn(agree(s, "propose 1"))  # {0,1,2} on Link 0:A10
+    s = next_turn(agree(s, "propose 0 master 3:C10"))
     s = _after_shot(_capture(s, 0, 0, 5))  # the Link Node falls, the Master holds
     al = alliance_of(s, 0)
     assert al.members == {0, 1, 2, 3}
@@ -158,9 +165,8 @@ def test_desertion_and_defection():
     s = next_turn(s)  # 5
     s = next_turn(s)  # 0
     s = next_turn(s)  # 1
-    s = act(s, "ally 4 link 4:A10") if False else s
     # player 2 defects to player 4: leaves {2,3}, which dissolves
-    s = next_turn(act(s, "ally 4 link 4:A10"))
+    s = next_turn(agree(s, "propose 4 link 4:A10"))
     assert alliance_of(s, 2).members == {2, 4}
     assert alliance_of(s, 3) is None and (2, 3) in s.divided
     # a defector keeps what it learnt, and its old ally keeps its secrets too
@@ -251,3 +257,104 @@ def test_bad_defector_setups():
     with pytest.raises(BcgError, match="no layout"):
         F.new_game(players=6, layout="ring")
     assert COL_MASK[0]
+
+
+# --- alliance proposals: propose -> accept / decline -------------------------------
+
+
+def test_a_proposal_waits_for_the_partners_answer():
+    s = game()
+    s, events = F.apply(s, Propose(1, link=(0, c("A10"))))
+    assert [e.kind for e in events] == ["propose"]
+    assert alliance_of(s, 0) is None  # nothing formed yet
+    assert s.pending.proposer == 0 and s.pending.partner == 1 and s.pending.link == (0, 0)
+    assert F.acting_player(s) == 1 and s.to_move == 0
+    assert F.legal_actions(s) == [Accept(), Decline()]
+    with pytest.raises(IllegalAction, match="must first accept or decline"):
+        F.apply(s, Claim(1, c("E1")))  # the proposer cannot shoot before the answer
+    with pytest.raises(IllegalAction, match="must first accept or decline"):
+        F.apply(s, Desert())
+    s, events = F.apply(s, Accept())
+    assert alliance_of(s, 1).members == {0, 1} and s.pending is None
+    assert "ally" in [e.kind for e in events]
+    assert s.to_move == 0 and F.acting_player(s) == 0  # the proposer now shoots
+    assert all(isinstance(a, Claim) for a in F.legal_actions(s))
+
+
+def test_a_declined_proposal_changes_nothing_and_spends_the_alliance_move():
+    s = game()
+    s, _ = F.apply(s, Propose(1, link=(0, c("A10"))))
+    s, events = F.apply(s, Decline())
+    assert [e.kind for e in events] == ["decline"]
+    assert s.alliances == () and s.pending is None and s.divided == frozenset()
+    assert s.knows[0] == 1 and s.knows[1] == 2  # no secrets shared
+    with pytest.raises(IllegalAction, match="one alliance move"):
+        F.apply(s, Propose(2, link=(0, c("A10"))))  # one proposal a turn
+    s = next_turn(s)
+    assert s.to_move == 1
+    s = agree(s, "propose 0 link 1:A10")  # asking again on a later turn is fine
+    assert alliance_of(s, 0).members == {0, 1}
+
+
+def test_answers_only_to_a_pending_proposal_and_only_at_the_start_of_a_turn():
+    s = game()
+    with pytest.raises(IllegalAction, match="no alliance proposal"):
+        F.apply(s, Accept())
+    with pytest.raises(IllegalAction, match="no alliance proposal"):
+        F.apply(s, Decline())
+    s = act(s, "propose 1 link 0:A10")
+    with pytest.raises(IllegalAction, match="first answer"):
+        F.check_propose(s, Propose(2, link=(0, c("A10"))))
+    # once the player has shot, the turn is over: proposals belong to the next start
+    s = next_turn(act(s, "decline"))
+    assert s.to_move == 1 and not s.diplomacy_done and s.pending is None
+
+
+def test_defection_happens_only_when_the_new_partner_accepts():
+    s = next_turn(ally_pair(game(), 0, 1))  # {0,1}; player 1 to move
+    s = next_turn(s)  # player 2
+    s = next_turn(s)  # 3
+    s = next_turn(s)  # 4
+    s = next_turn(s)  # 5
+    s = next_turn(s)  # 0
+    assert s.to_move == 0
+    declined = next_turn(act(s, "propose 2 link 0:C10", "decline"))  # 0 asks 2: refused
+    assert alliance_of(declined, 0).members == {0, 1} and declined.divided == frozenset()
+    defected = act(s, "propose 2 link 0:C10", "accept")
+    assert alliance_of(defected, 0).members == {0, 2}
+    assert alliance_of(defected, 1) is None and (0, 1) in defected.divided
+
+
+def test_divided_players_can_never_propose_again():
+    s = next_turn(ally_pair(game(), 0, 1))
+    s = next_turn(act(s, "desert"))  # player 1 deserts: 0 and 1 are divided
+    while s.to_move != 0:
+        s = next_turn(s)
+    with pytest.raises(IllegalAction, match="never re-form"):
+        F.apply(s, Propose(1, link=(0, c("C10"))))
+    assert not any(
+        isinstance(a, Propose) and a.partner == 1 for a in F.diplomacy_actions(s)
+    )  # nor is it offered as a legal action
+
+
+def test_the_link_node_stays_secret_from_outsiders():
+    s = act(game(), "propose 1 link 0:C10")
+    assert F.view(s, 1)["pending"] == {"from": 0, "to": 1, "link": [0, 1], "master": None}
+    assert F.view(s, 2)["pending"] == {"from": 0, "to": 1, "link": None, "master": None}
+    s = act(s, "accept")
+    assert F.view(s, 0)["alliances"][0]["teams"][0]["link"] == [0, 1]
+    outsider = F.view(s, 3)["alliances"][0]
+    assert outsider["teams"][0]["members"] == [0, 1] and outsider["teams"][0]["link"] is None
+    assert "proposes" in F.render(act(game(), "propose 1 link 0:C10"))
+
+
+def test_a_pending_proposal_survives_json_and_bad_ones_are_refused():
+    s = act(game(), "propose 1 link 0:C10")
+    data = F.to_json(s)
+    assert F.from_json(data) == s
+    data["pending"]["link"] = [0, 9]  # grid 0 has five Nodes: no Node 9
+    with pytest.raises(BcgError, match="does not exist"):
+        F.from_json(data)
+    data["pending"] = {"from": 0, "to": 17, "link": None, "master": None}
+    with pytest.raises(BcgError, match="outside"):
+        F.from_json(data)

@@ -6,19 +6,24 @@ empty centre grids, player grids reach each other only through them).
 
 At the start of a turn a player may make one diplomatic move, then shoots:
 
-- ``ally Q link G:CELL`` — two lone players ally around a Link Node (a Control Node
-  one of them controls);
-- ``ally Q`` — join Q's two-player team (a Link Node holds up to three);
-- ``ally Q master G:CELL`` — join Q's alliance of three, a Master Node now holding
-  the group of four; ``ally Q`` joins an alliance that already has a Master Node;
-- a player who is already allied and allies elsewhere *defects*; ``desert`` leaves.
+- ``propose Q link G:CELL`` — offer Q an alliance of two around a Link Node (a
+  Control Node one of them controls);
+- ``propose Q`` — offer to join Q's two-player team (a Link Node holds up to three);
+- ``propose Q master G:CELL`` — offer to join Q's alliance of three, a Master Node
+  now holding the group of four; ``propose Q`` joins an alliance that already has one;
+- Q answers at once, ``accept`` (the alliance forms) or ``decline`` (nothing changes);
+  either way the proposer then shoots. A player who is already allied and whose
+  proposal is accepted *defects*; ``desert`` leaves an alliance.
 
 Variants (options): ``deluxe=True`` ("The Business Card Deluxe Collection": moves on
 another player's board go only "down", and each board hit turns 90 degrees
 clockwise) and ``safety=True`` ("Safety Among Friends").
 
 >>> s = new_game(players=6, seed=3)
->>> s2, _ = apply(s, parse_action(s, "ally 1 link 0:" + cell_name(s.grids[0].nodes[0])))
+>>> s1, _ = apply(s, parse_action(s, "propose 1 link 0:" + cell_name(s.grids[0].nodes[0])))
+>>> acting_player(s1), [a.text() for a in legal_actions(s1)]
+(1, ['accept', 'decline'])
+>>> s2, _ = apply(s1, parse_action(s1, "accept"))
 >>> sorted(alliance_of(s2, 0).members), s2.to_move
 ([0, 1], 0)
 """
@@ -30,15 +35,19 @@ from typing import Any
 from piecebridge.rules.bcg.common import BcgError, Event, IllegalAction, Result
 from piecebridge.rules.bcg.grid import cell_name
 from piecebridge.rules.bcg.table import (
+    Accept,
     Action,
     Alliance,
-    Ally,
     Claim,
+    Decline,
     Desert,
     Pass,
+    Proposal,
+    Propose,
     TableOptions,
     TableState,
     Team,
+    acting_player,
     alliance_of,
     check_claim,
     evolve,
@@ -61,7 +70,7 @@ PLAYERS = tuple(range(6, 13))
 LAYOUTS = ("full", "island")
 DefectorOptions = TableOptions
 
-__all__ = ["alliance_of", "cell_name"]
+__all__ = ["acting_player", "alliance_of", "cell_name"]
 
 
 def new_game(
@@ -169,8 +178,11 @@ def _dissolve(state: TableState, al: Alliance) -> TableState:
     return evolve(state, alliances=others, divided=frozenset(divided))
 
 
-def check_ally(state: TableState, action: Ally) -> None:
+def check_propose(state: TableState, action: Propose) -> None:
+    """Raise :class:`IllegalAction` unless the player to move may make this offer."""
     p, q = state.to_move, action.partner
+    if state.pending is not None:
+        raise IllegalAction(f"player {state.pending.partner} must first answer the proposal")
     if state.diplomacy_done:
         raise IllegalAction("only one alliance move at the start of a turn")
     if not 0 <= q < state.players or q == p:
@@ -189,7 +201,7 @@ def check_ally(state: TableState, action: Ally) -> None:
 
     def usable(ref: tuple[int, int] | None, role: str) -> None:
         if ref is None:
-            raise IllegalAction(f"name a {role} Node: ally {q} {role} G:CELL")
+            raise IllegalAction(f"name a {role} Node: propose {q} {role} G:CELL")
         node = _node_ref(state, ref)
         if _controller(state, node) not in union:
             raise IllegalAction(f"the {role} Node must be a Control Node one of you controls")
@@ -214,20 +226,27 @@ def check_ally(state: TableState, action: Ally) -> None:
         raise IllegalAction("a Master Node is chosen when an alliance grows to four")
 
 
-def _ally(state: TableState, action: Ally, events: list[Event]) -> TableState:
-    p, q = state.to_move, action.partner
+def _proposal(state: TableState, action: Propose) -> Proposal:
+    link = _node_ref(state, action.link) if action.link is not None else None
+    master = _node_ref(state, action.master) if action.master is not None else None
+    return Proposal(state.to_move, action.partner, link, master)
+
+
+def _ally(state: TableState, offer: Proposal, events: list[Event]) -> TableState:
+    """The accepted ``offer`` takes effect (the proposer defects if it was allied)."""
+    p, q = offer.proposer, offer.partner
     if alliance_of(state, p) is not None:
         events.append(Event("desert", p, detail=("defects",)))
         state = _remove(state, p, events)
     theirs = alliance_of(state, q)
     others = tuple(a for a in state.alliances if a is not theirs)
     if theirs is None:
-        new = Alliance((Team(frozenset({p, q}), _node_ref(state, action.link)),), None)
+        new = Alliance((Team(frozenset({p, q}), offer.link),), None)
     elif theirs.master is None and len(theirs.members) < 3:
         team = theirs.teams[0]
         new = Alliance((Team(team.members | {p}, team.link),), None)
     else:
-        master = theirs.master or _node_ref(state, action.master)
+        master = theirs.master or offer.master
         new = Alliance((*theirs.teams, Team(frozenset({p}), None)), master)
     bits = sum(1 << m for m in new.members)
     knows = tuple(k | bits if i in new.members else k for i, k in enumerate(state.knows))
@@ -268,7 +287,7 @@ def _break_captured(state: TableState, events: list[Event]) -> TableState:
 
 def diplomacy_actions(state: TableState) -> list[Action]:
     """Every legal alliance move for the player to move (none once one was made)."""
-    if state.is_over or state.diplomacy_done:
+    if state.is_over or state.diplomacy_done or state.pending is not None:
         return []
     p = state.to_move
     out: list[Action] = []
@@ -278,7 +297,7 @@ def diplomacy_actions(state: TableState) -> list[Action]:
         if q == p or state.eliminated[q]:
             continue
         theirs = alliance_of(state, q)
-        candidates: list[Ally] = []
+        candidates: list[Propose] = []
         union = (theirs.members if theirs else frozenset({q})) | {p}
         refs = [
             (g, grid.nodes[i])
@@ -287,14 +306,14 @@ def diplomacy_actions(state: TableState) -> list[Action]:
             if c in union
         ]
         if theirs is None:
-            candidates = [Ally(q, link=r) for r in refs]
+            candidates = [Propose(q, link=r) for r in refs]
         elif theirs.master is None and len(theirs.members) >= 3:
-            candidates = [Ally(q, master=r) for r in refs]
+            candidates = [Propose(q, master=r) for r in refs]
         else:
-            candidates = [Ally(q)]
+            candidates = [Propose(q)]
         for a in candidates:
             try:
-                check_ally(state, a)
+                check_propose(state, a)
             except IllegalAction:
                 continue
             out.append(a)
@@ -302,8 +321,11 @@ def diplomacy_actions(state: TableState) -> list[Action]:
 
 
 def legal_actions(state: TableState) -> list[Action]:
+    """Every legal action of :func:`acting_player` (an answer while a proposal waits)."""
     if state.is_over:
         return []
+    if state.pending is not None:
+        return [Accept(), Decline()]
     return diplomacy_actions(state) + (legal_claims(state) or [Pass()])
 
 
@@ -312,11 +334,15 @@ def apply(state: TableState, action: Action) -> tuple[TableState, list[Event]]:
         raise IllegalAction("the game is over")
     events: list[Event] = []
     p = state.to_move
-    if isinstance(action, Ally):
-        check_ally(state, action)
-        state = _ally(state, action, events)
-        state = evolve(state, diplomacy_done=True)
-        return _finish(state, events, passed=False, turn_over=False)
+    if state.pending is not None:
+        return _answer(state, action, events)
+    if isinstance(action, (Accept, Decline)):
+        raise IllegalAction("there is no alliance proposal to answer")
+    if isinstance(action, Propose):
+        check_propose(state, action)
+        offer = _proposal(state, action)
+        events.append(Event("propose", p, target=action.partner))
+        return evolve(state, pending=offer, diplomacy_done=True), events
     if isinstance(action, Desert):
         if state.diplomacy_done:
             raise IllegalAction("only one alliance move at the start of a turn")
@@ -339,6 +365,24 @@ def apply(state: TableState, action: Action) -> tuple[TableState, list[Event]]:
     homes, _ = update_homes(state, grids, events)
     state = _break_captured(evolve(state, homes=homes), events)
     return _finish(state, events, passed=False, turn_over=True)
+
+
+def _answer(
+    state: TableState, action: Action, events: list[Event]
+) -> tuple[TableState, list[Event]]:
+    """The proposed partner accepts or declines; the proposer's turn goes on."""
+    offer = state.pending
+    assert offer is not None
+    if isinstance(action, Decline):
+        events.append(Event("decline", offer.partner, target=offer.proposer))
+        return evolve(state, pending=None), events
+    if not isinstance(action, Accept):
+        raise IllegalAction(
+            f"player {offer.partner} must first accept or decline player {offer.proposer}'s "
+            "proposal"
+        )
+    state = _ally(evolve(state, pending=None), offer, events)
+    return _finish(state, events, passed=False, turn_over=False)
 
 
 def _finish(
@@ -420,12 +464,14 @@ def to_json(state: TableState) -> dict[str, Any]:
 
 def from_json(data: dict[str, Any]) -> TableState:
     state = table_from_json(data, GAME, TableOptions)
+    refs = [state.pending.link, state.pending.master] if state.pending else []
     for al in state.alliances:
-        for ref in [al.master] + [t.link for t in al.teams]:
-            if ref is not None and not (
-                0 <= ref[0] < len(state.grids) and 0 <= ref[1] < len(state.grids[ref[0]].nodes)
-            ):
-                raise BcgError(f"alliance names a Node {ref} that does not exist")
+        refs += [al.master] + [t.link for t in al.teams]
+    for ref in refs:
+        if ref is not None and not (
+            0 <= ref[0] < len(state.grids) and 0 <= ref[1] < len(state.grids[ref[0]].nodes)
+        ):
+            raise BcgError(f"an alliance names a Node {ref} that does not exist")
     return state
 
 
