@@ -70,6 +70,10 @@ def leak_problem(module, state) -> str | None:
     players = 2 if hasattr(state, "boards") else state.players
     for p in range(players):
         v = module.view(state, p)
+        for al, shown in zip(getattr(state, "alliances", ()), v.get("alliances", ()), strict=True):
+            hidden = p not in al.members
+            if hidden and (shown["master"] or any(t["link"] for t in shown["teams"])):
+                return f"player {p} sees another alliance's Link or Master Node"
         for grid, shown in zip(grids_of(state), v["grids"], strict=True):
             known = grid.owner == p or (
                 hasattr(state, "knows")
@@ -97,10 +101,12 @@ def one_game(job: tuple[str, int, str, int, str, int]) -> dict:
     state = start = module.new_game(**kwargs)
     actions = []
     problem = None
+    diplomacy = Counter()
     while not state.is_over:
         action = choose(state, rng, bot)
         actions.append(action)
-        state, _ = module.apply(state, action)
+        state, events = module.apply(state, action)
+        diplomacy.update(e.kind for e in events if e.kind in DIPLOMACY)
         problem = invariant_problem(state)
         if problem:
             break
@@ -124,7 +130,11 @@ def one_game(job: tuple[str, int, str, int, str, int]) -> dict:
         "replay": replay_time,
         "end": _kind(reason),
         "problem": problem,
+        "diplomacy": dict(diplomacy),
     }
+
+
+DIPLOMACY = ("propose", "ally", "decline", "desert", "disband")
 
 
 def _kind(reason: str) -> str:
@@ -212,6 +222,11 @@ def main(argv=None) -> int:
             print(f"  problem: {p}", file=sys.stderr)
         print(line, flush=True)
         lines.append(line)
+        talk = Counter()
+        for r in rows:
+            talk.update(r["diplomacy"])
+        if talk:
+            print(f"  {game} {layout} alliance events: {dict(sorted(talk.items()))}", flush=True)
         if args.out:
             with open(args.out, "a", encoding="utf-8") as fh:
                 fh.write(line + "\n")
