@@ -202,14 +202,14 @@ def _lattice_labels(pts: np.ndarray, max_index: int = 3) -> np.ndarray | None:
     return labels
 
 
-def _cross_outlines(small_gray: np.ndarray) -> list[np.ndarray]:
+def _cross_outlines(small_gray: np.ndarray, pts: np.ndarray | None = None) -> list[np.ndarray]:
     """Board outlines (small-image pixels) from the tile crosses themselves.
 
     Colour-blind: works when the table has the tiles' colour, and when a hand hides some
     crosses. Where a whole row or column of crosses is hidden, every placement of the seen
     ones on the 4x4 grid is returned.
     """
-    pts = _cross_blobs(small_gray)
+    pts = _cross_blobs(small_gray) if pts is None else pts
     if len(pts) < 6:
         return []
     labels = _lattice_labels(pts)
@@ -283,17 +283,19 @@ def _outline_candidates(
     small: np.ndarray,
     small_gray: np.ndarray,
     preferred_lab: np.ndarray | None = None,
+    cross_blobs: np.ndarray | None = None,
 ) -> Iterator[tuple[np.ndarray, np.ndarray, bool]]:
     """Board outlines (pixels of the downscaled ``small`` image, ordered), the tile colour
     that produced each, and whether the outline runs into the frame edge. Made lazily: the
     first is usually right. ``small_gray`` has the printed lines dark. ``preferred_lab``
-    (the setup's tile colour) is tried first among the colours."""
+    (the setup's tile colour) is tried first among the colours; ``cross_blobs`` are the
+    :func:`_cross_blobs` of ``small_gray`` when already known."""
     smooth = cv2.medianBlur(small, 5)
     lab = lab_image(smooth)
     k = max(3, round(small.shape[1] / 80) | 1)
     close_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     h, w = small.shape[:2]
-    lattice = _cross_outlines(small_gray) or _cell_outlines(small_gray)
+    lattice = _cross_outlines(small_gray, cross_blobs) or _cell_outlines(small_gray)
     for crosses in lattice:
         # Colour of the tiles: the median inside the cross outline.
         m = np.zeros((h, w), np.uint8)
@@ -523,7 +525,7 @@ def scaled_pose(pose: BoardPose, S: np.ndarray) -> BoardPose:
 #: Pixels per cell for the candidate fits on the downscaled frame.
 SMALL_PX = 16
 #: Refinements on the full frame: (most pixels per cell, half-width searched in cells).
-FULL_STAGES = ((40, 0.4),)
+FULL_STAGES = ((32, 0.4),)
 
 
 def find_board(
@@ -545,13 +547,15 @@ def find_board(
     errors: list[BoardNotFound] = []
     if inverted is None:
         # Try first the polarity whose printed crosses stand out as separate blobs.
-        dark, light = len(_cross_blobs(small_gray)), len(_cross_blobs(255 - small_gray))
-        order = (True, False) if light > dark else (False, True)
+        blobs = {False: _cross_blobs(small_gray), True: _cross_blobs(255 - small_gray)}
+        order = (True, False) if len(blobs[True]) > len(blobs[False]) else (False, True)
     else:
-        order = (inverted,)
+        blobs, order = {}, (inverted,)
     for inv in order:
         try:
-            score, pose, convincing = _find_small(small, small_gray, tile_color_lab, inv)
+            score, pose, convincing = _find_small(
+                small, small_gray, tile_color_lab, inv, blobs.get(inv)
+            )
         except BoardNotFound as e:
             errors.append(e)
             continue
@@ -582,7 +586,11 @@ def _refine_full(bgr: np.ndarray, small_pose: BoardPose, S: np.ndarray) -> Board
 
 
 def _find_small(
-    small: np.ndarray, small_gray: np.ndarray, tile_color_lab: np.ndarray | None, inverted: bool
+    small: np.ndarray,
+    small_gray: np.ndarray,
+    tile_color_lab: np.ndarray | None,
+    inverted: bool,
+    cross_blobs: np.ndarray | None = None,
 ) -> tuple[float, BoardPose, bool]:
     """Best board pose (pixels of the downscaled frame), its score, and whether it is
     convincing (no need to look further), for dark or light printed lines."""
@@ -592,7 +600,7 @@ def _find_small(
     best_score = -np.inf
     convincing = False
     px = SMALL_PX
-    for quad, colour, at_edge in _outline_candidates(small, gray, tile_color_lab):
+    for quad, colour, at_edge in _outline_candidates(small, gray, tile_color_lab, cross_blobs):
         seen_any = True
         H0 = cv2.getPerspectiveTransform(
             CANONICAL_CORNERS.astype(np.float32), quad.astype(np.float32)
@@ -627,11 +635,11 @@ def _find_small(
         score = pose.crosses_found + 2 * edges_ok - 3 * tiles_beyond
         if score > best_score:
             best, best_score = pose, score
-        # Most of the grid and the board's edges agree, nothing tile-like beyond: the
-        # remaining candidates could only tie.
-        convincing = tiles_beyond == 0 and (
-            (pose.crosses_found >= 10 and edges_ok >= 3)
-            or (pose.crosses_found >= 13 and edges_ok >= 2)
+        # Enough of the grid to rule out a placement one tile off (that would leave a
+        # whole row of four crosses unseen), or most of it with the board's edges agreeing
+        # and nothing tile-like beyond: the remaining candidates could only tie.
+        convincing = pose.crosses_found >= 13 or (
+            pose.crosses_found >= 10 and edges_ok >= 3 and tiles_beyond == 0
         )
         if convincing:
             break

@@ -231,6 +231,42 @@ class BoardPose:
         return pose
 
 
+def _homographies(P: np.ndarray, U: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Least-squares homographies taking ``P`` (n, 2) to each ``U[i]`` (m, n, 2), all at once
+    (normalised direct linear transform, one batched eigen-solve of the 9x9 normal
+    matrices). Returns ``H`` (m, 3, 3) and which of them are usable (not degenerate)."""
+    m, n = U.shape[:2]
+
+    def normaliser(pts: np.ndarray) -> np.ndarray:  # (..., n, 2) -> (..., 3, 3)
+        c = pts.mean(axis=-2)
+        d = np.sqrt(((pts - c[..., None, :]) ** 2).sum(axis=-1)).mean(axis=-1)
+        s = np.sqrt(2) / np.maximum(d, 1e-12)
+        T = np.zeros((*s.shape, 3, 3))
+        T[..., 0, 0] = T[..., 1, 1] = s
+        T[..., 0, 2], T[..., 1, 2] = -s * c[..., 0], -s * c[..., 1]
+        T[..., 2, 2] = 1.0
+        return T
+
+    Tp, Tu = normaliser(P), normaliser(U)
+    a = P @ Tp[:2, :2].T + Tp[:2, 2]
+    b = U * Tu[:, None, [0, 1], [0, 1]] + Tu[:, None, :2, 2]
+    A = np.zeros((m, 2 * n, 9))
+    A[:, 0::2, 0:2], A[:, 0::2, 2] = a, 1.0
+    A[:, 0::2, 6:8], A[:, 0::2, 8] = -b[..., :1] * a, -b[..., 0]
+    A[:, 1::2, 3:5], A[:, 1::2, 5] = a, 1.0
+    A[:, 1::2, 6:8], A[:, 1::2, 8] = -b[..., 1:] * a, -b[..., 1]
+    w, v = np.linalg.eigh(np.swapaxes(A, 1, 2) @ A)
+    h = v[:, :, 0].reshape(m, 3, 3)
+    Tu_inv = np.zeros_like(Tu)
+    Tu_inv[:, 0, 0] = Tu_inv[:, 1, 1] = 1.0 / Tu[:, 0, 0]
+    Tu_inv[:, :2, 2] = -Tu[:, :2, 2] / Tu[:, :1, 0]
+    Tu_inv[:, 2, 2] = 1.0
+    H = Tu_inv @ h @ Tp
+    ok = (w[:, 1] > 1e-12 * np.maximum(w[:, -1], 1e-300)) & (np.abs(H[:, 2, 2]) > 1e-12)
+    H = H / np.where(ok, H[:, 2, 2], 1.0)[:, None, None]
+    return H, ok
+
+
 def fit_pose(
     image_pts: np.ndarray,
     found: np.ndarray,
@@ -261,33 +297,39 @@ def fit_pose(
     P, X, idx = P[inl], X[inl], idx[inl]
     cap = (0.08 * cell_px) ** 2
 
-    def trial(k: float, sel: np.ndarray | None = None):
-        U = BoardPose(np.eye(3), float(k), centre, scale).undistort_points(X)
-        p, u = (P, U) if sel is None else (P[sel], U[sel])
-        H, _ = cv2.findHomography(p, u, 0)
-        if H is None:
-            return None
-        r2 = ((project(H, P) - U) ** 2).sum(axis=1)
-        return float(np.minimum(r2, cap).sum()), float(k), H, U, r2
+    def trials(ks: np.ndarray, sel: np.ndarray | None = None) -> list[tuple]:
+        """(robust cost, k, H, undistorted points, squared misfits) for each k."""
+        ks = np.atleast_1d(np.asarray(ks, np.float64))
+        c = np.asarray(centre)
+        d = (X - c) / scale
+        r2 = (d**2).sum(axis=1)[None, :, None]
+        U = c + d[None] * (1.0 + ks[:, None, None] * r2) * scale  # (m, n, 2)
+        Hs, ok = _homographies(P if sel is None else P[sel], U if sel is None else U[:, sel])
+        # Every H applied to every canonical point at once.
+        q = np.einsum("mij,nj->mni", Hs, np.hstack([P, np.ones((len(P), 1))]))
+        e2 = ((q[..., :2] / q[..., 2:3] - U) ** 2).sum(axis=-1)  # (m, n)
+        cost = np.minimum(e2, cap).sum(axis=1)
+        return [(float(cost[i]), float(ks[i]), Hs[i], U[i], e2[i]) for i in np.flatnonzero(ok)]
 
     lens = fit_lens and len(P) >= 10
-    trials = [t for t in map(trial, K_GRID if lens else [0.0]) if t]
-    if not trials:
+    coarse = trials(K_GRID if lens else np.zeros(1))
+    if not coarse:
         return None
-    best = min(trials, key=lambda t: t[0])
-    if len(trials) > 1:  # then a finer look around the best coarse value
+    best = min(coarse, key=lambda t: t[0])
+    if lens:  # then a finer look around the best coarse value
         step = K_GRID[1] - K_GRID[0]
-        fine = [trial(best[1] + d) for d in np.linspace(-step, step, 9)]
-        best = min([best, *(t for t in fine if t)], key=lambda t: t[0])
-        flat = trial(0.0)
-        if flat is not None and best[0] > 0.7 * flat[0]:
-            best = flat  # the bend explains too little to be trusted
+        fine = trials(best[1] + np.linspace(-step, step, 9))
+        best = min([best, *fine], key=lambda t: t[0])
+        flat = trials(np.zeros(1))
+        if flat and best[0] > 0.7 * flat[0][0]:
+            best = flat[0]  # the bend explains too little to be trusted
     # Keep the crosses the chosen model explains; fit the homography to them alone.
     keep = best[4] < (0.15 * cell_px) ** 2
     if keep.sum() < 6:
         return None
     if not keep.all():
-        best = trial(best[1], keep) or best
+        refit = trials(np.array([best[1]]), keep)
+        best = refit[0] if refit else best
     _, k, H, U, _ = best
     P, U, idx = P[keep], U[keep], idx[keep]
     pose = BoardPose(H, float(k), centre, scale)
