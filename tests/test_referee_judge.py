@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
+import cv2
 import numpy as np
 import pytest
 from piecebridge.rules import reflec as R
@@ -160,6 +161,39 @@ def test_scripted_game_gives_the_expected_log_and_replays(name, tmp_path):
     assert states[-1].board == script.state.board
     flags = [e for e in events if e.kind == "flagged"]
     assert [sorted(e.cells) for e in flags] == [f["cells"] for f in script.flags]
+
+
+def test_the_board_is_read_only_when_still_and_changed(tmp_path):
+    script = demo_script()
+    display = open_display_none()
+    judge = Judge(R.game_from_header(script.header()))
+    referee = referee_for(script, judge, display)
+    for frame in frames(script):
+        referee.step(frame)
+    reads = referee.reader.reads
+    moments = script.moments
+    # never a moving hand; each still board read once (its first still frame)
+    assert not [i for i in reads if moments[i].hand is not None]
+    distinct = {json.dumps(moments[i].board, sort_keys=True) for i in reads}
+    assert len(reads) == len(distinct) < len(moments) / 4
+    assert action_segments(judge.actions) == action_segments(script.expected_actions())
+
+
+def test_an_mjpeg_video_is_handed_over_undecoded(tmp_path):
+    from piecebridge.referee.sources import open_source
+
+    path = tmp_path / "clip.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 30.0, (64, 48))
+    for i in range(3):
+        writer.write(np.full((48, 64, 3), 40 * i, np.uint8))
+    writer.release()
+    source = open_source(str(path))
+    got = list(source)
+    source.close()
+    assert source.raw and len(got) == 3
+    assert all(f.encoded is not None and f._image is None for f in got)
+    assert got[2].grey(2).shape == (24, 32) and abs(int(got[2].grey(2).mean()) - 80) <= 2
+    assert got[1].image.shape == (48, 64, 3)
 
 
 def test_demo_drives_the_display_buttons_laser_and_neutral_coins(tmp_path):
