@@ -404,8 +404,8 @@ def test_tracker_reads_a_still_board_once_and_commits_after_the_hold():
     read = Reads(obs("c4"))
     states = [tr.feed(t, Pic({"c4": 200}, 2, i), read) for i, t in enumerate((0, 0.25, 0.5))]
     assert [s.state for s in states] == ["settling", "settling", "committed"]
-    # read on the first frame; the commit itself needed no read (the reading was ready)
-    assert [s.read for s in states] == [True, False, False] and read.calls == 1
+    # read once still for read_after; the commit itself needed no read (it was ready)
+    assert [s.read for s in states] == [False, True, False] and read.calls == 1
     more = [tr.feed(0.75 + i / 30, Pic({"c4": 200}, 2, 9 + i), read) for i in range(30)]
     assert {s.state for s in more} == {"still"} and read.calls == 1  # noise is not a change
 
@@ -414,10 +414,10 @@ def test_tracker_moving_and_covered_never_commit():
     tr = tracker_with_cells()
     hand = {f"{c}{r}": 230 for c in "abcd" for r in "1234"}
     read = Reads(obs(), {"coins": [], "pawns": [], "unknown": sorted(hand)})
-    assert tr.feed(0.0, Pic(), read).state == "settling"
-    assert tr.feed(0.1, Pic(hand), read).state == "moving"  # the hand came in
-    states = [tr.feed(0.2 + i * 0.25, Pic(hand), read).state for i in range(6)]
-    assert set(states) == {"covered"}
+    assert [tr.feed(t, Pic(), read).state for t in (0.0, 0.25)] == ["settling"] * 2
+    assert tr.feed(0.3, Pic(hand), read).state == "moving"  # the hand came in
+    states = [tr.feed(0.4 + i * 0.25, Pic(hand), read).state for i in range(6)]
+    assert set(states) == {"settling", "covered"} and states[-4:] == ["covered"] * 4
     assert read.calls == 2  # the resting hand was read once, not at every frame
 
 
@@ -425,14 +425,18 @@ def test_tracker_slow_change_rereads_and_restarts_the_hold():
     tr = tracker_with_cells()
     read = Reads(obs("c4"), obs("c4", "c5"))
     tr.feed(0.0, Pic({"c4": 200}), read)
+    assert tr.feed(0.2, Pic({"c4": 200}), read).read
     # c5 brightens 8 levels a frame: never "moving", but soon not the picture read
-    states = [tr.feed(0.1 * i, Pic({"c4": 200, "c5": 100 + 8 * i}), read) for i in range(1, 4)]
+    states = [
+        tr.feed(0.2 + 0.1 * i, Pic({"c4": 200, "c5": 100 + 8 * i}), read) for i in range(1, 4)
+    ]
     assert all(s.state != "moving" for s in states)
-    assert read.calls == 2 and states[1].read  # 16 levels from the read picture: re-read
-    after = [tr.feed(0.3 + 0.1 * i, Pic({"c4": 200, "c5": 124}), read) for i in range(1, 6)]
+    assert read.calls == 1 and not states[1].read  # 16 levels from the read picture: stale
+    after = [tr.feed(0.5 + 0.1 * i, Pic({"c4": 200, "c5": 124}), read) for i in range(1, 8)]
+    assert read.calls == 2
     commit = next(s.commit for s in after if s.commit)
     assert [c["cell"] for c in commit.board["coins"]] == ["c4", "c5"]
-    assert commit.since >= 0.2  # the hold counted from the re-read, not from t=0
+    assert commit.since >= 0.4  # the hold counted from the change, not from t=0
 
 
 def test_tracker_keeps_the_committed_reading_of_unchanged_cells():

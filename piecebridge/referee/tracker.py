@@ -5,8 +5,8 @@ cell with the frame before); only a still view is read by the vision, and only w
 something changed since the last reading. A *run* of still frames that has lasted
 ``hold_s`` seconds and ``hold_frames`` frames commits the reading (if it is not covered by
 a hand and differs from the last commit). The board is read early in the run, as soon as
-it is still, so that at the end of the hold the reading is ready: the commit then costs no
-vision time at all.
+it has been still for ``read_after`` seconds, so that at the end of the hold the reading is
+ready: the commit then costs no vision time at all.
 
 * moving: some cell changed more than ``max_motion`` since the frame before — the run ends;
 * a cell changed more than ``max_change`` since the frame that was read (a slow change, a
@@ -133,8 +133,12 @@ class StableTracker:
         max_unknown: int = 12,
         reuse: bool = True,
         watch: CellWatch | None = None,
+        read_after: float = 0.15,
     ) -> None:
         self.hold_s = hold_s
+        #: the board is read once the view has been still this long (a hand that pauses
+        #: for a moment is not worth a read), well before the hold ends
+        self.read_after = min(read_after, hold_s / 2)
         self.hold_frames = hold_frames
         self.max_motion = max_motion
         self.max_change = max_change
@@ -190,6 +194,8 @@ class StableTracker:
                     self._run = (t, 1)  # changed slowly since read in this run: not still
                 reading = self._reading = None
         did_read = False
+        if reading is None and small is not None and t - self._run[0] < self.read_after - 1e-9:
+            return TrackState("settling", motion=motion)  # a pause of a moving hand?
         if reading is None or blind:
             # no reading yet, or no cheap look (no board outline yet): read the board
             got = read() if read is not None else None
