@@ -112,8 +112,8 @@ def _summary(console: Console, result) -> None:
         console.print(Text.from_ansi(render_text(result.leds)), no_wrap=True, crop=False)
     console.print(
         f"{len(judge.actions)} actions logged, {flags} impossible change"
-        f"{'' if flags == 1 else 's'} flagged, {stats.frames} frames read "
-        f"in {result.seconds:.1f} s"
+        f"{'' if flags == 1 else 's'} flagged; {stats.frames} frames watched, "
+        f"{len(stats.read_ms)} read by the vision, in {result.seconds:.1f} s"
     )
     console.print(f"state: {judge.summary()}")
     console.print(

@@ -8,10 +8,15 @@ goes through them:
 * :mod:`.sources` — frames from a camera, a video file, an RTSP/HTTP stream, a folder of
   images or a recording (``open_source(spec)``); live sources keep only the newest frame and
   retry when the device goes away.
-* :mod:`piecebridge.vision.reader` — ``BoardReader.read(frame)`` gives a ``reflec-board/1``
-  view with confidences and ``unknown`` cells.
-* :mod:`.tracker` — ``StableTracker.feed(...)`` commits a view only when it has been still and
-  unobstructed for ``hold_s`` seconds (a hand, a blur or a half-moved piece never commits).
+* :mod:`.motion` — the cheap look at every frame: a small grey picture (a JPEG decoded
+  straight at 1/2-1/8 size) and each cell's change against earlier frames.
+* :mod:`.tracker` — ``StableTracker.feed(t, frame, read)`` commits a view only when it has
+  been still and unobstructed for ``hold_s`` seconds (a hand, a blur or a half-moved piece
+  never commits). It asks for a vision read (``BoardReader.read(frame)``: a
+  ``reflec-board/1`` view with confidences and ``unknown`` cells, from
+  :mod:`piecebridge.vision.reader`) only once the view is still and something changed since
+  the last reading, early in the hold, so a commit waits for no vision work; cells unchanged
+  since the last commit keep its reading.
 * :mod:`.judge` — ``Judge.observe(board, unknown)`` explains each committed view with the rules
   engine (cheapest legal actions since the turn began or the last shot), charges the points,
   flags impossible changes in one sentence; ``fire``, ``end_turn``, ``confirm``.

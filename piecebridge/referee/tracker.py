@@ -252,6 +252,7 @@ class StableTracker:
             return TrackState("settling", unknown=list(reading.unknown), read=did_read)
         key = _key(reading)
         if key == self._last_key:
+            self._committed = reading  # the same board: compare with the newer picture
             return TrackState("still", unknown=list(reading.unknown), read=did_read)
         self._last_key = key
         self._committed = reading
