@@ -140,8 +140,9 @@ class Tally:
         warps = [r.warp_ms for r in res if not np.isnan(r.warp_ms)]
         ratio = f"{med / statistics.median(warps):.1f}x" if warps else "-"
         placed = sum(r.placed for r in res)
+        wrong = sum(r.found and not r.placed for r in res)
         return (
-            f"| {name} | {len(res)} | {len(found)} | {placed} | {len(found) - placed}"
+            f"| {name} | {len(res)} | {len(found)} | {placed} | {wrong}"
             f" | {q(px, 50, '.1f')} / {q(px, 90, '.1f')}"
             f" | {q(cells, 50, '.3f')} / {q(cells, 90, '.3f')} | {med:.1f} | {ratio} |"
         )
@@ -179,7 +180,8 @@ def measure(image: np.ndarray, truth: dict, label: str) -> Result:
 
 
 def measure_negative(image: np.ndarray, label: str) -> Result:
-    """A frame that must be rejected: ``placed`` means rejected, ``found`` accepted."""
+    """A frame that must be rejected: ``placed`` counts it rejected, ``found`` (and so
+    ``misplaced``) accepted."""
     t = time.perf_counter()
     try:
         find_board(image)
@@ -188,7 +190,7 @@ def measure_negative(image: np.ndarray, label: str) -> Result:
         ok = True
     ms = 1e3 * (time.perf_counter() - t)
     note = "" if ok else f"{label}: accepted a frame without a whole board"
-    return Result(not ok, False, np.nan, np.nan, ms, np.nan, note)
+    return Result(not ok, ok, np.nan, np.nan, ms, np.nan, note)
 
 
 # --------------------------------------------------------------------------- main
@@ -230,8 +232,9 @@ def main(argv: list[str] | None = None) -> int:
 
     cal, shots, hands = Tally(), Tally(), Tally()
     for rig in rigs:
-        for kind, image, truth in rig_frames(args.split, rig, "realistic", cache):
-            r = measure(image, truth, f"{args.split} realistic rig {rig} {kind}")
+        for i, (kind, image, truth) in enumerate(rig_frames(args.split, rig, "realistic", cache)):
+            what = "calibration photo" if kind == "cal" else f"shot {i - 1}"
+            r = measure(image, truth, f"{args.split} realistic rig {rig} {what}")
             (cal if kind == "cal" else shots).results.append(r)
             if kind != "cal" and truth["synth"]["levels"].get("occlusion", 0) > 0:
                 hands.results.append(r)
@@ -247,14 +250,15 @@ def main(argv: list[str] | None = None) -> int:
             t = Tally()
             name = f"{factor}={level:g}"
             for rig in range(args.first_rig, args.first_rig + args.sweep_rigs):
-                for kind, image, truth in rig_frames(args.split, rig, name, cache):
-                    t.results.append(measure(image, truth, f"{args.split} {name} rig {rig} {kind}"))
+                for i, (_, image, truth) in enumerate(rig_frames(args.split, rig, name, cache)):
+                    what = "calibration photo" if i == 0 else f"shot {i - 1}"
+                    t.results.append(measure(image, truth, f"{args.split} {name} rig {rig} {what}"))
             rows.append((f"{args.split} {name}", t))
             print(f"  sweep {name} done", file=sys.stderr)
     if args.negatives:
         t = Tally()
-        for kind, image, _truth in negative_frames(args.split, args.negatives, cache):
-            t.results.append(measure_negative(image, f"{args.split} {kind}"))
+        for i, (kind, image, _) in enumerate(negative_frames(args.split, args.negatives, cache)):
+            t.results.append(measure_negative(image, f"{args.split} {kind} {i % args.negatives}"))
         rows.append((f"{args.split} negatives (placed = rejected)", t))
 
     lines = [f"Machine: {machine()}", "", HEADER] + [t.row(n) for n, t in rows]

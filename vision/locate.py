@@ -450,7 +450,7 @@ def refine_pose(
         # Twists were measured in this pose's rectified frame: add them to its own.
         seen = ~np.isnan(twist)
         extra = np.where(seen, twist, np.median(twist[seen]) if seen.any() else 0.0)
-        new.tile_angles = pose.tile_angles + np.clip(extra, -0.1, 0.1)
+        new.tile_angles = np.clip(pose.tile_angles + extra, -MAX_TWIST, MAX_TWIST)
         new.inverted, new.tile_color_lab = pose.inverted, pose.tile_color_lab
     return new
 
@@ -458,8 +458,10 @@ def refine_pose(
 def _check_in_frame(pose: BoardPose, shape: tuple[int, ...]) -> None:
     h, w = shape[:2]
     corners = pose.corners
-    # A sliver of a corner tile beyond the frame is harmless; a missing part of a cell is not.
-    pad = -0.3 * pose.cell_size_px()
+    # A sliver of a corner tile beyond the frame is harmless (the corner cell's middle, where
+    # its piece stands, is still in view); a missing part of a cell is not. The fitted
+    # corners sit up to a tenth of a cell out (tile gaps, bevels), hence 0.4.
+    pad = -0.4 * pose.cell_size_px()
     if (
         corners[:, 0].min() < pad
         or corners[:, 1].min() < pad
@@ -522,6 +524,9 @@ def scaled_pose(pose: BoardPose, S: np.ndarray) -> BoardPose:
     return out
 
 
+#: Largest twist of a tile (radians, about 2.3°): hands lay tiles square to a degree or two;
+#: a larger measured twist is a piece edge taken for a line.
+MAX_TWIST = 0.04
 #: Pixels per cell for the candidate fits on the downscaled frame.
 SMALL_PX = 16
 #: Refinements on the full frame: (most pixels per cell, half-width searched in cells).

@@ -29,6 +29,9 @@ CROSS_CENTRES = np.array(
     [[2 * i + 1, 2 * j + 1] for j in range(4) for i in range(4)], dtype=np.float64
 )
 K_GRID = np.linspace(-0.48, 0.48, 9)  # radial terms tried first (division model)
+#: A cross further than this (cells) from the fitted grid is not trusted: tiles laid by hand
+#: sit a millimetre or two (under 0.1 cell) off, a piece edge taken for a line further.
+KEEP_CELLS = 0.1
 
 
 @dataclass
@@ -281,7 +284,7 @@ def fit_pose(
     and free of local minima) by a truncated-quadratic cost, so a cross caught on a piece
     edge cannot pull the lens; it is kept only when it clearly explains a bend (with few
     crosses it would trade with perspective). Crosses the chosen model misses by more than
-    0.15 cell are dropped; the tiles' own shifts take what is left.
+    ``KEEP_CELLS`` are dropped; the tiles' own shifts take what is left.
     """
     w, h = image_size
     centre = ((w - 1) / 2.0, (h - 1) / 2.0)
@@ -290,7 +293,8 @@ def fit_pose(
     idx = np.flatnonzero(found)
     if len(P) < 6:
         return None
-    _, inl = cv2.findHomography(P, X, cv2.RANSAC, ransacReprojThreshold=0.3 * cell_px)
+    loose = 0.3 if fit_lens else 0.15  # (an uncorrected lens needs the looser one)
+    _, inl = cv2.findHomography(P, X, cv2.RANSAC, ransacReprojThreshold=loose * cell_px)
     if inl is None or inl.sum() < 6:
         return None
     inl = inl.ravel().astype(bool)
@@ -324,7 +328,7 @@ def fit_pose(
         if flat and best[0] > 0.7 * flat[0][0]:
             best = flat[0]  # the bend explains too little to be trusted
     # Keep the crosses the chosen model explains; fit the homography to them alone.
-    keep = best[4] < (0.15 * cell_px) ** 2
+    keep = best[4] < (KEEP_CELLS * cell_px) ** 2
     if keep.sum() < 6:
         return None
     if not keep.all():
