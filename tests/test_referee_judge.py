@@ -597,3 +597,27 @@ def test_display_unplugged_and_back_is_reported():
         "display unplugged: refereeing goes on in the terminal",
         "display back: picture resent",
     ]
+
+
+def test_cell_outlines_follow_the_lens_back_to_the_raw_frame():
+    from piecebridge.calibration.camera import CameraCalibration
+
+    from piecebridge.referee.app import _cell_outlines
+
+    K = np.array([[500.0, 0, 319.5], [0, 500, 239.5], [0, 0, 1]])
+    lens = CameraCalibration(K, np.array([-0.3, 0.1, 0, 0, 0]), (640, 480), 0.3)
+    undistort = lens.undistorter(alpha=1.0)
+
+    class Pose(TruthPose):  # a board of 40 px cells from (160, 80) in the undistorted picture
+        def to_image(self, pts):
+            return np.asarray(pts, float).reshape(-1, 2) * 40.0 + (160, 80)
+
+        def cell_size_px(self):
+            return 40.0
+
+    plain, _ = _cell_outlines(Pose(), SimpleNamespace(undistort=None), (640, 480))
+    raw, px = _cell_outlines(Pose(), SimpleNamespace(undistort=undistort), (640, 480))
+    assert px == 40.0 and set(raw) == set(plain)
+    assert np.abs(raw["a8"] - plain["a8"]).max() > 2  # the corner cells move most
+    back = undistort.undistort_points(raw["a8"], (640, 480))
+    assert np.allclose(back, plain["a8"], atol=0.05)

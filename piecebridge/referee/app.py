@@ -203,7 +203,8 @@ class Referee:
         pose = getattr(self.reader, "pose", None)
         if pose is not self._pose:
             self._pose = pose
-            self.tracker.watch.set_cells(*_cell_outlines(pose, self.reader))
+            size = (image.shape[1], image.shape[0])
+            self.tracker.watch.set_cells(*_cell_outlines(pose, self.reader, size))
         board, unknown = observation_board(obs)
         return board, unknown, bool(obs.moved)
 
@@ -230,9 +231,6 @@ class Referee:
         if self.presser is None:
             self._show(self.button(button, t))
             return
-        # Press when the link is quiet: the firmware in simavr drops a press that comes
-        # while a host frame is in flight (reported to the display's owner).
-        self.display.wait_idle(1.0)
         self.presser(button)
         deadline = time.monotonic() + 2.0
         while time.monotonic() < deadline:
@@ -328,14 +326,24 @@ class Referee:
         self.view.event(event)
 
 
-def _cell_outlines(pose: Any, reader: Any) -> tuple[dict[str, Any] | None, float]:
-    """The cells' outlines in the frame for the cheap look, or (None, 0) when unknown.
+def _cell_outlines(
+    pose: Any, reader: Any, size: tuple[int, int]
+) -> tuple[dict[str, Any] | None, float]:
+    """The cells' outlines in the raw frame (``size`` = width, height) for the cheap look,
+    or (None, 0) when no pose is known.
 
     With a camera calibration the pose is in undistorted pixels while the cheap look sees
-    the raw frame, so the outlines would be off: the tracker then reads instead of looking.
+    the raw frame: the outlines' corners are mapped back through the lens.
     """
-    if pose is None or getattr(reader, "undistort", None) is not None:
+    if pose is None:
         return None, 0.0
     from piecebridge.vision.reader import cell_polygons
 
-    return cell_polygons(pose), float(pose.cell_size_px())
+    outlines = cell_polygons(pose)
+    undistort = getattr(reader, "undistort", None)
+    if undistort is not None:
+        distort = getattr(undistort, "distort_points", None)
+        if distort is None:
+            return None, 0.0  # an undistorter that cannot map back: read instead of looking
+        outlines = {c: distort(o, size) for c, o in outlines.items()}
+    return outlines, float(pose.cell_size_px())
