@@ -229,6 +229,9 @@ def main(argv: list[str] | None = None) -> int:
     cache.mkdir(parents=True, exist_ok=True)
     rigs = range(args.first_rig, args.first_rig + args.rigs)
     rows: list[tuple[str, Tally]] = []
+    # Warm up (OpenCV's first calls set up tables): no frame should pay for that.
+    _, image, truth = rig_frames(args.split, args.first_rig, "realistic", cache)[1]
+    measure(image, truth, "warm-up")
 
     cal, shots, hands = Tally(), Tally(), Tally()
     for rig in rigs:

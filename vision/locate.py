@@ -152,10 +152,10 @@ def _lattice_labels(pts: np.ndarray, max_index: int = 3) -> np.ndarray | None:
     d = np.linalg.norm(pts[:, None] - pts[None], axis=-1)
     np.fill_diagonal(d, np.inf)
     spacing = float(np.median(d.min(axis=1)))
-    vecs = [pts[j] - pts[i] for i in range(n) for j in range(n) if d[i, j] < 1.4 * spacing]
-    if len(vecs) < 4:
+    ii, jj = np.nonzero(d < 1.4 * spacing)
+    if len(ii) < 4:
         return None
-    vecs = np.asarray(vecs)
+    vecs = pts[jj] - pts[ii]
     ang = np.degrees(np.arctan2(vecs[:, 1], vecs[:, 0])) % 180
     hist = np.histogram(ang, bins=36, range=(0, 180))[0]
     hist = hist + np.roll(hist, 1) + np.roll(hist, -1)
@@ -284,49 +284,61 @@ def _outline_candidates(
     small_gray: np.ndarray,
     preferred_lab: np.ndarray | None = None,
     cross_blobs: np.ndarray | None = None,
+    cache: dict | None = None,
 ) -> Iterator[tuple[np.ndarray, np.ndarray, bool]]:
     """Board outlines (pixels of the downscaled ``small`` image, ordered), the tile colour
     that produced each, and whether the outline runs into the frame edge. Made lazily: the
     first is usually right. ``small_gray`` has the printed lines dark. ``preferred_lab``
     (the setup's tile colour) is tried first among the colours; ``cross_blobs`` are the
-    :func:`_cross_blobs` of ``small_gray`` when already known."""
-    smooth = cv2.medianBlur(small, 5)
-    lab = lab_image(smooth)
-    k = max(3, round(small.shape[1] / 80) | 1)
-    close_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    :func:`_cross_blobs` of ``small_gray`` when already known; ``cache`` keeps what does not
+    depend on the lines' polarity (the colour outlines) between calls for one frame."""
+    cache = {} if cache is None else cache
+    if "lab" not in cache:
+        cache["lab"] = lab_image(cv2.medianBlur(small, 5))
+    lab = cache["lab"]
     h, w = small.shape[:2]
     lattice = _cross_outlines(small_gray, cross_blobs) or _cell_outlines(small_gray)
     for crosses in lattice:
         # Colour of the tiles: the median inside the cross outline.
         m = np.zeros((h, w), np.uint8)
         cv2.fillConvexPoly(m, np.round(crosses).astype(np.int32), 1)
-        colour = np.median(lab[m > 0], axis=0) if m.any() else np.zeros(3)
-        at_edge = bool(
-            crosses[:, 0].min() < 2
-            or crosses[:, 1].min() < 2
-            or crosses[:, 0].max() > w - 3
-            or crosses[:, 1].max() > h - 3
-        )
-        yield _order_quad(crosses), colour, at_edge
+        colour = np.median(lab[::2, ::2][m[::2, ::2] > 0], axis=0) if m.any() else np.zeros(3)
+        yield _order_quad(crosses), colour, _at_edge(crosses, w, h)
+    if "colour_quads" not in cache:
+        cache["colour_quads"] = _colour_outlines(lab, preferred_lab)
+    for quad, colour in cache["colour_quads"]:
+        yield quad, colour, _at_edge(quad, w, h)
+
+
+def _at_edge(quad: np.ndarray, w: int, h: int) -> bool:
+    return bool(
+        quad[:, 0].min() < 2 or quad[:, 1].min() < 2 or quad[:, 0].max() > w - 3
+        or quad[:, 1].max() > h - 3
+    )  # fmt: skip
+
+
+def _colour_outlines(
+    lab: np.ndarray, preferred_lab: np.ndarray | None
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Outlines (ordered) of the biggest blob of each candidate tile colour, with the colour."""
+    k = max(3, round(lab.shape[1] / 80) | 1)
+    close_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     colours = _candidate_colours(lab)
     if preferred_lab is not None:
         colours.insert(0, np.asarray(preferred_lab, np.float32))
+    # Lightness varies with uneven light much more than hue does: weigh it down.
+    weights = np.array([[0.15, 1.0, 1.0]], np.float32)
+    out = []
     for colour in colours:
-        diff = lab - colour
-        # Lightness varies with uneven light much more than hue does: weigh it down.
-        dist = 0.15 * diff[..., 0] ** 2 + diff[..., 1] ** 2 + diff[..., 2] ** 2
+        diff = cv2.subtract(lab, (*(float(v) for v in colour), 0.0))
+        dist = cv2.transform(cv2.multiply(diff, diff), weights)
         mask = (dist < 14**2).astype(np.uint8)
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, close_kernel)
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, close_kernel)
         quad = _quad_from_mask(mask)
         if quad is not None:
-            at_edge = bool(
-                quad[:, 0].min() < 2
-                or quad[:, 1].min() < 2
-                or quad[:, 0].max() > w - 3
-                or quad[:, 1].max() > h - 3
-            )
-            yield _order_quad(quad), colour, at_edge
+            out.append((_order_quad(quad), np.asarray(colour, np.float64)))
+    return out
 
 
 # --------------------------------------------------------------------------- grid fit
@@ -550,6 +562,7 @@ def find_board(
     small_gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     found: list[tuple[float, BoardPose]] = []
     errors: list[BoardNotFound] = []
+    cache: dict = {}  # what both polarities share
     if inverted is None:
         # Try first the polarity whose printed crosses stand out as separate blobs.
         blobs = {False: _cross_blobs(small_gray), True: _cross_blobs(255 - small_gray)}
@@ -559,7 +572,7 @@ def find_board(
     for inv in order:
         try:
             score, pose, convincing = _find_small(
-                small, small_gray, tile_color_lab, inv, blobs.get(inv)
+                small, small_gray, tile_color_lab, inv, blobs.get(inv), cache
             )
         except BoardNotFound as e:
             errors.append(e)
@@ -567,6 +580,8 @@ def find_board(
         found.append((score, pose))
         if convincing:
             break
+        if inv == order[0] and pose.crosses_found >= 8 and len(blobs.get(not inv, ())) < 6:
+            break  # most of a grid here, and no sign of crosses of the other polarity
     if not found:
         # "cut off" says more than "not found"; the dark-line pass speaks first otherwise.
         raise next((e for e in errors if "cut off" in str(e)), errors[0])
@@ -596,17 +611,23 @@ def _find_small(
     tile_color_lab: np.ndarray | None,
     inverted: bool,
     cross_blobs: np.ndarray | None = None,
+    cache: dict | None = None,
 ) -> tuple[float, BoardPose, bool]:
-    """Best board pose (pixels of the downscaled frame), its score, and whether it is
-    convincing (no need to look further), for dark or light printed lines."""
+    """Best board pose (pixels of the downscaled frame), its score, and whether it settles
+    the polarity (no need to try the other), for dark or light printed lines."""
     gray = 255 - small_gray if inverted else small_gray
     best: BoardPose | None = None
     cut_off = seen_any = False
     best_score = -np.inf
-    convincing = False
+    convincing = plausible = False
     px = SMALL_PX
-    for quad, colour, at_edge in _outline_candidates(small, gray, tile_color_lab, cross_blobs):
+    candidates = _outline_candidates(small, gray, tile_color_lab, cross_blobs, cache)
+    tried: list[np.ndarray] = []  # outlines tried and where their fits ended
+    for quad, colour, at_edge in candidates:
         seen_any = True
+        if _near_any(quad, tried):
+            continue  # the same board again: its fit would end where an earlier one did
+        tried.append(quad)
         H0 = cv2.getPerspectiveTransform(
             CANONICAL_CORNERS.astype(np.float32), quad.astype(np.float32)
         )
@@ -614,6 +635,7 @@ def _find_small(
         if pose is None:
             continue
         pose = refine_pose(gray, pose, px_per_cell=px, search=0.3, fit_lens=False) or pose
+        tried.append(pose.corners)
         # The grid must explain the whole outline; a partial board fits crosses and gaps
         # at the wrong scale.
         if _corner_gap(pose, quad) > 1.5:
@@ -644,8 +666,14 @@ def _find_small(
         # whole row of four crosses unseen), or most of it with the board's edges agreeing
         # and nothing tile-like beyond: the remaining candidates could only tie.
         convincing = pose.crosses_found >= 13 or (
-            pose.crosses_found >= 10 and edges_ok >= 3 and tiles_beyond == 0
+            tiles_beyond == 0
+            and (
+                (pose.crosses_found >= 10 and edges_ok >= 3)
+                or (pose.crosses_found >= 8 and edges_ok == 4)
+            )
         )
+        # A board in this polarity for sure (the other need not be tried).
+        plausible = plausible or (pose.crosses_found >= 8 and edges_ok >= 3 and tiles_beyond == 0)
         if convincing:
             break
     if not seen_any:
@@ -656,7 +684,20 @@ def _find_small(
                 "board cut off by the frame edge: move the camera so all 16 tiles show"
             )
         raise BoardNotFound("no board in view: no 8x8 tile grid found")
-    return float(best_score), best, convincing
+    return float(best_score), best, convincing or plausible
+
+
+def _near_any(quad: np.ndarray, others: list[np.ndarray], cells: float = 0.4) -> bool:
+    """Whether ``quad``'s corners lie within ``cells`` (median, any quarter turn) of those
+    of one of ``others``."""
+    cell = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1).mean() / N
+    for other in others:
+        gaps = [
+            np.median(np.linalg.norm(np.roll(other, k, axis=0) - quad, axis=1)) for k in range(4)
+        ]
+        if min(gaps) < cells * cell:
+            return True
+    return False
 
 
 def _tiles_beyond(rect_bgr: np.ndarray, px: int, margin: float) -> int:

@@ -294,7 +294,11 @@ def fit_pose(
     if len(P) < 6:
         return None
     loose = 0.3 if fit_lens else 0.15  # (an uncorrected lens needs the looser one)
-    _, inl = cv2.findHomography(P, X, cv2.RANSAC, ransacReprojThreshold=loose * cell_px)
+    # At most 16 points, mostly good: a few hundred samples are plenty (the default 2000
+    # made this the slowest step of a fit).
+    _, inl = cv2.findHomography(
+        P, X, cv2.RANSAC, ransacReprojThreshold=loose * cell_px, maxIters=300, confidence=0.99
+    )
     if inl is None or inl.sum() < 6:
         return None
     inl = inl.ravel().astype(bool)
