@@ -555,6 +555,58 @@ class FlakyCapture:
         pass
 
 
+class FakeCamera:
+    """A V4L2-like camera: raw MJPEG buffers once CONVERT_RGB is off (if ``mjpeg``), else
+    undecodable raw bytes (YUYV); decoded BGR pictures by default."""
+
+    def __init__(self, mjpeg: bool) -> None:
+        self.mjpeg = mjpeg
+        self.props: dict[int, float] = {}
+        self.n = 0
+        _, self.jpeg = cv2.imencode(".jpg", np.full((16, 16, 3), 90, np.uint8))
+
+    def isOpened(self) -> bool:
+        return True
+
+    def set(self, prop: int, value: float) -> bool:
+        if prop == cv2.CAP_PROP_FORMAT:
+            return False  # as V4L2: no raw mode by format
+        self.props[prop] = value
+        return True
+
+    def grab(self) -> bool:
+        self.n += 1
+        return self.n <= 3
+
+    def retrieve(self):
+        if self.props.get(cv2.CAP_PROP_CONVERT_RGB, 1) == 0:
+            return True, self.jpeg.reshape(1, -1) if self.mjpeg else np.zeros((1, 512), np.uint8)
+        return True, np.full((16, 16, 3), 90, np.uint8)
+
+    def release(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("mjpeg", [True, False])
+def test_a_camera_is_asked_for_raw_mjpeg_and_falls_back_to_decoded(mjpeg):
+    from piecebridge.referee.sources import LiveSource
+
+    cams: list[FakeCamera] = []
+
+    def opener(spec):
+        cams.append(FakeCamera(mjpeg))
+        return cams[-1]
+
+    source = LiveSource(0, retry_s=0.05, opener=opener)
+    frame = next(iter(source))
+    source.close()
+    assert cams[0].props[cv2.CAP_PROP_FOURCC] == cv2.VideoWriter_fourcc(*"MJPG")
+    assert source.raw is mjpeg and (frame.encoded is not None) is mjpeg
+    assert frame.image.shape == (16, 16, 3) and abs(int(frame.grey(1).mean()) - 90) <= 2
+    if not mjpeg:  # the YUYV bytes were not taken for a picture: reopened, decoded
+        assert len(cams) >= 2 and cv2.CAP_PROP_CONVERT_RGB not in cams[1].props
+
+
 def test_camera_unplugged_is_retried_and_the_game_kept():
     from piecebridge.referee.sources import LiveSource
 

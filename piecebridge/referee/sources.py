@@ -102,12 +102,19 @@ def _is_jpeg(data: Any) -> bool:
     )  # fmt: skip
 
 
-def _raw_mode(cap: Any) -> bool:
-    """Ask a capture for undecoded frames (OpenCV's FFmpeg and V4L2 backends can)."""
+def _raw_mode(cap: Any, camera: bool = False) -> bool:
+    """Ask a capture for undecoded frames: OpenCV's FFmpeg backend (files, streams) takes
+    ``CAP_PROP_FORMAT`` -1; a V4L2 camera takes MJPEG with ``CAP_PROP_CONVERT_RGB`` off
+    (then each frame is the camera's JPEG buffer)."""
     try:
-        return bool(cap.set(cv2.CAP_PROP_FORMAT, -1))
+        if cap.set(cv2.CAP_PROP_FORMAT, -1):
+            return True
+        if camera:
+            cap.set(cv2.CAP_PROP_FOURCC, cv2.VideoWriter_fourcc(*"MJPG"))
+            return bool(cap.set(cv2.CAP_PROP_CONVERT_RGB, 0))
     except (AttributeError, cv2.error):
-        return False
+        pass
+    return False
 
 
 def _split(data: Any) -> tuple[np.ndarray | None, np.ndarray | None]:
@@ -293,7 +300,8 @@ class LiveSource(FrameSource):
         return cap
 
     def _grab(self, cap: Any) -> None:
-        asked = cap is not None and self.raw is not False and _raw_mode(cap)
+        camera = isinstance(self.spec, int)
+        asked = cap is not None and self.raw is not False and _raw_mode(cap, camera)
         while not self._stop.is_set():
             ok, data = False, None
             if cap is not None and cap.grab():
@@ -326,7 +334,7 @@ class LiveSource(FrameSource):
                 cap.release()
             self._stop.wait(self.retry_s)
             cap = self._reopen()
-            asked = cap is not None and self.raw is not False and _raw_mode(cap)
+            asked = cap is not None and self.raw is not False and _raw_mode(cap, camera)
 
     def __iter__(self) -> Iterator[Frame]:
         seen = 0
