@@ -70,6 +70,13 @@ def test_check_reports_first_illegal_line(capsys, tmp_path):
         (["cards", "new", "reflector", "--option", "nope=1"], "unknown option"),
         (["cards", "new", "reflector", "--option", "noequals"], "KEY=VALUE"),
         (["cards", "show", "/nonexistent/state.json"], "cannot read"),
+        (["cards", "new", "deflector", "--option", "max_plies=abc"], "whole number"),
+        (["cards", "new", "deflector", "--option", "deflectors=-3"], "deflectors must be"),
+        (["cards", "new", "defector", "--option", "deluxe=maybe"], "true or false"),
+        (["cards", "new", "reflector", "--option", "first_player=true"], "first_player"),
+        (["cards", "new", "defector", "--players", "5"], "6 or more"),
+        (["cards", "play", "chess"], "unknown game"),
+        (["cards", "check", "/nonexistent/game.jsonl"], "cannot read"),
     ],
 )
 def test_bad_input_one_line_exit_1(capsys, argv, needle):
@@ -162,3 +169,14 @@ def test_check_rejects_a_proposal_answered_wrongly(capsys, tmp_path, answer, nee
     code, out, err = run(capsys, "cards", "check", str(rec))
     assert code == 1 and out == ""
     assert err.count("\n") == 1 and "line 3" in err and needle in err
+
+
+def test_show_as_a_player_who_is_not_at_the_table(capsys, tmp_path):
+    from piecebridge.rules.bcg import defector
+
+    path = tmp_path / "d.json"
+    path.write_text(json.dumps(defector.to_json(defector.new_game(players=6, seed=1))))
+    code, _, err = run(capsys, "cards", "show", str(path), "--as", "9")
+    assert code == 1 and err.count("\n") == 1 and "players 0..5" in err
+    code, out, _ = run(capsys, "cards", "show", str(path), "--as", "2")
+    assert code == 0 and "seen by player 2" in out

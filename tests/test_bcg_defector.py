@@ -358,3 +358,62 @@ def test_a_pending_proposal_survives_json_and_bad_ones_are_refused():
     data["pending"] = {"from": 0, "to": 17, "link": None, "master": None}
     with pytest.raises(BcgError, match="outside"):
         F.from_json(data)
+
+
+# --- elimination and its two escapes; big alliances ---------------------------------
+
+
+def test_a_player_holding_a_whole_other_grid_is_not_eliminated():
+    s = game()
+    for i in range(5):
+        s = _capture(s, 3, i, 1)  # player 1 takes all five Nodes of grid 3
+        s = _capture(s, 1, i, 4)  # and loses all of its own
+    s = _after_shot(s)
+    assert not s.eliminated[1] and s.homes[1] == 1 << 3  # grid 3 is now its original grid
+    assert s.eliminated[3]  # grid 3's player had no escape
+
+
+def test_an_allied_player_without_a_grid_falls_when_the_alliance_breaks():
+    s = next_turn(ally_pair(game(), 0, 1))  # Link Node 0:A10
+    for i in range(5):
+        s = _capture(s, 1, i, 3)
+    s = _after_shot(s)
+    assert not s.eliminated[1]  # carried by the alliance
+    s = _after_shot(_capture(s, 0, 0, 4))  # an outsider takes the Link Node
+    assert alliance_of(s, 1) is None and s.eliminated[1]
+
+
+def test_an_allied_player_who_takes_a_new_grid_survives_leaving():
+    s = next_turn(ally_pair(game(), 0, 1))
+    for i in range(5):
+        s = _capture(s, 1, i, 3)
+        s = _capture(s, 5, i, 1)  # ... but takes all of grid 5 while allied
+    s = _after_shot(s)
+    while s.to_move != 1:
+        s = next_turn(s)
+    s = act(s, "desert")
+    assert not s.eliminated[1] and (s.homes[1] >> 5) & 1
+
+
+def test_a_big_alliance_holding_every_node_splits_into_its_link_teams():
+    s = next_turn(ally_pair(game(), 0, 1))
+    s = next_turn(s)
+    s = next_turn(agree(s, "propose 1"))  # {0,1,2} on Link 0:A10
+    s = next_turn(agree(s, "propose 0 master 3:C10"))  # + 3 under a Master Node
+    for g in (4, 5):
+        for i in range(5):
+            s = _capture(s, g, i, 0)
+    s = _after_shot(s)
+    assert s.result is None  # 20 of 30 for player 0 would win: keep below a majority
+    assert alliance_of(s, 0).members == {0, 1, 2}  # the Link team survives
+    assert alliance_of(s, 3) is None and (0, 3) in s.divided
+
+
+def test_old_allies_cannot_meet_again_through_a_group():
+    s = next_turn(ally_pair(game(), 0, 1))
+    s = next_turn(act(s, "desert"))  # 1 deserts: 0 and 1 are divided
+    s = next_turn(ally_pair(s, 2, 1, "C10"))  # 2 allies with 1
+    while s.to_move != 0:
+        s = next_turn(s)
+    with pytest.raises(IllegalAction, match="player 1 were divided"):
+        F.check_propose(s, Propose(2))

@@ -303,3 +303,66 @@ def test_bad_setups():
             deflectors=[[4]] * 3,
             options=TableOptions(deflectors=1),
         )
+
+
+# --- rulings and options not covered above ----------------------------------------
+
+
+def _with_grid(state, g, grid):
+    grids = list(state.grids)
+    grids[g] = grid
+    return evolve(state, grids=tuple(grids))
+
+
+def test_twenty_single_use_deflectors_by_default():
+    s = D.new_game(players=3, seed=1)
+    for g in s.grids:
+        assert g.deflectors.bit_count() == 20 and not g.deflectors & g.node_mask
+
+
+def test_a_shot_on_a_space_its_claimant_already_holds_does_nothing():
+    s = table(defl=[[], ["J5"], []])
+    s = _with_grid(s, 2, s.grids[2].claim(c("J5"), 0))  # player 0 already holds 2:J5
+    before = s.grids[2]
+    s, events = play(s, "1:J5")  # deflected clockwise onto 2:J5
+    assert [e.kind for e in events[:2]] == ["deflect", "noop"]
+    assert (s.grids[1].spent >> c("J5")) & 1  # the Deflector stays used
+    assert s.grids[2] == before and s.grids[1].holder(c("J5")) is None
+
+
+def test_a_shot_on_ones_own_original_grid_deflects_clockwise():
+    s = table(defl=[["A5"], [], []])
+    s = _with_grid(s, 1, s.grids[1].claim(c("J5"), 0))  # a way back in from outside
+    assert (access_masks(s, 0)[0] >> c("A5")) & 1
+    s, events = play(s, "0:A5")
+    assert events[0].kind == "deflect"
+    assert s.grids[1].holder(c("A5")) == 0  # seat 1 is clockwise of seat 0
+    assert s.grids[2].holder(c("A5")) is None
+
+
+@pytest.mark.parametrize("take", [False, True])
+def test_capture_takes_claimed_option(take):
+    nodes = [FAR, ["E5", "A10", "C10", "G10", "I10"], FAR]
+    s = table(nodes=nodes, capture_takes_claimed=take)
+    g1 = s.grids[1].claim(c("E6"), 2).claim(c("D5"), 0)  # player 2 claimed E6 in the diamond
+    s = _with_grid(s, 1, g1)
+    s, _ = play(s, "1:E5")
+    assert s.grids[1].control[0] == 0
+    assert s.grids[1].holder(c("E6")) == (0 if take else 2)
+    assert s.grids[1].holder(c("E4")) == 0  # the owner's own spaces go either way
+
+
+def test_endgame_after_elimination_option():
+    s = _capture_all(table(4), 3, 1, keep=4)  # player 1: 6 Nodes, nobody eliminated
+    assert D._result(s, False) is None  # default: the ending waits for an elimination
+    early = evolve(s, options=TableOptions(deflectors=0, endgame_after_elimination=False))
+    assert D._result(early, False).winners == (1,)
+
+
+def test_move_limit_is_a_draw():
+    s = table(max_plies=2)
+    s, _ = play(s, "1:J5")
+    assert s.result is None
+    s, events = play(s, D.legal_actions(s)[0].text())
+    assert s.result.winners == () and "move limit" in s.result.reason
+    assert events[-1].kind == "draw"

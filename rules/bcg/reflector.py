@@ -60,7 +60,9 @@ class ReflectorOptions:
     tiebreak_counts: str = "held"
 
     def __post_init__(self) -> None:
-        if self.first_player not in (None, 0, 1):
+        if self.first_player is not None and (
+            type(self.first_player) is not int or self.first_player not in (0, 1)
+        ):
             raise BcgError("first_player must be 0, 1 or null")
         if self.tiebreak_counts not in ("held", "marked"):
             raise BcgError("tiebreak_counts must be 'held' or 'marked'")

@@ -7,7 +7,8 @@ nobody. A turn is one shot: the Shooter names a space, the grid's player answers
 
 Action notation: ``"<grid>:<cell>"`` such as ``"2:F3"`` (grid = seat number, or
 the centre grid's number), ``"pass"`` when no claim is possible; *Defector* adds
-``"ally <seat> [link <grid>:<cell>] [master <grid>:<cell>]"`` and ``"desert"``.
+``"propose <seat> [link <grid>:<cell>] [master <grid>:<cell>]"``, the partner's answer
+``"accept"`` or ``"decline"``, and ``"desert"``.
 """
 
 from __future__ import annotations
@@ -53,16 +54,20 @@ class Pass:
 
 
 @dataclass(frozen=True)
-class Ally:
-    """Form (or join) an alliance with ``partner``; ``link``/``master`` are Node
-    spaces ``(grid, cell)`` chosen to serve as Link or Master Node."""
+class Propose:
+    """Propose an alliance to ``partner`` (who answers ``accept`` or ``decline``);
+    ``link``/``master`` are Node spaces ``(grid, cell)`` offered as Link or Master Node.
+
+    >>> Propose(3, link=(0, 23)).text()
+    'propose 3 link 0:D3'
+    """
 
     partner: int
     link: tuple[int, int] | None = None
     master: tuple[int, int] | None = None
 
     def text(self) -> str:
-        out = f"ally {self.partner}"
+        out = f"propose {self.partner}"
         if self.link:
             out += f" link {self.link[0]}:{cell_name(self.link[1])}"
         if self.master:
@@ -71,12 +76,28 @@ class Ally:
 
 
 @dataclass(frozen=True)
+class Accept:
+    """The proposed partner agrees: the alliance forms."""
+
+    def text(self) -> str:
+        return "accept"
+
+
+@dataclass(frozen=True)
+class Decline:
+    """The proposed partner refuses: nothing changes, the proposer shoots."""
+
+    def text(self) -> str:
+        return "decline"
+
+
+@dataclass(frozen=True)
 class Desert:
     def text(self) -> str:
         return "desert"
 
 
-Action = Claim | Pass | Ally | Desert
+Action = Claim | Pass | Propose | Accept | Decline | Desert
 
 
 def _parse_ref(text: str) -> tuple[int, int]:
@@ -90,8 +111,8 @@ def _parse_ref(text: str) -> tuple[int, int]:
 def parse_action_text(text: str) -> Action:
     """Parse the notation.
 
-    >>> parse_action_text("2:F3"), parse_action_text("ally 3 link 0:C4").text()
-    (Claim(grid=2, cell=25), 'ally 3 link 0:C4')
+    >>> parse_action_text("2:F3"), parse_action_text("propose 3 link 0:C4").text()
+    (Claim(grid=2, cell=25), 'propose 3 link 0:C4')
     """
     words = text.strip().split()
     if not words:
@@ -100,20 +121,24 @@ def parse_action_text(text: str) -> Action:
         return Pass()
     if words == ["desert"]:
         return Desert()
-    if words[0] == "ally":
+    if words == ["accept"]:
+        return Accept()
+    if words == ["decline"]:
+        return Decline()
+    if words[0] == "propose":
         try:
             partner = int(words[1])
         except (IndexError, ValueError):
-            raise IllegalAction("write 'ally <seat> [link G:CELL] [master G:CELL]'") from None
+            raise IllegalAction("write 'propose <seat> [link G:CELL] [master G:CELL]'") from None
         opts: dict[str, tuple[int, int]] = {}
         rest = words[2:]
         if len(rest) % 2:
-            raise IllegalAction("write 'ally <seat> [link G:CELL] [master G:CELL]'")
+            raise IllegalAction("write 'propose <seat> [link G:CELL] [master G:CELL]'")
         for key, value in zip(rest[::2], rest[1::2], strict=True):
             if key not in ("link", "master") or key in opts:
-                raise IllegalAction(f"unexpected {key!r} in ally action")
+                raise IllegalAction(f"unexpected {key!r} in a proposal")
             opts[key] = _parse_ref(value)
-        return Ally(partner, opts.get("link"), opts.get("master"))
+        return Propose(partner, opts.get("link"), opts.get("master"))
     if len(words) == 1 and ":" in words[0]:
         g, c = _parse_ref(words[0])
         return Claim(g, c)
@@ -161,6 +186,37 @@ class Alliance:
         return cls(teams, tuple(data["master"]) if data.get("master") else None)
 
 
+@dataclass(frozen=True)
+class Proposal:
+    """An alliance offered by ``proposer`` to ``partner``, awaiting the answer.
+    ``link``/``master`` are ``(grid, node index)`` like :class:`Team`."""
+
+    proposer: int
+    partner: int
+    link: tuple[int, int] | None = None
+    master: tuple[int, int] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "from": self.proposer,
+            "to": self.partner,
+            "link": list(self.link) if self.link else None,
+            "master": list(self.master) if self.master else None,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any] | None) -> Proposal | None:
+        if data is None:
+            return None
+        link, master = data.get("link"), data.get("master")
+        return cls(
+            int(data["from"]),
+            int(data["to"]),
+            (int(link[0]), int(link[1])) if link else None,
+            (int(master[0]), int(master[1])) if master else None,
+        )
+
+
 # --- options and state ----------------------------------------------------------
 
 
@@ -190,6 +246,18 @@ class TableOptions:
     alliance_victory: bool = False
     max_plies: int = 4000
 
+    def __post_init__(self) -> None:
+        for name, f in self.__dataclass_fields__.items():
+            value = getattr(self, name)
+            if isinstance(f.default, bool) and not isinstance(value, bool):
+                raise BcgError(f"option {name} must be true or false, not {value!r}")
+            if type(f.default) is int and (type(value) is not int):
+                raise BcgError(f"option {name} must be a whole number, not {value!r}")
+        if not 0 <= self.deflectors <= 95:
+            raise BcgError("option deflectors must be 0..95 (a grid has 100 spaces, 5 Nodes)")
+        if self.max_plies < 1:
+            raise BcgError("option max_plies must be at least 1")
+
 
 @dataclass(frozen=True)
 class TableState:
@@ -207,6 +275,7 @@ class TableState:
     divided: frozenset[tuple[int, int]] = frozenset()
     knows: tuple[int, ...] = ()  # per player: bitmask of players whose secrets it knows
     diplomacy_done: bool = False
+    pending: Proposal | None = None  # an alliance proposal awaiting its answer
 
     @property
     def is_over(self) -> bool:
@@ -580,6 +649,7 @@ def table_to_json(state: TableState) -> dict[str, Any]:
         "divided": sorted([list(p) for p in state.divided]),
         "knows": [[q for q in range(state.players) if (m >> q) & 1] for m in state.knows],
         "diplomacy_done": state.diplomacy_done,
+        "pending": state.pending.to_json() if state.pending else None,
         "grids": [g.to_json() for g in state.grids],
     }
 
@@ -607,8 +677,9 @@ def table_from_json(data: dict[str, Any], game: str, options_cls: type) -> Table
             divided=frozenset(tuple(sorted(p)) for p in data.get("divided", [])),
             knows=tuple(sum(1 << q for q in qs) for qs in data["knows"]),
             diplomacy_done=bool(data.get("diplomacy_done", False)),
+            pending=Proposal.from_json(data.get("pending")),
         )
-    except (KeyError, TypeError, ValueError, GridError) as error:
+    except (KeyError, TypeError, ValueError, IndexError, GridError) as error:
         raise BcgError(f"bad {game} state: {error}") from None
     if len(state.grids) != state.layout.grids:
         raise BcgError(f"layout {state.layout_name} needs {state.layout.grids} grids")
@@ -617,6 +688,9 @@ def table_from_json(data: dict[str, Any], game: str, options_cls: type) -> Table
         raise BcgError(f"bad {game} state: to_move, homes and eliminated must fit {n} players")
     if len(state.knows) != n:
         raise BcgError(f"bad {game} state: 'knows' must list {n} players")
+    pend = state.pending
+    if pend is not None and not (0 <= pend.proposer < n and 0 <= pend.partner < n):
+        raise BcgError(f"bad {game} state: the pending proposal names a seat outside 0..{n - 1}")
     for g, grid in enumerate(state.grids):
         try:
             grid.check(n)
@@ -636,7 +710,23 @@ def table_view(state: TableState, player: int) -> dict[str, Any]:
         g.private() if g.owner is not None and (know >> g.owner) & 1 else g.public()
         for g in state.grids
     ]
+    # Which Control Node serves as a Link or Master Node is the allies' secret
+    # ("marked off on Private grids"): outsiders see who is allied, not where.
+    for shown, al in zip(out["alliances"], state.alliances, strict=True):
+        if player not in al.members:
+            shown["master"] = None
+            for team in shown["teams"]:
+                team["link"] = None
+    pend = state.pending
+    if pend is not None and player not in (pend.proposer, pend.partner):
+        out["pending"] = {**out["pending"], "link": None, "master": None}
     return out
+
+
+def acting_player(state: TableState) -> int:
+    """Who must act now: the proposed partner while a proposal awaits its answer,
+    otherwise the player to move."""
+    return state.pending.partner if state.pending is not None else state.to_move
 
 
 def with_result(state: TableState, result: Result | None, events: list[Event]) -> TableState:
