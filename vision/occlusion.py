@@ -79,7 +79,22 @@ def hidden_fraction(gray: np.ndarray, px: int, margin: float) -> np.ndarray:
     typical = float(np.percentile(vals, 75))
     if typical < 8:  # no lines anywhere: nothing can be judged
         return np.zeros(N * N)
-    return (vals < 0.35 * typical).mean(axis=1)
+    hidden = vals < 0.35 * typical
+    # Some art stops its crosses short of the tile edge: a piece hidden on most cells of
+    # the same kind (same place relative to its tile) is not printed, and is not judged.
+    printed = ~_mostly(hidden)
+    return (hidden & printed).sum(axis=1) / np.maximum(printed.sum(axis=1), 1)
+
+
+def _mostly(hidden: np.ndarray) -> np.ndarray:
+    """(64, pieces) bool: the piece is hidden on more than half the cells that sit at the
+    same place in their tile (16 cells each; a hand rarely covers half of them)."""
+    rows, cols = np.divmod(np.arange(N * N), N)
+    kind = (rows % 2) * 2 + cols % 2
+    out = np.zeros_like(hidden)
+    for k in range(4):
+        out[kind == k] = hidden[kind == k].mean(axis=0) > 0.5
+    return out
 
 
 def covered_cells(hidden: np.ndarray) -> np.ndarray:
