@@ -3,7 +3,9 @@
 Both only look at what the player may know (its own grids, allies' grids and the
 Public Grids): the greedy bot prefers revealed enemy Nodes, then shaded spaces
 (known to lie in some Node's range) and their neighbours, and in games with
-reflection it avoids conceding its own Nodes.
+reflection it avoids conceding its own Nodes. In *Defector* it plays towards an
+end (see :func:`_defector`), now and then proposes an alliance, and answers
+proposals (``accept`` unless the proposer leads the table).
 
 >>> import random
 >>> from piecebridge.rules.bcg import reflector
