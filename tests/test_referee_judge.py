@@ -317,6 +317,15 @@ def test_an_unread_facing_is_said_and_logged(tmp_path):
     assert {"facing_assumed": {"c5": "east (not read: as the coin that left c4)"}} in notes
 
 
+def test_an_unread_cell_in_the_drop_round_is_said_to_be_assumed():
+    judge = Judge(R.new_game(["suns", "moons", "crowns"]))
+    pawns = judge.state.board.to_json()["pawns"]
+    seen = {"coins": [{"cell": "c4", "suit": "suns", "facing": "east"}], "pawns": pawns}
+    events = judge.observe(seen, ["d5"])  # a coin there, its look unreadable
+    assert judge.actions == ["place c4 suns east", "place d5 moons north"]
+    assert events[0].text.endswith("; facing d5 north (not read: taken as the moons coin due)")
+
+
 def test_firing_needs_a_legal_board_and_removal_waits_for_the_pieces():
     # the demo's first shot: suns fire east from a1 into the moons loop c3-c5-e5-e3
     script = demo_script()

@@ -338,6 +338,7 @@ class Judge:
                 if suits:
                     cell = spare.pop(0)
                     todo[cell] = Coin(suits[0], R.Direction.NORTH)  # facing unreadable: north
+                    self.assumed[cell] = f"not read: taken as the {suits[0].value} coin due"
                     mine = [cell]
             if not mine and not todo:
                 break
