@@ -24,6 +24,7 @@ import queue
 import sys
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,7 +41,8 @@ DIRECTIONS = ("north", "east", "south", "west")
 class Stats:
     frames: int = 0  # frames looked at (the cheap per-cell motion check)
     read_ms: list[float] = field(default_factory=list)  # vision reads (wall ms each)
-    look_ms: list[float] = field(default_factory=list)  # the cheap look of each frame
+    #: the cheap look of each frame (the latest ones: a live session runs for hours)
+    look_ms: deque[float] = field(default_factory=lambda: deque(maxlen=10_000))
     commits: int = 0
     #: frame completing the stillness hold arrives -> first display command (ms)
     latency_ms: list[float] = field(default_factory=list)
