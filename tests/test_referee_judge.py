@@ -122,7 +122,7 @@ def run(script: Script, tmp_path, display_spec: str = "none", stop=None, resume=
     log_path = tmp_path / "game.jsonl"
     if resume:
         resumed = read_log(log_path)
-        judge = Judge.resume(resumed, GameLog(log_path))
+        judge = Judge.resume(resumed, GameLog.reopen(log_path))
         start = resumed.frame + 1
     else:
         judge = Judge(R.game_from_header(script.header()), GameLog.create(log_path, _new(script)))
@@ -256,6 +256,10 @@ def test_torn_last_line_is_ignored(tmp_path):
     with open(log_path, "a") as f:
         f.write('{"action": "mo')
     assert read_log(log_path).state.phase == "play"
+    # resuming cuts the torn line off: the game goes on and the whole log replays
+    judge, *_ = run(script, tmp_path / "d", resume=True)
+    assert action_segments(judge.actions) == action_segments(script.expected_actions())
+    assert R.replay(log_path.read_text().splitlines())[-1] == script.state
 
 
 # --------------------------------------------------------------------------- the judge alone

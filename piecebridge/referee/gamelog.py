@@ -59,6 +59,24 @@ class GameLog:
         append_jsonl(p, R.record_header(state))
         return log
 
+    @classmethod
+    def reopen(cls, path: str | os.PathLike[str]) -> GameLog:
+        """Continue a log after a crash: a torn last line (the crash came mid-write) is cut
+        off, so the lines appended next start on a line of their own and the log replays."""
+        p = Path(path)
+        data = p.read_bytes()
+        end = data.rfind(b"\n") + 1
+        if end < len(data):
+            with open(p, "r+b") as f:
+                if _parses(data[end:].decode("utf-8", "replace")):
+                    f.seek(0, os.SEEK_END)
+                    f.write(b"\n")  # whole but unterminated: keep it
+                else:
+                    f.truncate(end)
+                f.flush()
+                os.fsync(f.fileno())
+        return cls(p)
+
     def write(self, item: dict[str, Any]) -> None:
         append_jsonl(self.path, item)
 

@@ -153,7 +153,7 @@ def run_session(opts: SessionOptions, console: Console | None = None) -> Session
     reader = _reader(source, opts.setup, opts.camera_calibration)
     if resumed is not None:
         log_path = Path(opts.resume)  # type: ignore[arg-type]
-        judge = Judge.resume(resumed, GameLog(log_path))
+        judge = Judge.resume(resumed, GameLog.reopen(log_path))
     else:
         log_path = Path(opts.log) if opts.log else default_log_path()
         judge = Judge(
