@@ -355,6 +355,25 @@ def machine() -> str:
     )
 
 
+def vision_source() -> str:
+    """Which vision code ran: the repository's (last commit touching it, and whether the
+    shared work tree has uncommitted edits there) or another folder (a snapshot)."""
+    import piecebridge.vision
+
+    folder = Path(piecebridge.vision.__file__).resolve().parent
+    if folder != ROOT / "vision":
+        return f"snapshot in {folder.parent}"
+
+    def git(*cmd: str) -> str:
+        return subprocess.run(["git", *cmd], capture_output=True, text=True, cwd=ROOT).stdout
+
+    commit = git("log", "-1", "--format=%h", "--", "vision", "calibration").strip()
+    dirty = git("status", "--porcelain", "--", "vision", "calibration").strip()
+    return f"repository, last commit {commit}" + (
+        " plus uncommitted edits in the work tree" if dirty else ""
+    )
+
+
 def pct(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) if values else float("nan")
 
@@ -376,6 +395,7 @@ def main() -> int:
         f"- Machine: {machine()} (shared with other jobs: expect noise)",
         f"- Command: `python benchmarks/referee_bench.py {' '.join(sys.argv[1:])}`".rstrip(),
         f"- Load average at start: {os.getloadavg()[0]:.1f}",
+        f"- Vision and calibration code: {vision_source()}",
         "",
     ]
     if args.only in (None, "accuracy"):
