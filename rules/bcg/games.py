@@ -98,10 +98,17 @@ def record_lines(start: Any, actions: Iterable[Any], *, seed: int | None = None)
             action = module.parse_action(state, action)
         item: dict[str, Any] = {"action": module.action_text(state, action)}
         if hasattr(state, "to_move"):
-            item["player"] = state.to_move
+            item["player"] = acting(state)
         lines.append(json.dumps(item))
         state, _ = module.apply(state, action)
     return lines
+
+
+def acting(state: Any) -> int:
+    """The player who must act: the player to move, or in *Defector* the partner
+    answering an alliance proposal."""
+    pending = getattr(state, "pending", None)
+    return pending.partner if pending is not None else state.to_move
 
 
 def module_of(state: Any) -> ModuleType:
@@ -153,8 +160,8 @@ def replay(lines: Iterable[str]) -> tuple[Any, int]:
             if not isinstance(item, dict) or not isinstance(item.get("action"), str):
                 raise BcgError('an action line is {"action": "..."}')
             who = item.get("player")
-            if who is not None and hasattr(state, "to_move") and who != state.to_move:
-                raise BcgError(f"it is player {state.to_move}'s turn, not player {who}'s")
+            if who is not None and hasattr(state, "to_move") and who != acting(state):
+                raise BcgError(f"it is player {acting(state)}'s turn, not player {who}'s")
             action = module.parse_action(state, item["action"])
             state, _ = module.apply(state, action)
             count += 1

@@ -98,6 +98,9 @@ def render_view(view: dict[str, Any]) -> str:
             "+".join(str(m) for t in a["teams"] for m in t["members"]) for a in view["alliances"]
         ]
         out.append("alliances: " + ", ".join(parts))
+    if view.get("pending"):
+        pend = view["pending"]
+        out.append(f"player {pend['from']} proposes an alliance; player {pend['to']} to answer")
     if view.get("eliminated") and any(view["eliminated"]):
         out.append(
             "eliminated: " + ", ".join(str(p) for p, e in enumerate(view["eliminated"]) if e)
