@@ -366,3 +366,12 @@ def test_move_limit_is_a_draw():
     s, events = play(s, D.legal_actions(s)[0].text())
     assert s.result.winners == () and "move limit" in s.result.reason
     assert events[-1].kind == "draw"
+
+
+def test_a_space_bearing_another_players_mark_can_be_retaken():
+    s = table()
+    s = _with_grid(s, 1, s.grids[1].claim(c("J5"), 2))  # player 2 claimed 1:J5
+    assert (access_masks(s, 0)[1] >> c("J5")) & 1
+    s, events = play(s, "1:J5")
+    assert s.grids[1].holder(c("J5")) == 0
+    assert (events[0].kind, events[0].target) == ("claim", 2)
