@@ -470,6 +470,21 @@ def test_tracker_keeps_the_committed_reading_of_unchanged_cells():
     assert "f6" in commit.reused and "c5" not in commit.reused and "c4" not in commit.reused
 
 
+def test_tracker_reads_afresh_what_it_was_unsure_of():
+    tr = tracker_with_cells()
+    first = obs("c4", "f6")
+    first["coins"][1]["facing"] = "?"  # f6: a coin whose facing was not read
+    second = obs("c5", "f6")
+    read = Reads(first, second)
+    for i in range(3):
+        tr.feed(i * 0.25, Pic({"c4": 200, "f6": 200}), read)
+    tr.feed(0.8, Pic({"c5": 200, "f6": 200, "d4": 250}), read)
+    commit = [tr.feed(1.0 + i * 0.25, Pic({"c5": 200, "f6": 200}), read) for i in range(3)][-1]
+    assert commit.commit is not None and "f6" not in commit.commit.reused
+    facings = {c["cell"]: c["facing"] for c in commit.commit.board["coins"]}
+    assert facings == {"c5": "north", "f6": "north"}  # now read
+
+
 def test_tracker_without_outlines_reads_and_compares_readings():
     tr = StableTracker(hold_s=0.5, hold_frames=3)  # no cell outlines: no cheap look
     read = Reads(obs("c4"), obs("c4"), obs("c5"), obs("c5"), obs("c5"))

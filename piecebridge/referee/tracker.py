@@ -13,8 +13,8 @@ ready: the commit then costs no vision time at all.
   piece nudged without a hand) — the reading is stale: the run restarts, the board is read
   again;
 * a cell that did not change since the last commit's frame keeps the committed reading
-  (the vision's answer would be the same picture's answer): a committed board never
-  flickers where nothing happened;
+  if that was sure (the vision's answer would be the same picture's answer): a committed
+  board never flickers where nothing happened;
 * more than ``max_unknown`` unknown cells is a hand over the board: never a state.
 
 >>> import numpy as np
@@ -235,9 +235,12 @@ class StableTracker:
             if since is not None:
                 for i in np.flatnonzero(since <= self.max_change):
                     cell = CELLS[i]
+                    old = committed.cells.get(cell)
+                    if old is not None and (old[0] == UNKNOWN or old[0][2] == "?" or old[1] < 0.5):
+                        continue  # only a sure reading is worth keeping: read it afresh
                     reused.append(cell)
-                    if cell in committed.cells:
-                        cells[cell] = committed.cells[cell]
+                    if old is not None:
+                        cells[cell] = old
                     else:
                         cells.pop(cell, None)
         still_unknown = sorted(c for c, (r, _) in cells.items() if r == UNKNOWN)
