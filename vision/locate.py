@@ -459,10 +459,14 @@ def refine_pose(
     h, w = gray.shape[:2]
     new = fit_pose(image_pts, ok, (w, h), pose.cell_size_px(), fit_lens)
     if new is not None:
-        # Twists were measured in this pose's rectified frame: add them to its own.
+        # Twists were measured in this pose's rectified frame: add them to its own. What all
+        # tiles share is the board's turn, which the new homography already has (fitted to
+        # the cross centres): only each tile's own twist about it is kept.
         seen = ~np.isnan(twist)
-        extra = np.where(seen, twist, np.median(twist[seen]) if seen.any() else 0.0)
-        new.tile_angles = np.clip(pose.tile_angles + extra, -MAX_TWIST, MAX_TWIST)
+        angles = pose.tile_angles + np.where(seen, twist, 0.0)
+        if seen.any():
+            angles = np.where(seen, angles, np.median(angles[seen])) - np.median(angles[seen])
+        new.tile_angles = np.clip(angles, -MAX_TWIST, MAX_TWIST)
         new.inverted, new.tile_color_lab = pose.inverted, pose.tile_color_lab
     return new
 
@@ -542,7 +546,7 @@ MAX_TWIST = 0.04
 #: Pixels per cell for the candidate fits on the downscaled frame.
 SMALL_PX = 16
 #: Refinements on the full frame: (most pixels per cell, half-width searched in cells).
-FULL_STAGES = ((32, 0.4),)
+FULL_STAGES = ((48, 0.4),)
 
 
 def find_board(
@@ -734,19 +738,70 @@ def find_edges(gray: np.ndarray, px_per_cell: int, margin_cells: float) -> np.nd
     S = px_per_cell
     m = round(margin_cells * S)
     band = int(0.4 * S)
-    g = gray.astype(np.float32)
-    gy = np.abs(cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3))
-    gx = np.abs(cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3))
     lo, hi = m + S, m + 7 * S
     far = m + N * S
+
+    def step(rows: slice, cols: slice, dx: int, dy: int) -> np.ndarray:
+        # Sobel on the band alone (one pixel of context each way), not the whole board.
+        r0, c0 = rows.start - 1, cols.start - 1
+        patch = gray[r0 : rows.stop + 1, c0 : cols.stop + 1].astype(np.float32)
+        return np.abs(cv2.Sobel(patch, cv2.CV_32F, dx, dy, ksize=3))[1:-1, 1:-1]
+
     profiles = [
-        gy[m - band : m + band + 1, lo:hi].sum(axis=1),  # north
-        gx[lo:hi, far - band : far + band + 1].sum(axis=0),  # east
-        gy[far - band : far + band + 1, lo:hi].sum(axis=1),  # south
-        gx[lo:hi, m - band : m + band + 1].sum(axis=0),  # west
+        step(slice(m - band, m + band + 1), slice(lo, hi), 0, 1).sum(axis=1),  # north
+        step(slice(lo, hi), slice(far - band, far + band + 1), 1, 0).sum(axis=0),  # east
+        step(slice(far - band, far + band + 1), slice(lo, hi), 0, 1).sum(axis=1),  # south
+        step(slice(lo, hi), slice(m - band, m + band + 1), 1, 0).sum(axis=0),  # west
     ]
     profiles = np.asarray(profiles) / (hi - lo)  # mean gradient along the side
     pos, prom = _peaks(profiles)
     off = (pos - band) / S
     strong = (profiles.max(axis=1) > 40.0) & (prom > 3.0)  # a real tile/table step
     return np.where(strong, off, np.nan)
+
+
+def check_lock(
+    gray: np.ndarray,
+    px_per_cell: int,
+    margin_cells: float,
+    moved_cells: float = 0.15,
+    drift_cells: float = 0.04,
+    search: float = 0.3,
+) -> tuple[str, int, np.ndarray | None]:
+    """Whether a locked pose still fits: ``'ok'``, ``'drift'`` (follow it), ``'moved'`` (find
+    the board again) or ``'lost'``; the crosses seen; their offsets (cells).
+
+    ``gray`` is the board rectified by the locked pose (lines dark) at ``px_per_cell`` with
+    ``margin_cells``. Each tile cross is measured as two line positions, each the peak of the
+    line's ridge summed over its whole tile (a few array operations for all 16 tiles, where
+    :func:`find_crosses` measures 64 arms one by one: two to three times faster). Crosses
+    repeat every two cells and tile gaps look like lines too, so a bump by about a cell can
+    still land on lines: the board's outer edges must stay put as well (:func:`find_edges`).
+    """
+    S, m = px_per_cell, round(margin_cells * px_per_cell)
+    ridge = _ridge_map(gray, S)
+    sw = int(search * S)
+    span = np.arange(-sw, sw + 1)
+    centre = (np.arange(4) * 2 + 1) * S + m  # cross lines, x (columns) or y (rows)
+    board = ridge[m : m + N * S, m : m + N * S]
+    # Vertical lines: each tile row's band summed down its rows -> (4 rows, width).
+    cols = board.reshape(4, 2 * S, N * S).sum(axis=1)
+    prof_x = cols[:, (centre - m)[:, None] + span].reshape(16, -1)  # cross 4j + i
+    # Horizontal lines: each tile column's band summed along -> (height, 4 columns).
+    rows = board.reshape(N * S, 4, 2 * S).sum(axis=2)
+    prof_y = rows[(centre - m)[:, None] + span].transpose(0, 2, 1).reshape(16, -1)
+    pos, prom = _peaks(np.concatenate([prof_x, prof_y]).astype(np.float32))
+    seen_xy = prom > 4.0
+    ok = seen_xy[:16] & seen_xy[16:]
+    seen = int(ok.sum())
+    if seen < 4:
+        # Too few crosses to judge (hand over the board, or the board is gone).
+        return ("ok" if seen else "lost"), seen, None
+    off = np.hypot(pos[:16] - sw, pos[16:] - sw)[ok] / S
+    med = float(np.median(off))
+    edges = find_edges(gray, S, margin_cells)
+    edges_off = int((np.abs(edges[~np.isnan(edges)]) > moved_cells).sum())
+    edges_gone = int(np.isnan(edges).sum())
+    if med > moved_cells or edges_off >= 2 or edges_gone >= 3:
+        return "moved", seen, off
+    return ("drift" if med > drift_cells else "ok"), seen, off

@@ -282,8 +282,8 @@ def fit_pose(
     A loose RANSAC drops wild points first (loose: an uncorrected lens bends crosses near
     the frame edge by a good part of a cell). The radial term is then chosen on a grid (cheap
     and free of local minima) by a truncated-quadratic cost, so a cross caught on a piece
-    edge cannot pull the lens; it is kept only when it clearly explains a bend (with few
-    crosses it would trade with perspective). Crosses the chosen model misses by more than
+    edge cannot pull the lens (and with under ten crosses it is not fitted: it would trade
+    with perspective). Crosses the chosen model misses by more than
     ``KEEP_CELLS`` are dropped; the tiles' own shifts take what is left.
     """
     w, h = image_size
@@ -328,9 +328,6 @@ def fit_pose(
         step = K_GRID[1] - K_GRID[0]
         fine = trials(best[1] + np.linspace(-step, step, 9))
         best = min([best, *fine], key=lambda t: t[0])
-        flat = trials(np.zeros(1))
-        if flat and best[0] > 0.7 * flat[0][0]:
-            best = flat[0]  # the bend explains too little to be trusted
     # Keep the crosses the chosen model explains; fit the homography to them alone.
     keep = best[4] < (KEEP_CELLS * cell_px) ** 2
     if keep.sum() < 6:

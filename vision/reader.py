@@ -43,14 +43,8 @@ from piecebridge.vision.geometry import (
     north_up_turns,
     project,
 )
-from piecebridge.vision.locate import (
-    _ridge_map,
-    find_board,
-    find_crosses,
-    find_edges,
-    refine_pose,
-)
-from piecebridge.vision.pose import CROSS_CENTRES, BoardPose
+from piecebridge.vision.locate import check_lock, find_board, refine_pose
+from piecebridge.vision.pose import BoardPose
 
 from piecebridge.errors import UserError
 
@@ -133,23 +127,7 @@ class BoardReader:
 
         ``gray`` is the board rectified by the locked pose (FACE_PX, MARGIN).
         """
-        pts, _ = find_crosses(_ridge_map(gray, FACE_PX), FACE_PX, MARGIN, search=0.3)
-        expected = CROSS_CENTRES * FACE_PX + MARGIN * FACE_PX
-        ok = ~np.isnan(pts[:, 0])
-        seen = int(ok.sum())
-        if seen < 4:
-            # Too few crosses to judge (hand over the board, or the board is gone).
-            return ("ok" if seen else "lost"), seen, None
-        off = np.linalg.norm(pts[ok] - expected[ok], axis=1) / FACE_PX
-        med = float(np.median(off))
-        # Crosses repeat every two cells and tile gaps look like lines too, so a bump by
-        # about a cell can still land on lines: the board's outer edges must stay put.
-        edges = find_edges(gray, FACE_PX, MARGIN)
-        edges_off = int((np.abs(edges[~np.isnan(edges)]) > MOVED_CELLS).sum())
-        edges_gone = int(np.isnan(edges).sum())
-        if med > MOVED_CELLS or edges_off >= 2 or edges_gone >= 3:
-            return "moved", seen, off
-        return ("drift" if med > DRIFT_CELLS else "ok"), seen, off
+        return check_lock(gray, FACE_PX, MARGIN, MOVED_CELLS, DRIFT_CELLS)
 
     # ------------------------------------------------------------------ frames
 
