@@ -188,6 +188,15 @@ def learn_setup(
     looks = PieceLooks(coins, pawns, faces, empty_ratio=empty_ratio, learned=True)
     h, w = frame_bgr.shape[:2]
     setup = BoardSetup(pose, (w, h), found.tile_color_lab, looks, camera_calibration)
+    matched, claimed = _read_back(views, setup)
+    if matched < MIN_READ_BACK or claimed > MAX_EMPTY_CLAIMED:
+        # A board found a row off, or a layout not as the spec says: a setup learned from
+        # it would misread every later frame, so refuse it rather than mislead.
+        raise UserError(
+            f"calibration photo does not read back as the reflec-calibration/1 layout "
+            f"({matched}/28 pieces found where expected, {claimed} pieces on empty cells); "
+            "is the whole board in view and the layout as specified?"
+        )
     report = {
         "north_score": round(score, 3),
         "crosses_found": found.crosses_found,
@@ -195,8 +204,32 @@ def learn_setup(
         "empty_ratio": round(empty_ratio, 3),
         "busiest_empty": round(hi_empty, 3),
         "quietest_piece": round(lo_occ, 3),
+        "read_back": matched,
     }
     return setup, report
+
+
+#: The learned setup must read at least this many of the layout's 28 pieces back as the
+#: right kind and suit (unknown allowed for the rest), and no more than
+#: MAX_EMPTY_CLAIMED pieces on the 36 empty cells.
+MIN_READ_BACK = 24
+MAX_EMPTY_CLAIMED = 2
+
+
+def _read_back(views: BoardViews, setup: BoardSetup) -> tuple[int, int]:
+    """(pieces read as the layout says, empty cells read as a piece) of the calibration
+    photo itself, read with what was just learned from it."""
+    from piecebridge.vision.cells import decide_all, measure
+
+    layout = calibration_layout()
+    matched = claimed = 0
+    for d in decide_all(measure(views, setup.looks, setup.pose.inverted), setup.looks):
+        want = layout.get(d.cell)
+        if want is None:
+            claimed += d.kind in ("coin", "pawn")
+        else:  # kind and suit only: facing is what the setup is about to learn
+            matched += d.best == want and d.similarity >= setup.looks.min_similarity
+    return matched, claimed
 
 
 def annotate(frame_bgr: np.ndarray, setup: BoardSetup) -> np.ndarray:
