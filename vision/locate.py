@@ -760,6 +760,28 @@ def find_edges(gray: np.ndarray, px_per_cell: int, margin_cells: float) -> np.nd
     return np.where(strong, off, np.nan)
 
 
+def _real_edges(gray: np.ndarray, S: int, m: int) -> np.ndarray:
+    """Which board sides (N, E, S, W) separate two different things where the lock has them:
+    the strips just inside and just outside (0.1-0.4 cell) must differ in brightness about
+    as much as on the side that differs most. A printed line or a tile gap has tile on both
+    sides. All True when no side differs (a table as bright as the tiles: no say)."""
+    a, b = round(0.1 * S), round(0.4 * S)
+    lo, hi, far = m + S, m + 7 * S, m + N * S
+    inside = (gray[m + a : m + b, lo:hi], gray[lo:hi, far - b : far - a],
+              gray[far - b : far - a, lo:hi], gray[lo:hi, m + a : m + b])  # fmt: skip
+    outside = (gray[m - b : m - a, lo:hi], gray[lo:hi, far + a : far + b],
+               gray[far + a : far + b, lo:hi], gray[lo:hi, m - b : m - a])  # fmt: skip
+    step = np.array(
+        [
+            abs(float(np.median(i)) - float(np.median(o)))
+            for i, o in zip(inside, outside, strict=True)
+        ]
+    )
+    if step.max() < 15.0:
+        return np.ones(4, bool)
+    return step >= 0.4 * step.max()
+
+
 def check_lock(
     gray: np.ndarray,
     px_per_cell: int,
@@ -794,14 +816,20 @@ def check_lock(
     seen_xy = prom > 4.0
     ok = seen_xy[:16] & seen_xy[16:]
     seen = int(ok.sum())
+    edges = find_edges(gray, S, margin_cells)
+    found = ~np.isnan(edges) & _real_edges(gray, S, m)
+    edges_off = int((np.abs(edges[found]) > moved_cells).sum())
+    # Both sides across one axis gone: the board slid along it (a hand rarely hides both).
+    across = (not found[0] and not found[2]) or (not found[1] and not found[3])
+    edges_bad = edges_off >= 2 or int((~found).sum()) >= 3 or across
     if seen < 4:
-        # Too few crosses to judge (hand over the board, or the board is gone).
-        return ("ok" if seen else "lost"), seen, None
+        # Too few crosses to judge: a hand over the board if its edges are still in place,
+        # else the board (or camera) moved half a cell or so: lines fall between the looks.
+        if seen == 0 and not found.any():
+            return "lost", seen, None
+        return ("moved" if edges_bad or found.sum() < 2 else "ok"), seen, None
     off = np.hypot(pos[:16] - sw, pos[16:] - sw)[ok] / S
     med = float(np.median(off))
-    edges = find_edges(gray, S, margin_cells)
-    edges_off = int((np.abs(edges[~np.isnan(edges)]) > moved_cells).sum())
-    edges_gone = int(np.isnan(edges).sum())
-    if med > moved_cells or edges_off >= 2 or edges_gone >= 3:
+    if med > moved_cells or edges_bad:
         return "moved", seen, off
     return ("drift" if med > drift_cells else "ok"), seen, off

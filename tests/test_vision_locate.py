@@ -1,0 +1,210 @@
+"""Finding the board: pose fitting, remap maps, the locked-pose check, and localisation on
+rendered photos (the fixture renderer's tune split; the test split is for the benchmark,
+benchmarks/vision_locate.py)."""
+
+from __future__ import annotations
+
+import functools
+
+import cv2
+import numpy as np
+import pytest
+from piecebridge.vision.geometry import CANONICAL_CORNERS, N, cell_centre, closest_turns, project
+from piecebridge.vision.locate import (
+    BoardNotFound,
+    check_lock,
+    downscale,
+    find_board,
+    scaled_pose,
+)
+from piecebridge.vision.pose import CROSS_CENTRES, BoardPose, fit_pose
+
+S = 60  # drawing pixels per cell
+
+
+def flat_board(gap: int = 4) -> np.ndarray:
+    """A plain board seen from above (4 px of table around it): 16 tiles with printed crosses
+    at the tile centres, ``gap`` pixels of table between tiles."""
+    W = 8 * S + 8
+    img = np.full((W, W, 3), (40, 70, 50), np.uint8)  # table
+    for j in range(4):
+        for i in range(4):
+            x0, y0 = 4 + 2 * S * i + gap // 2, 4 + 2 * S * j + gap // 2
+            x1, y1 = 4 + 2 * S * (i + 1) - gap // 2 - 1, 4 + 2 * S * (j + 1) - gap // 2 - 1
+            cv2.rectangle(img, (x0, y0), (x1, y1), (150, 190, 215), -1)
+            cx, cy = 4 + 2 * S * i + S, 4 + 2 * S * j + S
+            cv2.line(img, (cx, y0 + 6), (cx, y1 - 6), (25, 25, 25), 3)
+            cv2.line(img, (x0 + 6, cy), (x1 - 6, cy), (25, 25, 25), 3)
+    return img
+
+
+def photo(H_canon_to_image: np.ndarray, size=(1280, 720), seed=0) -> np.ndarray:
+    """The flat board through a homography (canonical cells -> image pixels), with noise."""
+    flat = flat_board()
+    # flat pixel -> canonical: (p - gap) / S, gap = 4
+    A = np.array([[1 / S, 0, -4 / S], [0, 1 / S, -4 / S], [0, 0, 1]])
+    img = np.full((size[1], size[0], 3), (40, 70, 50), np.uint8)
+    img = cv2.warpPerspective(
+        flat, H_canon_to_image @ A, size, dst=img, borderMode=cv2.BORDER_TRANSPARENT
+    )
+    img = cv2.GaussianBlur(img, (0, 0), 0.8)
+    rng = np.random.default_rng(seed)
+    return np.clip(img + rng.normal(0, 3, img.shape), 0, 255).astype(np.uint8)
+
+
+def tilted_homography(size=(1280, 720)) -> np.ndarray:
+    quad = np.array([[420, 110], [880, 140], [920, 620], [380, 600]], np.float32)
+    return cv2.getPerspectiveTransform((CANONICAL_CORNERS).astype(np.float32), quad)
+
+
+# --------------------------------------------------------------------------- pose
+
+
+def test_remap_map_is_the_pose_mapping():
+    rng = np.random.default_rng(3)
+    pose = BoardPose(
+        np.array([[90.0, 6, 400], [-4, 95, 120], [2e-4, 1e-4, 1]]),
+        k=0.15,
+        centre=(959.5, 539.5),
+        scale=1101.0,
+        tile_offsets=rng.normal(0, 1.5, (16, 2)),
+        tile_angles=rng.normal(0, 0.015, 16),
+    )
+    px, margin = 20, 0.5
+    size = round((N + 2 * margin) * px)
+    mx, my = cv2.convertMaps(*pose._make_map(size, px, margin), cv2.CV_32FC1)
+    u, v = np.meshgrid(np.arange(0, size, 7), np.arange(0, size, 7))
+    canon = np.stack([u.ravel() / px - margin, v.ravel() / px - margin], axis=1)
+    want = pose.to_image(canon)
+    got = np.stack([mx[v.ravel(), u.ravel()], my[v.ravel(), u.ravel()]], axis=1)
+    # CV_16SC2 maps keep 1/32 pixel.
+    assert np.abs(got - want).max() < 0.1
+
+
+def test_fit_pose_keeps_lens_and_drops_a_cross_on_a_piece_edge():
+    truth = BoardPose(
+        np.array([[95.0, 4, 560], [-3, 97, 150], [1e-5, 2e-5, 1]]),
+        k=0.12,
+        centre=(959.5, 539.5),
+        scale=1101.0,
+    )
+    rng = np.random.default_rng(0)
+    pts = truth.to_image(CROSS_CENTRES) + rng.normal(0, 0.3, (16, 2))
+    pts[5] += (0.25 * 95, -0.1 * 95)  # a coin's edge taken for the cross
+    pose = fit_pose(pts, np.ones(16, bool), (1920, 1080), 95.0)
+    assert pose is not None
+    assert pose.crosses_found == 15
+    assert abs(pose.k - truth.k) < 0.04
+    cells = np.array([[x + 0.5, y + 0.5] for y in range(8) for x in range(8)])
+    err = np.linalg.norm(pose.to_image(cells) - truth.to_image(cells), axis=1).max()
+    assert err < 0.03 * 95
+
+
+def test_fit_pose_needs_six_crosses():
+    pts = project(np.diag([90.0, 90.0, 1.0]), CROSS_CENTRES)
+    found = np.zeros(16, bool)
+    found[:5] = True
+    assert fit_pose(pts, found, (1920, 1080), 90.0) is None
+
+
+def test_downscaled_pose_maps_back_to_the_full_frame():
+    frame = np.zeros((1080, 1920, 3), np.uint8)
+    small, Smat = downscale(frame)
+    assert small.shape[1] < 1.5 * 480 and small.shape[1] >= 480
+    H = np.array([[100.0, 3, 500], [2, 98, 120], [1e-5, 0, 1]])
+    pose = BoardPose(H)
+    there_and_back = scaled_pose(scaled_pose(pose, Smat), np.linalg.inv(Smat))
+    assert np.allclose(there_and_back.corners, pose.corners)
+    # Pixel centres: full-frame pixel (1.5, 1.5) is the centre of small pixel (0, 0) at 1/4.
+    assert np.allclose(project(Smat, np.array([[1.5, 1.5]])), [[0.0, 0.0]])
+
+
+# --------------------------------------------------------------------------- finding
+
+
+def test_find_board_under_perspective():
+    H = tilted_homography()
+    pose = find_board(photo(H))
+    cell = np.linalg.norm(np.diff(project(H, CANONICAL_CORNERS), axis=0), axis=1).mean() / 8
+    gaps = [np.abs(np.roll(pose.corners, k, axis=0) - project(H, CANONICAL_CORNERS)).max()
+            for k in range(4)]  # fmt: skip
+    assert min(gaps) < 0.15 * cell
+
+
+def test_find_board_with_half_the_grid_covered():
+    H = tilted_homography()
+    img = photo(H)
+    # Cover two whole rows of tiles' crosses (the southern half) with pale "coins".
+    for y in (4.5, 5.5, 6.5, 7.5):
+        for x in np.arange(0.5, 8, 1.0):
+            cx, cy = project(H, np.array([[x, y]]))[0]
+            cv2.circle(img, (int(cx), int(cy)), 24, (200, 215, 225), -1)
+    pose = find_board(img)
+    gaps = [np.abs(np.roll(pose.corners, k, axis=0) - project(H, CANONICAL_CORNERS)).max()
+            for k in range(4)]  # fmt: skip
+    assert min(gaps) < 0.15 * 60
+
+
+def test_no_board_is_rejected_not_guessed():
+    rng = np.random.default_rng(1)
+    table = cv2.GaussianBlur(rng.integers(0, 255, (720, 1280, 3), dtype=np.uint8), (0, 0), 6)
+    with pytest.raises(BoardNotFound):
+        find_board(table)
+
+
+# --------------------------------------------------------------------------- locked pose
+
+
+@pytest.mark.parametrize(
+    ("shift_cells", "turn_deg", "state"),
+    [(0.0, 0, "ok"), (0.09, 0, "drift"), (0.3, 0, "moved"), (0.9, 0, "moved"),
+     (0.0, 3, "moved")],
+)  # fmt: skip
+def test_check_lock_tells_still_drifting_and_moved(shift_cells, turn_deg, state):
+    H = tilted_homography()
+    locked = BoardPose(H)
+    # The board slid east (or turned about its middle): the lock looks at the old place.
+    c, s = np.cos(np.radians(turn_deg)), np.sin(np.radians(turn_deg))
+    R = np.array([[c, -s, 4 - 4 * c + 4 * s], [s, c, 4 - 4 * s - 4 * c], [0, 0, 1]])
+    T = np.array([[1, 0, -shift_cells], [0, 1, 0], [0, 0, 1]])
+    gray = cv2.cvtColor(photo(H @ T @ R), cv2.COLOR_BGR2GRAY)
+    px, margin = 40, 0.5
+    rect = locked.rectify(gray, px, margin)
+    got, seen, _ = check_lock(rect, px, margin)
+    assert got == state
+    assert seen >= 12 or state == "moved"
+
+
+def test_check_lock_reports_lost_on_a_blank_view():
+    rect = np.full((360, 360), 128, np.uint8)
+    assert check_lock(rect, 40, 0.5)[0] in ("lost", "moved")
+
+
+# --------------------------------------------------------------------------- rendered photos
+
+reflec = pytest.importorskip("piecebridge.synth.reflec")
+SIZE = (960, 540)
+
+
+@functools.cache
+def rendered(split_index: int, difficulty: str):
+    return reflec.sample("tune", split_index, reflec.Difficulty.parse(difficulty), image_size=SIZE)
+
+
+@pytest.mark.parametrize(
+    ("index", "difficulty"),
+    [(5, "occlusion=0.8"), (9, "tilt=1"), (2, "glare=1"), (6, "lens=1"), (1, "light=1")],
+)
+def test_find_board_on_rendered_photos(index, difficulty):
+    shot = rendered(index, difficulty)
+    synth = shot.truth["synth"]
+    truth = np.array(synth["board_corners_px"])
+    pose = find_board(shot.image)
+    pose = pose.rotated(closest_turns(pose.H, truth))
+    cell = np.linalg.norm(np.roll(truth, -1, axis=0) - truth, axis=1).mean() / 8
+    # Where every cell the camera sees is (a hand may hide some: those need not be right).
+    seen = [c for c in synth["cell_centers_px"] if c not in synth["occluded_cells"]]
+    found = pose.to_image(np.array([cell_centre(c) for c in seen]))
+    err = np.linalg.norm(found - np.array([synth["cell_centers_px"][c] for c in seen]), axis=1)
+    assert err.max() < 0.12 * cell, f"{difficulty}: cell centre off by {err.max() / cell:.2f}"
+    assert np.abs(pose.corners - truth).max() < 0.3 * cell
