@@ -635,6 +635,29 @@ def test_a_camera_is_asked_for_raw_mjpeg_and_falls_back_to_decoded(mjpeg):
         assert len(cams) >= 2 and cv2.CAP_PROP_CONVERT_RGB not in cams[1].props
 
 
+def test_a_board_lost_from_view_before_the_hold_ends_commits_nothing(tmp_path):
+    script = demo_script()
+    judge = Judge(R.game_from_header(script.header()))
+    referee = referee_for(script, judge, open_display_none())
+    gone = {"n": 0}
+    real_read = referee.reader.read
+
+    def read(image):
+        index = int(image[64, 0, 0]) * 256 + int(image[64, 0, 1])
+        if index >= 8 and gone["n"] < 3:  # the board goes out of view for three reads
+            gone["n"] += 1
+            raise RuntimeError("no board in view")
+        return real_read(image)
+
+    referee.reader.read = read
+    for frame in list(frames(script))[:20]:
+        referee.step(frame)
+    texts = [e.text for e in referee.stats.events]
+    lost = texts.index("no board in view: is the board in view?")
+    assert texts[lost + 1] == "board found again"  # nothing was judged while it was gone
+    assert judge.actions[:3] == script.expected_actions()[:3]
+
+
 def test_camera_unplugged_is_retried_and_the_game_kept():
     from piecebridge.referee.sources import LiveSource
 

@@ -82,6 +82,7 @@ class Referee:
         self.max_fps = max_fps
         self._last_read_t: float | None = None
         self._pose: Any = None
+        self._failed = False  # this frame's read found no board
         self.stats = Stats()
         self.commands: queue.Queue[str] = queue.Queue()
         self.aim: tuple[str, int] | None = None
@@ -147,9 +148,13 @@ class Referee:
         arrived = frame.arrived if frame.arrived is not None else time.perf_counter()
         self.stats.frames += 1
         reads, t0 = len(self.stats.read_ms), time.perf_counter()
+        self._failed = False
         track = self.tracker.feed(frame.t, frame, lambda: self._read(frame))
         look = (time.perf_counter() - t0) * 1e3 - sum(self.stats.read_ms[reads:])
         self.stats.look_ms.append(look)
+        if self._failed:
+            self.tracker.reset()  # no board in view: nothing read before may commit now
+            return
         if track.state == "moved" and self.stats.commits:
             self.stats.moved += 1
             self._relocked = True
@@ -197,6 +202,7 @@ class Referee:
                 self._say(Event("warn", f"{error}: is the board in view?", t=frame.t))
             self.tracker.watch.set_cells(None, 0.0)
             self._pose = None
+            self._failed = True
             return None
         self.stats.read_ms.append((time.perf_counter() - t0) * 1e3)
         if not self._board_seen:
