@@ -118,6 +118,42 @@ def masked(crops: np.ndarray) -> np.ndarray:
     return out * LOOK_MASK
 
 
+_M3 = np.repeat(LOOK_MASK, 3, axis=2).reshape(-1)
+_M3_SQ = _M3 * _M3
+
+
+def similarities(crops: np.ndarray, T: np.ndarray, looks: PieceLooks | None = None) -> np.ndarray:
+    """Cosine of each crop as compared (:func:`masked`) with each template column of ``T``
+    (D, K), for crops (..., CROP, CROP, 3): the same as ``_unit(masked(c)) @ T`` without
+    making the masked copies (``T`` is already masked).
+
+    >>> c = np.random.default_rng(0).normal(size=(2, CROP, CROP, 3)).astype(np.float32)
+    >>> T = _unit(masked(c[::-1]).reshape(2, -1)).T
+    >>> bool(np.allclose(similarities(c, T), _unit(masked(c).reshape(2, -1)) @ T, atol=1e-4))
+    True
+    """
+    key = id(T)
+    cache = looks.extra if looks is not None else {}
+    hit = cache.get("sim_prep")
+    if hit is None or hit[0] != key:
+        mt = T * _M3[:, None]  # <masked(c), t> = <c, M t> - mean_L * sum_L(M t)
+        w_light = np.zeros((len(_M3), 2), np.float32)  # the mask on lightness only, M and M^2
+        w_light[0::3, 0] = _M3[0::3] / _M3[0::3].sum()
+        w_light[0::3, 1] = _M3_SQ[0::3]
+        both = np.ascontiguousarray(np.concatenate([mt, w_light], axis=1), np.float32)
+        hit = (key, both, mt[0::3].sum(axis=0))
+        cache["sim_prep"] = hit
+    _, both, light_sum = hit
+    shape = crops.shape[:-3]
+    flat = crops.reshape(-1, CROP * CROP * 3)
+    r = flat @ both  # one BLAS product: template dots, masked mean and M^2-sum of lightness
+    dots, mean, sum_l = r[:, :-2], r[:, -2], r[:, -1]
+    sq = (flat * flat) @ _M3_SQ - 2 * mean * sum_l + mean * mean * float(_M3_SQ[0::3].sum())
+    dots = dots - mean[:, None] * light_sum
+    out = dots / (np.sqrt(np.maximum(sq, 0.0))[:, None] + 1e-6)
+    return out.reshape(*shape, T.shape[1])
+
+
 def _unit(v: np.ndarray) -> np.ndarray:
     norm = np.sqrt(np.einsum("...k,...k->...", v, v))[..., None]
     return v / (norm + 1e-6)
@@ -459,10 +495,10 @@ def measure(views: BoardViews, looks: PieceLooks, light_lines: bool = False) -> 
     # A flat cell of a foreign colour (a hand, a sleeve) is not an empty tile.
     tint = np.linalg.norm(crops[:, _CENTRE_SHIFT, :, :, 1:].mean(axis=(1, 2)), axis=-1)
     T, labels = looks.templates()
-    desc = _unit(masked(crops).reshape(crops.shape[0], crops.shape[1], -1))
-    all_sims = desc @ T  # (64, shifts, K)
+    all_sims = similarities(crops, T, looks)  # (64, shifts, K)
     sims = all_sims.max(axis=1)  # best shift per template
     turned = looks.turned_faces()
+    facing_jobs: list[tuple[CellDecision, np.ndarray]] = []
     light = 255 - views.light if light_lines else views.light
     covered = covered_cells(hidden_fraction(light, FACE_PX, MARGIN))
     out = []
@@ -485,32 +521,53 @@ def measure(views: BoardViews, looks: PieceLooks, light_lines: bool = False) -> 
             if not looks.learned:
                 _read_facing_from_mark(d, views, i, shift)
             else:
-                window = face_window(views, i, shift, offset=offset)
-                _read_facing(d, window, turned[d.best[1]])
+                facing_jobs.append((d, face_window(views, i, shift, offset=offset)))
         out.append(d)
+    if facing_jobs:
+        _read_facings(facing_jobs, turned)
     return out
+
+
+def _read_facings(jobs: list[tuple[CellDecision, np.ndarray]], turned: dict) -> None:
+    """:func:`_read_facing` for each (decision, window). (One batched product over all
+    coins was tried: its gathered shift copies cost 2.5x the per-coin correlations.)"""
+    for d, window in jobs:
+        _read_facing(d, window, turned[d.best[1]])
 
 
 def _wide_search(
     views: BoardViews, i: int, T: np.ndarray, columns: list[int]
 ) -> tuple[np.ndarray, tuple[float, float]] | None:
     """Best similarity to the looks in ``columns`` (others -1) over shifts up to 0.4 cell,
-    and that shift."""
+    and that shift.
+
+    The same cosine as :func:`similarities` (lightness minus its mean in the look disc, all
+    inside the disc), at every 1-px shift, computed with correlations rather than crops.
+    """
     r = round(0.4 * PX)
     o = round(MARGIN * PX) + (PX - CROP) // 2
     y0, x0 = o + (i // N) * PX - r, o + (i % N) * PX - r
     win = views.rel_lo[y0 : y0 + CROP + 2 * r, x0 : x0 + CROP + 2 * r]
     if win.shape[:2] != (CROP + 2 * r, CROP + 2 * r):
         return None
-    step = 2
-    views_ = np.lib.stride_tricks.sliding_window_view(win, (CROP, CROP, 3))[::step, ::step, 0]
-    n = views_.shape[0]
-    crops = views_.reshape(n * n, CROP, CROP, 3).copy()
+    win = np.ascontiguousarray(win, np.float32)
+    m = LOOK_MASK[..., 0]
+    m2 = m * m
+    light = np.ascontiguousarray(win[..., 0])
+    mean = cv2.matchTemplate(light, m, cv2.TM_CCORR) / m.sum()  # masked lightness mean
+    sum_l = cv2.matchTemplate(light, m2, cv2.TM_CCORR)
+    sq = cv2.matchTemplate(win * win, np.repeat(m2[..., None], 3, axis=2), cv2.TM_CCORR)
+    norm = np.sqrt(np.maximum(sq - 2 * mean * sum_l + mean * mean * m2.sum(), 1e-12))
+    n = win.shape[0] - CROP + 1
     sims = np.full((n * n, T.shape[1]), -1.0, np.float32)
-    sims[:, columns] = _unit(masked(crops).reshape(n * n, -1)) @ T[:, columns]
+    for k in columns:
+        t = T[:, k].reshape(CROP, CROP, 3)  # already inside the disc, unit length
+        tm = np.ascontiguousarray(t * LOOK_MASK)
+        dot = cv2.matchTemplate(win, tm, cv2.TM_CCORR) - mean * float((t[..., 0] * m).sum())
+        sims[:, k] = (dot / norm).ravel()
     best = int(np.argmax(sims.max(axis=1)))
     by, bx = divmod(best, n)
-    return sims.max(axis=0), (float(by * step - r), float(bx * step - r))
+    return sims.max(axis=0), (float(by - r), float(bx - r))
 
 
 def _read_facing(d: CellDecision, window: np.ndarray, turned: np.ndarray) -> None:
@@ -523,7 +580,11 @@ def _read_facing(d: CellDecision, window: np.ndarray, turned: np.ndarray) -> Non
     was tried and misread 16 % of facings on the tune split instead of 2.5 %: each turn
     needs its own fine shift.)
     """
-    scores, _ = face_scores(window, turned)
+    _set_facing(d, face_scores(window, turned)[0])
+
+
+def _set_facing(d: CellDecision, scores: np.ndarray) -> None:
+    """The facing of the best-fitting turn, and its lead (see :func:`_read_facing`)."""
     order = np.argsort(scores)[::-1]
     d.facing = FACINGS[int(order[0])]
     # Compare what is left unexplained: the winner's residual as a share of the
