@@ -355,6 +355,31 @@ def machine() -> str:
     )
 
 
+def use_committed_vision(rev: str) -> None:
+    """Run with ``vision/`` and ``calibration/`` as committed at ``rev`` (``git archive``
+    into a temporary folder), not as they stand in a work tree other people are editing."""
+    import importlib.util
+
+    import piecebridge
+
+    folder = Path(tempfile.mkdtemp(prefix=f"vision-{rev}-"))
+    archive = subprocess.run(
+        ["git", "archive", rev, "vision", "calibration"], capture_output=True, cwd=ROOT, check=True
+    )
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
+    for name in ("calibration", "vision"):
+        spec = importlib.util.spec_from_file_location(
+            f"piecebridge.{name}",
+            folder / name / "__init__.py",
+            submodule_search_locations=[str(folder / name)],
+        )
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[f"piecebridge.{name}"] = module
+        spec.loader.exec_module(module)
+        setattr(piecebridge, name, module)
+
+
 def vision_source() -> str:
     """Which vision code ran: the repository's (last commit touching it, and whether the
     shared work tree has uncommitted edits there) or another folder (a snapshot)."""
@@ -362,7 +387,8 @@ def vision_source() -> str:
 
     folder = Path(piecebridge.vision.__file__).resolve().parent
     if folder != ROOT / "vision":
-        return f"snapshot in {folder.parent}"
+        rev = folder.parent.name.split("-")[1]
+        return f"as committed at {rev} (`--vision-commit`), not the shared work tree"
 
     def git(*cmd: str) -> str:
         return subprocess.run(["git", *cmd], capture_output=True, text=True, cwd=ROOT).stdout
@@ -387,7 +413,14 @@ def main() -> int:
     ap.add_argument("--noise", type=float, default=2.0, help="camera noise sigma (grey levels)")
     ap.add_argument("--max-fps", type=float, default=4.0, help="vision reads per second at most")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "referee.md"))
+    ap.add_argument(
+        "--vision-commit",
+        metavar="REV",
+        help="take vision/ and calibration/ as committed at REV (the work tree is shared)",
+    )
     args = ap.parse_args()
+    if args.vision_commit:
+        use_committed_vision(args.vision_commit)
     lines = [
         "## Referee (issue 8): latency, CPU, action-log accuracy",
         "",
