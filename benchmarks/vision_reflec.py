@@ -21,9 +21,14 @@ Metrics, per cell (64 per shot):
 
 from __future__ import annotations
 
+import os
+
+# The targets are for one core: numpy's BLAS too (set before numpy loads).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 import argparse
 import json
-import os
 import platform
 import statistics
 import sys
@@ -199,10 +204,10 @@ def tune(rigs: range, cache: Path) -> None:
         grid = {
             "min_similarity": [0.6, 0.65, 0.7],
             "min_margin": [0.01, 0.02, 0.05],
-            "min_facing_margin": [0.15, 0.2, 0.3],
+            "min_facing_margin": [0.15, 0.2, 0.25, 0.3, 0.4],
             "textured_ratio": [1.0, 1.5, 2.0],
             "max_empty_tint": [18.0, 25.0, 35.0],
-            "strong_similarity": [0.65, 0.75, 0.85],
+            "strong_similarity": [0.7, 0.75, 0.85],
         }
         best = None
         for combo in itertools.product(*grid.values()):

@@ -31,15 +31,16 @@ DIRS = {"north": (0, -1), "south": (0, 1), "east": (1, 0), "west": (-1, 0)}
 S = 80  # drawing pixels per cell
 
 
-def draw_board(coins=(), pawns=(), seed=0, quad=None, size=(1280, 720)):
-    """A flat board photographed through the homography taking the board to ``quad``."""
+def draw_board(coins=(), pawns=(), seed=0, quad=None, size=(1280, 720), line=3):
+    """A flat board photographed through the homography taking the board to ``quad``
+    (printed lines ``line`` drawing pixels wide)."""
     rng = np.random.default_rng(seed)
     W = 8 * S
     flat = np.full((W, W, 3), (170, 200, 215), np.uint8)
     for i in range(1, 8):
         colour = (20, 20, 20) if i % 2 else (60, 120, 40)  # crosses dark, tile gaps table
-        cv2.line(flat, (i * S, 0), (i * S, W), colour, 3)
-        cv2.line(flat, (0, i * S), (W, i * S), colour, 3)
+        cv2.line(flat, (i * S, 0), (i * S, W), colour, line)
+        cv2.line(flat, (0, i * S), (W, i * S), colour, line)
     for cell, suit, facing in coins:
         x, y = (np.array(cell_centre(cell)) * S).astype(int)
         cv2.circle(flat, (x, y), int(0.38 * S), (150, 185, 205), -1)

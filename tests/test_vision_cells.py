@@ -1,0 +1,77 @@
+"""Per-cell classification details: the look disc, occlusion on art with short crosses,
+the calibration read-back. Plain drawn boards (see test_vision_board), milliseconds each."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from piecebridge.calibration.board import calibration_layout, learn_setup
+from piecebridge.vision.cells import CROP, _unit, masked, similarities
+from piecebridge.vision.geometry import N
+from piecebridge.vision.occlusion import covered_cells, hidden_fraction
+from piecebridge.vision.reader import BoardReader
+
+from piecebridge.errors import UserError
+from tests.test_vision_board import POSITION, as_sets, draw_board
+
+
+def test_similarities_equal_masked_cosine():
+    rng = np.random.default_rng(3)
+    crops = rng.normal(size=(5, 3, CROP, CROP, 3)).astype(np.float32) * 20
+    crops[..., 0] += 100  # lightness far from zero: its mean must be removed
+    T = _unit(masked(rng.normal(size=(7, CROP, CROP, 3)).astype(np.float32)).reshape(7, -1)).T
+    want = _unit(masked(crops).reshape(5, 3, -1)) @ T
+    assert np.allclose(similarities(crops, T), want, atol=1e-4)
+
+
+def _rectified_board(px=40, margin=0.5, arm=0.8):
+    """A rectified board, dark crosses whose arms cover ``arm`` of each tile half."""
+    m = round(margin * px)
+    size = 2 * m + N * px
+    img = np.full((size, size), 200, np.uint8)
+    for tj in range(4):
+        for ti in range(4):
+            cx, cy = m + (2 * ti + 1) * px, m + (2 * tj + 1) * px
+            r = round(arm * px)
+            cv2.line(img, (cx - r, cy), (cx + r, cy), 30, 3)
+            cv2.line(img, (cx, cy - r), (cx, cy + r), 30, 3)
+    return img
+
+
+def test_crosses_short_of_the_tile_edge_are_not_a_hand():
+    # The ends of the arms are not printed on this art: no cell is covered.
+    img = _rectified_board(arm=0.7)
+    assert not covered_cells(hidden_fraction(img, 40, 0.5)).any()
+
+
+def test_hand_over_short_crosses_is_still_seen():
+    img = _rectified_board(arm=0.7)
+    cv2.circle(img, (20 + 100, 20 + 100), 70, 150, -1)  # a flat blob over the north-west
+    covered = covered_cells(hidden_fraction(img, 40, 0.5)).reshape(N, N)
+    assert covered[2, 2] and covered[1, 2] and covered[3, 3]
+    assert not covered[6:, 6:].any()
+
+
+def test_thick_printed_lines_do_not_make_empty_cells_unknown():
+    # Thick lines (as on card-style art) reach into every cell; compared inside the look
+    # disc, empty cells stay empty and pieces are still read.
+    coins = [(c, s, "north") for c, (k, s) in calibration_layout().items() if k == "coin"]
+    pawns = [(c, s) for c, (k, s) in calibration_layout().items() if k == "pawn"]
+    cal, _ = draw_board(coins, pawns, seed=1, line=9)
+    setup, _ = learn_setup(cal)
+    img, _ = draw_board(**POSITION, seed=4, line=9)
+    obs = BoardReader(setup=setup).read(img)
+    assert obs.unknown == []
+    assert as_sets(obs.board) == (set(POSITION["coins"]), set(POSITION["pawns"]))
+
+
+def test_calibration_refuses_a_layout_that_does_not_read_back():
+    # Extra coins on cells the layout keeps empty: a setup learned from this would be
+    # taught a wrong picture of "empty", so calibration refuses it with one clear line.
+    coins = [(c, s, "north") for c, (k, s) in calibration_layout().items() if k == "coin"]
+    coins += [(f"{f}7", "suns", "north") for f in "abcdef"]
+    pawns = [(c, s) for c, (k, s) in calibration_layout().items() if k == "pawn"]
+    img, _ = draw_board(coins, pawns, seed=2)
+    with pytest.raises(UserError, match=r"does not read back|does not show"):
+        learn_setup(img)
