@@ -358,11 +358,14 @@ def machine() -> str:
 def use_committed_vision(rev: str) -> None:
     """Run with ``vision/`` and ``calibration/`` as committed at ``rev`` (``git archive``
     into a temporary folder), not as they stand in a work tree other people are editing."""
+    import atexit
     import importlib.util
+    import shutil
 
     import piecebridge
 
     folder = Path(tempfile.mkdtemp(prefix=f"vision-{rev}-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
     archive = subprocess.run(
         ["git", "archive", rev, "vision", "calibration"], capture_output=True, cwd=ROOT, check=True
     )
