@@ -38,7 +38,8 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-from piecebridge.vision.locate import BoardNotFound, find_board
+from piecebridge.vision.geometry import cell_centre, closest_turns
+from piecebridge.vision.locate import BoardNotFound, check_lock, find_board
 
 #: Hard level per difficulty factor (as benchmarks/vision_reflec.py sweeps them).
 SWEEP = (("tilt", 1.0), ("lens", 1.0), ("blur", 0.8), ("light", 1.0), ("occlusion", 0.8),
@@ -106,6 +107,16 @@ def corner_error(found: np.ndarray, truth: np.ndarray) -> float:
     )
 
 
+def centre_error(pose, synth: dict) -> float:
+    """Worst cell-centre distance (px) over the cells no hand covers, north as the truth's."""
+    truth = np.asarray(synth["board_corners_px"], float)
+    turned = pose.rotated(closest_turns(pose.H, truth))
+    seen = [c for c in synth["cell_centers_px"] if c not in synth["occluded_cells"]]
+    found = turned.to_image(np.array([cell_centre(c) for c in seen]))
+    want = np.array([synth["cell_centers_px"][c] for c in seen])
+    return float(np.linalg.norm(found - want, axis=1).max())
+
+
 def truth_cell_px(truth: np.ndarray) -> float:
     return float(np.linalg.norm(np.roll(truth, -1, axis=0) - truth, axis=1).mean() / 8)
 
@@ -118,6 +129,7 @@ class Result:
     placed: bool
     err_px: float
     err_cells: float
+    centre_cells: float  # worst cell centre (cells the hand leaves in view), in cells
     ms: float
     warp_ms: float
     note: str = ""
@@ -132,6 +144,7 @@ class Tally:
         found = [r for r in res if r.found]
         px = [r.err_px for r in found]
         cells = [r.err_cells for r in found]
+        centres = [r.centre_cells for r in found]
 
         def q(v, p, fmt):
             return format(float(np.percentile(v, p)), fmt) if v else "-"
@@ -144,14 +157,16 @@ class Tally:
         return (
             f"| {name} | {len(res)} | {len(found)} | {placed} | {wrong}"
             f" | {q(px, 50, '.1f')} / {q(px, 90, '.1f')}"
-            f" | {q(cells, 50, '.3f')} / {q(cells, 90, '.3f')} | {med:.1f} | {ratio} |"
+            f" | {q(cells, 50, '.3f')} / {q(cells, 90, '.3f')}"
+            f" | {q(centres, 50, '.3f')} / {q(centres, 90, '.3f')} | {med:.1f} | {ratio} |"
         )
 
 
 HEADER = (
     "| frames | n | found | placed | misplaced | corner err px (median / p90) "
-    "| corner err cells (median / p90) | ms/frame (median) | vs warp |\n"
-    "|---|---|---|---|---|---|---|---|---|"
+    "| corner err cells (median / p90) | worst visible cell centre, cells (median / p90) "
+    "| ms/frame (median) | vs warp |\n"
+    "|---|---|---|---|---|---|---|---|---|---|"
 )
 
 
@@ -170,13 +185,14 @@ def measure(image: np.ndarray, truth: dict, label: str) -> Result:
         pose = find_board(image)
     except BoardNotFound as e:
         ms = 1e3 * (time.perf_counter() - t)
-        return Result(False, False, np.nan, np.nan, ms, warp, f"{label}: not found ({e})")
+        return Result(False, False, np.nan, np.nan, np.nan, ms, warp, f"{label}: not found ({e})")
     ms = 1e3 * (time.perf_counter() - t)
     err = corner_error(pose.corners, tc)
     cells = err / truth_cell_px(tc)
+    centre = centre_error(pose, truth["synth"]) / truth_cell_px(tc)
     placed = cells <= PLACED_CELLS
     note = "" if placed else f"{label}: misplaced, corner error {err:.0f} px ({cells:.2f} cells)"
-    return Result(True, placed, err, cells, ms, warp, note)
+    return Result(True, placed, err, cells, centre, ms, warp, note)
 
 
 def measure_negative(image: np.ndarray, label: str) -> Result:
@@ -190,7 +206,81 @@ def measure_negative(image: np.ndarray, label: str) -> Result:
         ok = True
     ms = 1e3 * (time.perf_counter() - t)
     note = "" if ok else f"{label}: accepted a frame without a whole board"
-    return Result(not ok, ok, np.nan, np.nan, ms, np.nan, note)
+    return Result(not ok, ok, np.nan, np.nan, np.nan, ms, np.nan, note)
+
+
+# --------------------------------------------------------------------------- locked pose
+
+LOCK_PX, LOCK_MARGIN = 40, 0.5  # the reader's rectified view (vision.cells FACE_PX, MARGIN)
+BUMPS = (0.3, 0.6, 1.0, 2.0)  # cells the camera is bumped by, in a random direction
+
+
+@dataclass
+class LockTally:
+    still: int = 0
+    false_moved: int = 0
+    bumped: dict = field(default_factory=lambda: {b: [0, 0] for b in BUMPS})  # [n, caught]
+    ms: list = field(default_factory=list)
+    rectify_ms: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+
+
+def lock_frames(tally: LockTally, cal: np.ndarray, shots: list, rng, label: str) -> None:
+    """Lock on the calibration photo's pose; each shot must read as still, and as moved once
+    the frame is shifted (a bumped camera)."""
+    try:
+        pose = find_board(cal)
+    except BoardNotFound:
+        tally.notes.append(f"{label}: calibration photo not found, rig skipped")
+        return
+    cell = pose.cell_size_px()
+
+    def state(frame: np.ndarray) -> str:
+        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        if pose.inverted:
+            gray = 255 - gray
+        t = time.perf_counter()
+        rect = pose.rectify(gray, LOCK_PX, LOCK_MARGIN)
+        t1 = time.perf_counter()
+        got = check_lock(rect, LOCK_PX, LOCK_MARGIN)[0]
+        tally.rectify_ms.append(1e3 * (t1 - t))
+        tally.ms.append(1e3 * (time.perf_counter() - t1))
+        return got
+
+    for i, shot in enumerate(shots):
+        tally.still += 1
+        if state(shot) in ("moved", "lost"):
+            tally.false_moved += 1
+            tally.notes.append(f"{label} shot {i}: still camera read as moved")
+        for bump in BUMPS:
+            a = rng.uniform(0, 2 * np.pi)
+            dx, dy = bump * cell * np.cos(a), bump * cell * np.sin(a)
+            M = np.float32([[1, 0, dx], [0, 1, dy]])
+            h, w = shot.shape[:2]
+            moved = cv2.warpAffine(shot, M, (w, h), borderMode=cv2.BORDER_REPLICATE)
+            tally.bumped[bump][0] += 1
+            caught = state(moved) in ("moved", "lost")
+            tally.bumped[bump][1] += caught
+            if not caught:
+                tally.notes.append(f"{label} shot {i}: bump by {bump} cell not noticed")
+
+
+def lock_report(t: LockTally) -> list[str]:
+    med = statistics.median
+    lines = [
+        "| locked pose check | frames | read as moved |",
+        "|---|---|---|",
+        f"| camera still | {t.still} | {t.false_moved} (false alarms) |",
+    ]
+    lines += [f"| bumped by {b} cell | {n} | {c} |" for b, (n, c) in t.bumped.items()]
+    if t.ms:
+        lines += [
+            "",
+            f"Time per check (`check_lock` on the {LOCK_PX} px/cell view): median "
+            f"{med(t.ms):.2f} ms; rectifying that view (shared with reading the cells): "
+            f"{med(t.rectify_ms):.2f} ms.",
+        ]
+    return lines
 
 
 # --------------------------------------------------------------------------- main
@@ -220,6 +310,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sweep", action="store_true", help="also one row per difficulty factor")
     ap.add_argument("--sweep-rigs", type=int, default=3, help="rigs per sweep row")
     ap.add_argument("--negatives", type=int, default=0, help="negative photos of each kind")
+    ap.add_argument("--lock", action="store_true", help="also the locked-pose check (bumps)")
     ap.add_argument("--cache", default="~/.cache/piecebridge/vision_locate")
     ap.add_argument("--out", help="append the markdown table to this file")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every failure")
@@ -234,8 +325,13 @@ def main(argv: list[str] | None = None) -> int:
     measure(image, truth, "warm-up")
 
     cal, shots, hands = Tally(), Tally(), Tally()
+    lock = LockTally()
+    rng = np.random.default_rng(4)
     for rig in rigs:
-        for i, (kind, image, truth) in enumerate(rig_frames(args.split, rig, "realistic", cache)):
+        frames = rig_frames(args.split, rig, "realistic", cache)
+        if args.lock:
+            lock_frames(lock, frames[0][1], [f[1] for f in frames[1:]], rng, f"rig {rig}")
+        for i, (kind, image, truth) in enumerate(frames):
             what = "calibration photo" if kind == "cal" else f"shot {i - 1}"
             r = measure(image, truth, f"{args.split} realistic rig {rig} {what}")
             (cal if kind == "cal" else shots).results.append(r)
@@ -265,7 +361,10 @@ def main(argv: list[str] | None = None) -> int:
         rows.append((f"{args.split} negatives (placed = rejected)", t))
 
     lines = [f"Machine: {machine()}", "", HEADER] + [t.row(n) for n, t in rows]
+    if args.lock:
+        lines += ["", *lock_report(lock)]
     notes = list(dict.fromkeys(r.note for _, t in rows[1:] for r in t.results if r.note))
+    notes += lock.notes
     if notes:
         lines += [""] + [f"- {n}" for n in (notes if args.verbose else notes[:25])]
     text = "\n".join(lines)

@@ -410,7 +410,7 @@ def find_crosses(
     # Both lines of a cross turn together: trust a twist only when they agree.
     agree = np.abs(vx - hy) < 0.02
     twist = np.where(agree, (vx + hy) / 2, np.nan)
-    twist[np.isnan(pts[:, 0])] = np.nan
+    twist[~np.isfinite(pts).all(axis=1)] = np.nan
     return pts, twist
 
 
@@ -432,7 +432,7 @@ def measure_crosses(
     margin = 0.5
     rect = pose.rectify(gray, px_per_cell, margin)
     pts, twist = find_crosses(_ridge_map(rect, px_per_cell), px_per_cell, margin, search)
-    ok = ~np.isnan(pts[:, 0])
+    ok = np.isfinite(pts).all(axis=1)  # both lines of the cross seen
     image_pts = np.full((16, 2), np.nan)
     if ok.any():
         # Rectified pixel -> canonical -> image, through the same pose (lens and tiles too).
@@ -760,28 +760,6 @@ def find_edges(gray: np.ndarray, px_per_cell: int, margin_cells: float) -> np.nd
     return np.where(strong, off, np.nan)
 
 
-def _real_edges(gray: np.ndarray, S: int, m: int) -> np.ndarray:
-    """Which board sides (N, E, S, W) separate two different things where the lock has them:
-    the strips just inside and just outside (0.1-0.4 cell) must differ in brightness about
-    as much as on the side that differs most. A printed line or a tile gap has tile on both
-    sides. All True when no side differs (a table as bright as the tiles: no say)."""
-    a, b = round(0.1 * S), round(0.4 * S)
-    lo, hi, far = m + S, m + 7 * S, m + N * S
-    inside = (gray[m + a : m + b, lo:hi], gray[lo:hi, far - b : far - a],
-              gray[far - b : far - a, lo:hi], gray[lo:hi, m + a : m + b])  # fmt: skip
-    outside = (gray[m - b : m - a, lo:hi], gray[lo:hi, far + a : far + b],
-               gray[far + a : far + b, lo:hi], gray[lo:hi, m - b : m - a])  # fmt: skip
-    step = np.array(
-        [
-            abs(float(np.median(i)) - float(np.median(o)))
-            for i, o in zip(inside, outside, strict=True)
-        ]
-    )
-    if step.max() < 15.0:
-        return np.ones(4, bool)
-    return step >= 0.4 * step.max()
-
-
 def check_lock(
     gray: np.ndarray,
     px_per_cell: int,
@@ -799,6 +777,8 @@ def check_lock(
     :func:`find_crosses` measures 64 arms one by one: two to three times faster). Crosses
     repeat every two cells and tile gaps look like lines too, so a bump by about a cell can
     still land on lines: the board's outer edges must stay put as well (:func:`find_edges`).
+    When a bump of about half a cell puts every line between the places looked at, few
+    crosses show, as under a hand: the edges tell the two apart.
     """
     S, m = px_per_cell, round(margin_cells * px_per_cell)
     ridge = _ridge_map(gray, S)
@@ -817,17 +797,18 @@ def check_lock(
     ok = seen_xy[:16] & seen_xy[16:]
     seen = int(ok.sum())
     edges = find_edges(gray, S, margin_cells)
-    found = ~np.isnan(edges) & _real_edges(gray, S, m)
+    found = ~np.isnan(edges)
     edges_off = int((np.abs(edges[found]) > moved_cells).sum())
-    # Both sides across one axis gone: the board slid along it (a hand rarely hides both).
-    across = (not found[0] and not found[2]) or (not found[1] and not found[3])
-    edges_bad = edges_off >= 2 or int((~found).sum()) >= 3 or across
+    edges_bad = edges_off >= 2 or int((~found).sum()) >= 3
     if seen < 4:
         # Too few crosses to judge: a hand over the board if its edges are still in place,
         # else the board (or camera) moved half a cell or so: lines fall between the looks.
         if seen == 0 and not found.any():
             return "lost", seen, None
-        return ("moved" if edges_bad or found.sum() < 2 else "ok"), seen, None
+        # Both sides across one axis gone as well: the board slid along it (a hand big
+        # enough to hide both leaves nothing to read anyway).
+        across = (not found[0] and not found[2]) or (not found[1] and not found[3])
+        return ("moved" if edges_bad or across else "ok"), seen, None
     off = np.hypot(pos[:16] - sw, pos[16:] - sw)[ok] / S
     med = float(np.median(off))
     if med > moved_cells or edges_bad:

@@ -279,12 +279,13 @@ def fit_pose(
 ) -> BoardPose | None:
     """Fit a :class:`BoardPose` to tile-cross image points (16, 2) where ``found``.
 
-    A loose RANSAC drops wild points first (loose: an uncorrected lens bends crosses near
-    the frame edge by a good part of a cell). The radial term is then chosen on a grid (cheap
-    and free of local minima) by a truncated-quadratic cost, so a cross caught on a piece
-    edge cannot pull the lens (and with under ten crosses it is not fitted: it would trade
-    with perspective). Crosses the chosen model misses by more than
-    ``KEEP_CELLS`` are dropped; the tiles' own shifts take what is left.
+    The radial term is chosen on a grid (cheap and free of local minima) by a truncated-
+    quadratic cost, so a cross caught on a piece edge cannot pull the lens; RANSAC then drops
+    wild points under that bend, and the choice is made again without them. It is fitted
+    only from ten crosses around the whole board and kept only when it explains a fifth of
+    the misfit (else it trades with perspective and bends the board's far side). Crosses the
+    chosen model misses by more than ``KEEP_CELLS`` are dropped; the tiles' own shifts take
+    what is left.
     """
     w, h = image_size
     centre = ((w - 1) / 2.0, (h - 1) / 2.0)
@@ -293,16 +294,6 @@ def fit_pose(
     idx = np.flatnonzero(found)
     if len(P) < 6:
         return None
-    loose = 0.3 if fit_lens else 0.15  # (an uncorrected lens needs the looser one)
-    # At most 16 points, mostly good: a few hundred samples are plenty (the default 2000
-    # made this the slowest step of a fit).
-    _, inl = cv2.findHomography(
-        P, X, cv2.RANSAC, ransacReprojThreshold=loose * cell_px, maxIters=300, confidence=0.99
-    )
-    if inl is None or inl.sum() < 6:
-        return None
-    inl = inl.ravel().astype(bool)
-    P, X, idx = P[inl], X[inl], idx[inl]
     cap = (0.08 * cell_px) ** 2
 
     def trials(ks: np.ndarray, sel: np.ndarray | None = None) -> list[tuple]:
@@ -319,15 +310,39 @@ def fit_pose(
         cost = np.minimum(e2, cap).sum(axis=1)
         return [(float(cost[i]), float(ks[i]), Hs[i], U[i], e2[i]) for i in np.flatnonzero(ok)]
 
-    lens = fit_lens and len(P) >= 10
-    coarse = trials(K_GRID if lens else np.zeros(1))
+    # The bend is only measurable from crosses around the whole board: from one half (a
+    # calibration layout covers the other) it would be extrapolated wildly.
+    tiles = np.stack([idx % 4, idx // 4], axis=1)
+    around = all(0 in tiles[:, a] and 3 in tiles[:, a] for a in (0, 1))
+    lens = fit_lens and len(P) >= 10 and around
+    grid = K_GRID if lens else np.zeros(1)
+    coarse = trials(grid)
     if not coarse:
         return None
     best = min(coarse, key=lambda t: t[0])
+    # Wild points (a piece edge half a cell off) out by RANSAC, under that bend (a strong
+    # lens bends the corner crosses further than a plain homography's threshold). At most
+    # 16 points, mostly good: a few hundred samples are plenty.
+    _, inl = cv2.findHomography(
+        P, best[3], cv2.RANSAC, ransacReprojThreshold=0.15 * cell_px, maxIters=300,
+        confidence=0.99,
+    )  # fmt: skip
+    if inl is None or inl.sum() < 6:
+        return None
+    inl = inl.ravel().astype(bool)
+    if not inl.all():
+        P, X, idx = P[inl], X[inl], idx[inl]
+        coarse = trials(grid)
+        if not coarse:
+            return None
+        best = min(coarse, key=lambda t: t[0])
     if lens:  # then a finer look around the best coarse value
         step = K_GRID[1] - K_GRID[0]
         fine = trials(best[1] + np.linspace(-step, step, 9))
         best = min([best, *fine], key=lambda t: t[0])
+        flat = [t for t in coarse if t[1] == 0.0]
+        if flat and best[0] > 0.8 * flat[0][0]:
+            best = flat[0]  # a bend that explains this little is noise
     # Keep the crosses the chosen model explains; fit the homography to them alone.
     keep = best[4] < (KEEP_CELLS * cell_px) ** 2
     if keep.sum() < 6:
