@@ -75,3 +75,27 @@ def test_calibration_refuses_a_layout_that_does_not_read_back():
     img, _ = draw_board(coins, pawns, seed=2)
     with pytest.raises(UserError, match=r"does not read back|does not show"):
         learn_setup(img)
+
+
+def test_face_scores_equal_brute_force_over_shifts():
+    from piecebridge.vision.cells import FACE_MASK, face_scores
+
+    rng = np.random.default_rng(1)
+    turned = rng.normal(size=(4, 36, 36, 3)).astype(np.float32)
+    window = (rng.normal(size=(44, 44, 3)) * 10 + 50).astype(np.float32)
+    scores, best = face_scores(window, turned)
+    n, mask = 36 * 36, FACE_MASK
+    want = []
+    for t in turned:
+        tc = t * mask - (t * mask).reshape(n, 3).mean(axis=0)
+        tc *= mask
+        top = -2.0
+        for dy in range(9):
+            for dx in range(9):
+                w = window[dy : dy + 36, dx : dx + 36] * mask
+                s1 = w.reshape(n, 3).sum(axis=0)
+                w_norm = np.sqrt((w * w).sum() - (s1 * s1).sum() / n)
+                top = max(top, float((w * tc).sum() / (w_norm * np.linalg.norm(tc))))
+        want.append(top)
+    assert np.allclose(scores, want, atol=1e-4)
+    assert best.shape == (36, 36, 3)

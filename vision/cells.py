@@ -369,6 +369,8 @@ def _disc(size: int, radius: float) -> np.ndarray:
 
 #: Only the coin itself is compared when reading facing (not the grid line beside it).
 FACE_MASK = _disc(FACE_CROP, 0.33 * FACE_PX)[..., None]
+#: Rows (and columns) of zeros around the disc in FACE_MASK.
+_DISC_BORDER = int(np.argmax(FACE_MASK[..., 0].any(axis=1)))
 
 
 def coin_centre(views: BoardViews, i: int) -> tuple[float, float] | None:
@@ -425,13 +427,15 @@ def _prepared(turned: np.ndarray) -> list[tuple[np.ndarray, float]]:
     hit = _PREPARED.get(id(turned))
     if hit is not None and hit[0] is turned:
         return hit[1]
-    n = turned.shape[1] * turned.shape[2]
+    c = turned.shape[1]
+    n = c * c
     out = []
     for t in turned:
         tm = t * FACE_MASK
         tc = tm - tm.reshape(n, 3).mean(axis=0)
         norm = float(np.sqrt((tc * tc).sum())) + 1e-6
-        out.append((np.ascontiguousarray(tc * FACE_MASK, np.float32), norm))
+        b = _DISC_BORDER  # zero outside the disc: correlate over its bounding box only
+        out.append((np.ascontiguousarray((tc * FACE_MASK)[b : c - b, b : c - b], np.float32), norm))
     if len(_PREPARED) > 64:
         _PREPARED.clear()
     _PREPARED[id(turned)] = (turned, out)
@@ -449,9 +453,12 @@ def face_scores(window: np.ndarray, turned: np.ndarray) -> tuple[np.ndarray, np.
     """
     c = turned.shape[1]
     n = c * c
-    win = np.ascontiguousarray(window, np.float32)
-    m = FACE_MASK[..., 0].astype(np.float32)
-    h = win.shape[0] - c + 1
+    b = _DISC_BORDER
+    full = window
+    # Everything outside the disc is masked out: work on the disc's bounding box only.
+    win = np.ascontiguousarray(window[b : window.shape[0] - b, b : window.shape[1] - b], np.float32)
+    m = np.ascontiguousarray(FACE_MASK[b : c - b, b : c - b, 0], np.float32)
+    h = win.shape[0] - (c - 2 * b) + 1
     # Per shift and channel: sum and sum of squares of the window inside the disc.
     s1 = cv2.filter2D(win, -1, m, anchor=(0, 0), borderType=cv2.BORDER_CONSTANT)[:h, :h]
     s2 = cv2.filter2D(win * win, -1, m, anchor=(0, 0), borderType=cv2.BORDER_CONSTANT)[:h, :h]
@@ -464,7 +471,7 @@ def face_scores(window: np.ndarray, turned: np.ndarray) -> tuple[np.ndarray, np.
         if r.flat[k] > best_score:
             best_score, best_at = float(r.flat[k]), divmod(k, h)
     y, x = best_at
-    return np.array(scores), win[y : y + c, x : x + c]
+    return np.array(scores), full[y : y + c, x : x + c]
 
 
 def classify(
