@@ -75,6 +75,7 @@ def test_bundled_recording_through_vision_to_the_sim_display(tmp_path):
     result = run_session(opts)
     assert action_segments(result.judge.actions) == action_segments(expected_actions())
     assert not [e for e in result.stats.events if e.kind == "flagged"]
+    assert result.stats.moved == 0  # the camera never moved
     # the log is a valid record of the game
     states = R.replay((tmp_path / "game.jsonl").read_text().splitlines())
     assert states[-1].board == demo_script().state.board
@@ -141,6 +142,8 @@ def test_scripted_recordings_through_vision(name, tmp_path):
     assert flags == [f["cells"] for f in want["flags"]]
     if name == "illegal":
         assert kinds.index("cleared") > kinds.index("flagged")
+    if name != "bump":
+        assert result.stats.moved == 0  # a camera that stayed put is never "re-locked"
     if name == "bump":
         assert result.stats.moved >= 1
         assert any(e.text == "re-locked: the board reads as before" for e in result.stats.events)
