@@ -19,6 +19,7 @@ than the best look with another answer. Anything else goes to ``unknown`` (a han
 from __future__ import annotations
 
 import base64
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -342,11 +343,25 @@ class CellDecision:
 class BoardViews:
     """A rectified board (FACE_PX, MARGIN) and what classification derives from it."""
 
-    rel_hi: np.ndarray  # Lab relative to the tile chroma, at FACE_PX
+    lab_hi: np.ndarray  # Lab (8-bit) at FACE_PX
     tile_ab: np.ndarray
     crops: np.ndarray  # (64, shifts, CROP, CROP, 3) at PX
     rel_lo: np.ndarray  # Lab relative to the tile chroma, at PX
     light: np.ndarray  # lightness at FACE_PX, uint8 (lines, lock check, motion)
+
+    @functools.cached_property
+    def rel_hi(self) -> np.ndarray:
+        """Lab relative to the tile chroma at FACE_PX, the whole board (made on first use;
+        reading facings needs only :meth:`rel_hi_window`)."""
+        return relative_lab(self.lab_hi.astype(np.float32), self.tile_ab)
+
+    def rel_hi_window(self, y0: int, x0: int, size: int) -> np.ndarray:
+        """``rel_hi[y0:y0+size, x0:x0+size]`` without making the whole of ``rel_hi``."""
+        if "rel_hi" in self.__dict__:
+            return self.rel_hi[y0 : y0 + size, x0 : x0 + size]
+        y1, x1 = max(y0, 0), max(x0, 0)  # as numpy slicing would, for a start inside
+        lab = self.lab_hi[y1 : y0 + size, x1 : x0 + size].astype(np.float32)
+        return relative_lab(lab, self.tile_ab)
 
 
 def board_views(rect_hi: np.ndarray) -> BoardViews:
@@ -358,8 +373,7 @@ def board_views(rect_hi: np.ndarray) -> BoardViews:
     crops = raw_crops(lab, tile_ab, rel_lo)
     lab_hi = cv2.cvtColor(rect_hi, cv2.COLOR_BGR2LAB)
     light = lab_hi[..., 0].copy()
-    rel_hi = relative_lab(lab_hi.astype(np.float32), tile_ab)
-    return BoardViews(rel_hi, tile_ab, crops, rel_lo, light)
+    return BoardViews(lab_hi, tile_ab, crops, rel_lo, light)
 
 
 def _disc(size: int, radius: float) -> np.ndarray:
@@ -408,7 +422,7 @@ def face_window(
     cy = (MARGIN + i // N + 0.5) * FACE_PX + dy * k
     x0, y0 = round(cx - FACE_CROP / 2) - extra, round(cy - FACE_CROP / 2) - extra
     size = FACE_CROP + 2 * extra
-    return views.rel_hi[y0 : y0 + size, x0 : x0 + size]
+    return views.rel_hi_window(y0, x0, size)
 
 
 def _centred_unit(m: np.ndarray) -> np.ndarray:
