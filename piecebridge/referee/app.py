@@ -165,11 +165,13 @@ class Referee:
         commit = track.commit
         self.stats.commits += 1
         self.stats.reused_cells += len(commit.reused)
-        if self.log_observations and self.judge.log is not None:
-            self.judge.log.observed(commit.board, frame.t, frame.index)
         before = self.presenter.commands
         events = self.judge.observe(commit.board, commit.unknown, frame.t)
         self._show(events)
+        if self.log_observations and self.judge.log is not None:
+            # after the display: the view is for people and --resume, and a crash before
+            # this line only makes a resumed referee look at the board again
+            self.judge.log.observed(commit.board, frame.t, frame.index)
         if self._relocked:
             self._relocked = False
             if not events and not self.judge.flag:

@@ -80,12 +80,26 @@ class GameLog:
     def write(self, item: dict[str, Any]) -> None:
         append_jsonl(self.path, item)
 
+    def write_many(self, items: list[dict[str, Any]]) -> None:
+        """Append several lines with one flush and fsync (a torn tail is cut on resume)."""
+        text = "".join(json.dumps(item, separators=(", ", ": ")) + "\n" for item in items)
+        with open(self.path, "a", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+
     def action(self, notation: str, t: float | None = None, **extra: Any) -> None:
-        item: dict[str, Any] = {"action": notation}
-        if t is not None:
-            item["t"] = round(t, 3)
-        item.update(extra)
-        self.write(item)
+        self.actions([notation], t, **extra)
+
+    def actions(self, notations: list[str], t: float | None = None, **extra: Any) -> None:
+        items = []
+        for notation in notations:
+            item: dict[str, Any] = {"action": notation}
+            if t is not None:
+                item["t"] = round(t, 3)
+            item.update(extra)
+            items.append(item)
+        self.write_many(items)
 
     def observed(self, board: dict[str, Any], t: float, frame: int | None = None) -> None:
         item: dict[str, Any] = {"observed": _plain(board), "t": round(t, 3)}
