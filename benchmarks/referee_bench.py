@@ -66,18 +66,25 @@ def score(got: list[str], want: list[str]) -> dict:
 
 def noisy_source(folder, sigma: float, seed: int = 0):
     """A recording whose frames get camera-like noise (each frame its own): a still board
-    is then never the very same picture twice, as from a real camera."""
+    is then never the very same picture twice, as from a real camera. The noisy JPEGs are
+    made before the replay starts (a camera's frames cost the referee nothing to make)."""
     from piecebridge.referee.sources import RecordingSource
 
     class NoisySource(RecordingSource):
-        def __iter__(self):
+        def __init__(self, folder) -> None:
+            super().__init__(folder)
             rng = np.random.default_rng(seed)
-            for frame in super().__iter__():
-                image = frame.image.astype(np.float32)
+            self.noisy = []
+            for entry in self.frames:
+                image = cv2.imread(str(self.folder / entry["file"])).astype(np.float32)
                 image += rng.normal(0.0, sigma, image.shape).astype(np.float32)
                 noisy = np.clip(image, 0, 255).astype(np.uint8)
                 _ok, jpeg = cv2.imencode(".jpg", noisy, [cv2.IMWRITE_JPEG_QUALITY, 85])
-                frame._image, frame.encoded = None, jpeg.reshape(-1)
+                self.noisy.append(jpeg.reshape(-1))
+
+        def __iter__(self):
+            for frame in super().__iter__():
+                frame._image, frame.encoded = None, self.noisy[frame.index]
                 yield frame
 
     return NoisySource(folder)
