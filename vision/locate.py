@@ -172,23 +172,34 @@ def _lattice_labels(pts: np.ndarray, max_index: int = 3) -> np.ndarray | None:
     if abs(np.linalg.det(B)) < 1e-6:
         return None
     Binv = np.linalg.inv(B)
-    labels = np.full((n, 2), np.iinfo(np.int32).min, np.int64)
+    # Every neighbour step at once, in grid units; then a walk over plain integers.
+    pi, pj = np.nonzero(d < 1.6 * spacing)
+    ab = (pts[pj] - pts[pi]) @ Binv.T
+    step = np.round(ab)
+    good = (np.abs(ab - step).max(axis=1) <= 0.3) & (np.abs(step).max(axis=1) <= 1)
+    neighbours: list[list[tuple[int, int, int]]] = [[] for _ in range(n)]
+    for i, j, sx, sy in zip(
+        pi[good].tolist(), pj[good].tolist(), *step[good].astype(int).T.tolist(), strict=True
+    ):
+        neighbours[i].append((j, sx, sy))
+    unset = np.iinfo(np.int32).min
+    walked: dict[int, tuple[int, int]] = {}
     seed = int(np.argmin(np.linalg.norm(pts - np.median(pts, axis=0), axis=1)))
-    labels[seed] = 0
+    walked[seed] = (0, 0)
     stack = [seed]
     while stack:
         i = stack.pop()
-        for j in np.flatnonzero(d[i] < 1.6 * spacing):
-            ab = Binv @ (pts[j] - pts[i])
-            step = np.round(ab)
-            if np.abs(ab - step).max() > 0.3 or np.abs(step).max() > 1:
-                continue
-            lab = labels[i] + step.astype(np.int64)
-            if labels[j, 0] == np.iinfo(np.int32).min:
-                labels[j] = lab
+        li, lj = walked[i]
+        for j, sx, sy in neighbours[i]:
+            lab = (li + sx, lj + sy)
+            if j not in walked:
+                walked[j] = lab
                 stack.append(j)
-            elif not np.array_equal(labels[j], lab):
+            elif walked[j] != lab:
                 return None  # inconsistent walk: not one lattice
+    labels = np.full((n, 2), unset, np.int64)
+    for i, lab in walked.items():
+        labels[i] = lab
     found = labels[:, 0] != np.iinfo(np.int32).min
     if found.sum() < 6:
         return None
@@ -497,13 +508,12 @@ def squareness(H: np.ndarray, shape: tuple[int, ...]) -> float:
     h, w = shape[:2]
     T = np.array([[1, 0, -(w - 1) / 2], [0, 1, -(h - 1) / 2], [0, 0, 1]], float)
     Hc = T @ H
-    best = np.inf
-    for f in np.geomspace(0.3 * w, 5 * w, 48):
-        M = Hc * np.array([[1 / f], [1 / f], [1.0]])
-        r1, r2 = M[:, 0], M[:, 1]
-        n1, n2 = np.linalg.norm(r1), np.linalg.norm(r2)
-        best = min(best, abs(np.log(n1 / n2)) + abs(r1 @ r2) / (n1 * n2))
-    return float(best)
+    f = np.geomspace(0.3 * w, 5 * w, 48)[:, None]  # every focal length at once
+    r1 = np.concatenate([Hc[None, :2, 0] / f, np.broadcast_to(Hc[2, 0], (len(f), 1))], axis=1)
+    r2 = np.concatenate([Hc[None, :2, 1] / f, np.broadcast_to(Hc[2, 1], (len(f), 1))], axis=1)
+    n1, n2 = np.linalg.norm(r1, axis=1), np.linalg.norm(r2, axis=1)
+    cost = np.abs(np.log(n1 / n2)) + np.abs((r1 * r2).sum(axis=1)) / (n1 * n2)
+    return float(cost.min())
 
 
 def _corner_gap(pose: BoardPose, quad: np.ndarray) -> float:
@@ -694,14 +704,12 @@ def _find_small(
 def _near_any(quad: np.ndarray, others: list[np.ndarray], cells: float = 0.4) -> bool:
     """Whether ``quad``'s corners lie within ``cells`` (median, any quarter turn) of those
     of one of ``others``."""
+    if not others:
+        return False
     cell = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1).mean() / N
-    for other in others:
-        gaps = [
-            np.median(np.linalg.norm(np.roll(other, k, axis=0) - quad, axis=1)) for k in range(4)
-        ]
-        if min(gaps) < cells * cell:
-            return True
-    return False
+    turns = np.stack([np.roll(np.asarray(others), k, axis=1) for k in range(4)], axis=1)
+    gaps = np.median(np.linalg.norm(turns - quad, axis=-1), axis=-1)  # (others, turns)
+    return bool(gaps.min() < cells * cell)
 
 
 def _tiles_beyond(rect_bgr: np.ndarray, px: int, margin: float) -> int:
