@@ -136,13 +136,16 @@ def _coin_looks(views: BoardViews, cells: list[int]) -> tuple[np.ndarray, np.nda
         )
         lo[..., 0] -= lo[..., 0].mean()
         coarse.append(lo)
-    # Align the fine looks to each other (rim circles are found to about a pixel).
+    # Align the fine looks to each other (rim circles are found to about a pixel), then
+    # again to their median: one coin with a misfound rim must not set the reference.
     ref = fine[0]
-    aligned = [ref]
-    for f in fine[1:]:
-        padded = cv2.copyMakeBorder(f, 3, 3, 3, 3, cv2.BORDER_REPLICATE)
-        aligned.append(face_scores(padded, ref[None])[1])
-    return np.mean(coarse, axis=0), np.mean(aligned, axis=0).astype(np.float32)
+    for _ in range(2):
+        aligned = []
+        for f in fine:
+            padded = cv2.copyMakeBorder(f, 3, 3, 3, 3, cv2.BORDER_REPLICATE)
+            aligned.append(face_scores(padded, ref[None])[1])
+        ref = np.median(aligned, axis=0).astype(np.float32)
+    return np.mean(coarse, axis=0), ref
 
 
 def learn_setup(

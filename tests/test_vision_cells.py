@@ -78,7 +78,7 @@ def test_calibration_refuses_a_layout_that_does_not_read_back():
 
 
 def test_face_scores_equal_brute_force_over_shifts():
-    from piecebridge.vision.cells import FACE_MASK, face_scores
+    from piecebridge.vision.cells import FACE_MASK, _fine_detail, face_scores
 
     rng = np.random.default_rng(1)
     turned = rng.normal(size=(4, 36, 36, 3)).astype(np.float32)
@@ -86,13 +86,15 @@ def test_face_scores_equal_brute_force_over_shifts():
     scores, best = face_scores(window, turned)
     n, mask = 36 * 36, FACE_MASK
     want = []
+    detail = _fine_detail(window)  # facing compares fine detail, not shading
     for t in turned:
+        t = _fine_detail(t)
         tc = t * mask - (t * mask).reshape(n, 3).mean(axis=0)
         tc *= mask
         top = -2.0
         for dy in range(9):
             for dx in range(9):
-                w = window[dy : dy + 36, dx : dx + 36] * mask
+                w = detail[dy : dy + 36, dx : dx + 36] * mask
                 s1 = w.reshape(n, 3).sum(axis=0)
                 w_norm = np.sqrt((w * w).sum() - (s1 * s1).sum() / n)
                 top = max(top, float((w * tc).sum() / (w_norm * np.linalg.norm(tc))))

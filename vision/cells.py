@@ -445,7 +445,7 @@ def _prepared(turned: np.ndarray) -> list[tuple[np.ndarray, float]]:
     n = c * c
     out = []
     for t in turned:
-        tm = t * FACE_MASK
+        tm = _fine_detail(t) * FACE_MASK
         tc = tm - tm.reshape(n, 3).mean(axis=0)
         norm = float(np.sqrt((tc * tc).sum())) + 1e-6
         b = _DISC_BORDER  # zero outside the disc: correlate over its bounding box only
@@ -456,7 +456,24 @@ def _prepared(turned: np.ndarray) -> list[tuple[np.ndarray, float]]:
     return out
 
 
-def face_scores(window: np.ndarray, turned: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+#: Facing is read from the coin's fine detail: its look minus a blur of this sigma (FACE_PX
+#: pixels). Light and shade across a coin (a darker rim on the side away from the lamp,
+#: a glare patch) do not turn with the coin; in the calibration photo every coin faces
+#: north, so without this the shading would be learned as "north".
+FACE_DETAIL_SIGMA = 3.0
+
+
+def _fine_detail(a: np.ndarray) -> np.ndarray:
+    """``a`` minus its Gaussian blur (float32, same shape)."""
+    a = np.ascontiguousarray(a, np.float32)
+    if FACE_DETAIL_SIGMA <= 0:
+        return a
+    return a - cv2.GaussianBlur(a, (0, 0), FACE_DETAIL_SIGMA, borderType=cv2.BORDER_REFLECT)
+
+
+def face_scores(
+    window: np.ndarray, turned: np.ndarray, turns: list[int] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Best normalised correlation, inside the coin disc, of each turned look (t, C, C, 3)
     over all shifts of ``window``, and the window that fits the best turn (C, C, 3).
 
@@ -469,8 +486,9 @@ def face_scores(window: np.ndarray, turned: np.ndarray) -> tuple[np.ndarray, np.
     n = c * c
     b = _DISC_BORDER
     full = window
+    detail = _fine_detail(window)
     # Everything outside the disc is masked out: work on the disc's bounding box only.
-    win = np.ascontiguousarray(window[b : window.shape[0] - b, b : window.shape[1] - b], np.float32)
+    win = np.ascontiguousarray(detail[b : window.shape[0] - b, b : window.shape[1] - b], np.float32)
     m = np.ascontiguousarray(FACE_MASK[b : c - b, b : c - b, 0], np.float32)
     h = win.shape[0] - (c - 2 * b) + 1
     # Per shift and channel: sum and sum of squares of the window inside the disc.
@@ -478,7 +496,8 @@ def face_scores(window: np.ndarray, turned: np.ndarray) -> tuple[np.ndarray, np.
     s2 = cv2.filter2D(win * win, -1, m, anchor=(0, 0), borderType=cv2.BORDER_CONSTANT)[:h, :h]
     w_norm = np.sqrt(np.maximum((s2 - s1 * s1 / n).sum(axis=-1), 1e-12))
     scores, best_score, best_at = [], -2.0, (0, 0)
-    for tmpl, t_norm in _prepared(turned):
+    prepared = _prepared(turned)
+    for tmpl, t_norm in prepared if turns is None else [prepared[k] for k in turns]:
         r = cv2.matchTemplate(win, tmpl, cv2.TM_CCORR) / (w_norm * t_norm)
         k = int(np.argmax(r))
         scores.append(float(r.flat[k]))
@@ -519,7 +538,7 @@ def measure(views: BoardViews, looks: PieceLooks, light_lines: bool = False) -> 
     all_sims = similarities(crops, T, looks)  # (64, shifts, K)
     sims = all_sims.max(axis=1)  # best shift per template
     turned = looks.turned_faces()
-    facing_jobs: list[tuple[CellDecision, np.ndarray]] = []
+    facing_jobs: list[tuple[CellDecision, list[np.ndarray]]] = []
     light = 255 - views.light if light_lines else views.light
     covered = covered_cells(hidden_fraction(light, FACE_PX, MARGIN))
     out = []
@@ -541,19 +560,34 @@ def measure(views: BoardViews, looks: PieceLooks, light_lines: bool = False) -> 
             shift = int(np.argmax(all_sims[i, :, best]))
             if not looks.learned:
                 _read_facing_from_mark(d, views, i, shift)
+            elif offset is not None:
+                facing_jobs.append((d, [face_window(views, i, shift, offset=offset)] * 4))
             else:
-                facing_jobs.append((d, face_window(views, i, shift, offset=offset)))
+                # Each turn is searched around the coarse position where its own coarse
+                # look fits best: the winner's position alone favours the winner's turn.
+                cols = [labels.index(("coin", d.best[1], f)) for f in FACINGS]
+                shifts = [int(np.argmax(all_sims[i, :, c])) for c in cols]
+                wins = {s: face_window(views, i, s) for s in set(shifts)}
+                facing_jobs.append((d, [wins[s] for s in shifts]))
         out.append(d)
     if facing_jobs:
         _read_facings(facing_jobs, turned)
     return out
 
 
-def _read_facings(jobs: list[tuple[CellDecision, np.ndarray]], turned: dict) -> None:
-    """:func:`_read_facing` for each (decision, window). (One batched product over all
-    coins was tried: its gathered shift copies cost 2.5x the per-coin correlations.)"""
-    for d, window in jobs:
-        _read_facing(d, window, turned[d.best[1]])
+def _read_facings(jobs: list[tuple[CellDecision, list[np.ndarray]]], turned: dict) -> None:
+    """:func:`_read_facing` for each (decision, window per turn). (One batched product over
+    all coins was tried: its gathered shift copies cost 2.5x the per-coin correlations.)"""
+    for d, windows in jobs:
+        looks = turned[d.best[1]]
+        if all(w is windows[0] for w in windows):
+            _read_facing(d, windows[0], looks)
+            continue
+        scores = np.empty(4)
+        for w in {id(w): w for w in windows}.values():
+            ks = [k for k in range(4) if windows[k] is w]
+            scores[ks] = face_scores(w, looks, turns=ks)[0]
+        _set_facing(d, scores)
 
 
 def _wide_search(
