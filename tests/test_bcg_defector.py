@@ -417,3 +417,37 @@ def test_old_allies_cannot_meet_again_through_a_group():
         s = next_turn(s)
     with pytest.raises(IllegalAction, match="player 1 were divided"):
         F.check_propose(s, Propose(2))
+
+
+# --- the bots ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("layout", ["full", "island"])
+def test_greedy_bots_play_games_out(layout):
+    """Greedy players reach a victory, not the safety net (the old bots traded one Row 1
+    Node back and forth in 42 % of full-access games)."""
+    import random
+
+    from piecebridge.rules.bcg.bots import choose
+
+    for seed in range(4):
+        s = F.new_game(players=6, layout=layout, seed=seed)
+        rng = random.Random(seed)
+        while not s.is_over:
+            s, _ = F.apply(s, choose(s, rng, "greedy"))
+        assert s.ply < 1500 and s.result.winners, (seed, s.ply, s.result.reason)
+
+
+def test_greedy_bot_answers_proposals_by_the_standings():
+    import random
+
+    from piecebridge.rules.bcg.bots import choose
+
+    behind = _capture(game(), 0, 0, 3)  # player 3 leads with 6 Nodes, player 0 has 4
+    s = act(behind, "propose 1 link 0:C10")
+    assert choose(s, random.Random(0), "greedy") == Accept()
+    leader = _capture(game(), 3, 0, 0)  # player 0 now leads with 6 Nodes
+    s = act(leader, "propose 1 link 0:A10")
+    assert choose(s, random.Random(0), "greedy") == Decline()
+    answers = {choose(s, random.Random(k), "random") for k in range(20)}
+    assert answers == {Accept(), Decline()}

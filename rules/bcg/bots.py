@@ -5,7 +5,7 @@ Public Grids): the greedy bot prefers revealed enemy Nodes, then shaded spaces
 (known to lie in some Node's range) and their neighbours, and in games with
 reflection it avoids conceding its own Nodes. In *Defector* it plays towards an
 end (see :func:`_defector`), now and then proposes an alliance, and answers
-proposals (``accept`` unless the proposer leads the table).
+proposals (``accept`` only if the proposer holds fewer Nodes than the leader).
 
 >>> import random
 >>> from piecebridge.rules.bcg import reflector
@@ -171,8 +171,8 @@ def _diplomacy(state: TableState, rng: random.Random, kind: str) -> Propose | De
 
 
 def _answer(state: TableState, rng: random.Random, kind: str) -> Accept | Decline:
-    """The answer to an alliance proposal: random, or (greedy) yes unless the
-    proposer leads the table."""
+    """The answer to an alliance proposal: random, or (greedy) yes only if the
+    proposer holds fewer Nodes than the leader (a tie for the lead is a no)."""
     offer = state.pending
     assert offer is not None
     if kind == "random":
