@@ -1,15 +1,22 @@
-"""Find the Reflec board in a photo: coarse outline, then a grid fit on the tile crosses.
+"""Find the Reflec board in a photo: outline candidates on a small frame, then a grid fit on
+the tile crosses at full resolution; and the cheap check that a locked pose still fits.
 
-Two stages, both tolerant of pieces and hands:
+1. **Candidates** (on the frame halved to under 720 px wide, :func:`downscale`). Each of the
+   16 tiles carries a printed cross splitting it into 2x2 cells. Outlines come from the
+   crosses seen as blobs on one lattice (colour-blind; every placement when a whole row is
+   hidden), from the empty cells as bright squares, or from the biggest blob of each of the
+   frame's most common colours.
+2. **Check.** Each outline is fitted to the crosses (16 px per cell; each cross arm is the
+   strongest dark ridge in its band, arms hidden by a piece are skipped) and scored by the
+   crosses found, the board's outer edges where the grid puts them, and no tile colour
+   beyond them. The search stops at a candidate whose grid rules out a one-tile shift;
+   outlines that repeat an earlier fit are skipped.
+3. **Refinement** of the best, once, on the full frame: the lens term, each tile's shift
+   and twist (:func:`piecebridge.vision.pose.fit_pose`). Tile gaps and twists only move
+   single crosses, which the robust fit treats as noise.
 
-1. **Outline.** The tiles are the largest region of one colour near the middle of the view.
-   A few candidate colours are tried (the most common colours of the frame and of its
-   centre); each gives a mask whose biggest blob is reduced to a quadrilateral.
-2. **Grid fit.** Each of the 16 tiles carries a printed cross splitting it into 2x2 cells.
-   In the roughly rectified board each cross arm is found as the strongest dark ridge in
-   its band; arms hidden by a piece are skipped. The surviving cross centres fit the board
-   homography with RANSAC, twice (coarse, then fine). Tile gaps and twists only move single
-   crosses, which the robust fit treats as noise.
+With a board setup the pose is locked; :func:`check_lock` tells from the rectified view
+whether it still fits (a few milliseconds).
 
 >>> import numpy as np
 >>> find_board(np.zeros((120, 160, 3), np.uint8))
@@ -304,21 +311,29 @@ def _outline_candidates(
     :func:`_cross_blobs` of ``small_gray`` when already known; ``cache`` keeps what does not
     depend on the lines' polarity (the colour outlines) between calls for one frame."""
     cache = {} if cache is None else cache
-    if "lab" not in cache:
-        cache["lab"] = lab_image(cv2.medianBlur(small, 5))
-    lab = cache["lab"]
     h, w = small.shape[:2]
     lattice = _cross_outlines(small_gray, cross_blobs) or _cell_outlines(small_gray)
     for crosses in lattice:
-        # Colour of the tiles: the median inside the cross outline.
-        m = np.zeros((h, w), np.uint8)
-        cv2.fillConvexPoly(m, np.round(crosses).astype(np.int32), 1)
-        colour = np.median(lab[::2, ::2][m[::2, ::2] > 0], axis=0) if m.any() else np.zeros(3)
-        yield _order_quad(crosses), colour, _at_edge(crosses, w, h)
+        yield _order_quad(crosses), _colour_inside(small, crosses), _at_edge(crosses, w, h)
     if "colour_quads" not in cache:
+        # The whole frame in Lab only now: the crosses usually settle it before.
+        lab = lab_image(cv2.medianBlur(small, 5))
         cache["colour_quads"] = _colour_outlines(lab, preferred_lab)
     for quad, colour in cache["colour_quads"]:
         yield quad, colour, _at_edge(quad, w, h)
+
+
+def _colour_inside(small: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """Colour of the tiles (Lab, 8-bit scale): the median of every other pixel inside ``quad``."""
+    h, w = small.shape[:2]
+    x0, y0 = np.clip(np.floor(quad.min(axis=0)).astype(int), 0, [w - 1, h - 1])
+    x1, y1 = np.clip(np.ceil(quad.max(axis=0)).astype(int) + 1, 1, [w, h])
+    m = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(m, np.round(quad - (x0, y0)).astype(np.int32), 1)
+    inside = m[::2, ::2] > 0
+    if not inside.any():
+        return np.zeros(3)
+    return np.median(lab_image(small[y0:y1:2, x0:x1:2])[inside], axis=0).astype(np.float64)
 
 
 def _at_edge(quad: np.ndarray, w: int, h: int) -> bool:
