@@ -282,8 +282,8 @@ def fit_pose(
     The radial term is chosen on a grid (cheap and free of local minima) by a truncated-
     quadratic cost, so a cross caught on a piece edge cannot pull the lens; RANSAC then drops
     wild points under that bend, and the choice is made again without them. It is fitted
-    only from ten crosses around the whole board and kept only when it explains a fifth of
-    the misfit (else it trades with perspective and bends the board's far side). Crosses the
+    only from ten crosses around the whole board (else it trades with perspective and bends
+    the board's far side) and kept only when it explains a tenth of the misfit. Crosses the
     chosen model misses by more than ``KEEP_CELLS`` are dropped; the tiles' own shifts take
     what is left.
     """
@@ -341,7 +341,7 @@ def fit_pose(
         fine = trials(best[1] + np.linspace(-step, step, 9))
         best = min([best, *fine], key=lambda t: t[0])
         flat = [t for t in coarse if t[1] == 0.0]
-        if flat and best[0] > 0.8 * flat[0][0]:
+        if flat and best[0] > 0.9 * flat[0][0]:
             best = flat[0]  # a bend that explains this little is noise
     # Keep the crosses the chosen model explains; fit the homography to them alone.
     keep = best[4] < (KEEP_CELLS * cell_px) ** 2
