@@ -58,8 +58,79 @@ def match_views(views, truth: dict, scale: float) -> list[int] | None:
     return out
 
 
+def _variant(rect: np.ndarray, dy: int, dx: int, flip: bool) -> np.ndarray:
+    """A shifted (small lattice error) and/or left-right mirrored rectified grid."""
+    r = rect
+    if dx or dy:
+        r = cv2.warpAffine(
+            rect,
+            np.float32([[1, 0, dx], [0, 1, dy]]),
+            rect.shape[::-1],
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+    return r[:, ::-1].copy() if flip else r
+
+
+def _flip_labels(a: np.ndarray) -> np.ndarray:
+    """Cell labels (row-major) of the mirrored grid: column c becomes 9 - c.
+
+    Mirroring keeps every class (an X stays an X, a triangle keeps its point up,
+    a slash leans the other way but is still a slash); it turns no X into a plus.
+    """
+    return a.reshape(10, 10)[:, ::-1].ravel()
+
+
+def rects_of(path: Path) -> dict:
+    """The reader's rectified grids of one photo with their truth labels, cached
+    beside the photo (``.rects.npz``), so features can be re-extracted cheaply."""
+    cache = path.with_suffix(".rects.npz")
+    if cache.exists():
+        d = np.load(cache, allow_pickle=False)
+        if "error" in d:
+            return {"path": str(path), "error": str(d["error"])}
+        return {"path": str(path), "rects": d["rects"], "mark": d["mark"], "shaded": d["shaded"]}
+    truth = load_truth(path)
+    try:
+        grey, scale = vc.load_photo(path)
+        quads = vc.find_grids(grey)
+        views = vc.orient_grids(grey, [vc.refine_lattice(grey, q) for q in quads])
+    except UserError as e:
+        np.savez(cache, error=str(e))
+        return {"path": str(path), "error": str(e)}
+    matched = match_views(views, truth, scale)
+    if matched is None or len(views) != len(truth["grids"]):
+        np.savez(cache, error="orientation/grid mismatch")
+        return {"path": str(path), "error": "orientation/grid mismatch"}
+    rects = np.stack([vc.remap_grid(grey, v.lattice) for v in views])
+    labels = [cc.truth_labels(truth["grids"][j]) for j in matched]
+    mark = np.stack([lab[0] for lab in labels])
+    shaded = np.stack([lab[1] for lab in labels])
+    np.savez(cache, rects=rects, mark=mark, shaded=shaded)
+    return {"path": str(path), "rects": rects, "mark": mark, "shaded": shaded}
+
+
+def features_from_rects(item: dict, shifts=((0, 0),)) -> dict:
+    """:func:`features_of` from a :func:`rects_of` item (no photo decoding)."""
+    xs, ms, ss = [], [], []
+    for rect, mark, shaded in zip(item["rects"], item["mark"], item["shaded"], strict=True):
+        for dy, dx, *rest in shifts:
+            flip = bool(rest and rest[0])
+            xs.append(cc.grid_features(_variant(rect, dy, dx, flip)))
+            ms.append(_flip_labels(mark) if flip else mark)
+            ss.append(_flip_labels(shaded) if flip else shaded)
+    return {
+        "path": item["path"],
+        "x": np.concatenate(xs),
+        "mark": np.concatenate(ms),
+        "shaded": np.concatenate(ss),
+    }
+
+
 def features_of(path: Path, shifts=((0, 0),)) -> dict:
-    """Run the reader up to the features on one photo; labels from the truth."""
+    """Run the reader up to the features on one photo; labels from the truth.
+
+    ``shifts`` are ``(dy, dx)`` or ``(dy, dx, flip)`` variants of every grid.
+    """
     truth = load_truth(path)
     try:
         grey, scale = vc.load_photo(path)
@@ -74,18 +145,11 @@ def features_of(path: Path, shifts=((0, 0),)) -> dict:
     for v, j in zip(views, matched, strict=True):
         rect = vc.remap_grid(grey, v.lattice)
         mark, shaded = cc.truth_labels(truth["grids"][j])
-        for dy, dx in shifts:
-            r = rect
-            if dx or dy:
-                r = cv2.warpAffine(
-                    rect,
-                    np.float32([[1, 0, dx], [0, 1, dy]]),
-                    rect.shape[::-1],
-                    borderMode=cv2.BORDER_REPLICATE,
-                )
-            xs.append(cc.grid_features(r))
-            ms.append(mark)
-            ss.append(shaded)
+        for dy, dx, *rest in shifts:
+            flip = bool(rest and rest[0])
+            xs.append(cc.grid_features(_variant(rect, dy, dx, flip)))
+            ms.append(_flip_labels(mark) if flip else mark)
+            ss.append(_flip_labels(shaded) if flip else shaded)
     return {
         "path": str(path),
         "x": np.concatenate(xs),

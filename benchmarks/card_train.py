@@ -1,11 +1,12 @@
 """Train the card cell classifier on the *tuning* split only, and tune its threshold.
 
-    python benchmarks/card_train.py --photos 300 --jobs 2
+    python benchmarks/card_train.py --photos 1400 --val 200 --jobs 2
 
-The first 80% of the tuning photos train the network (each grid also shifted by
-a pixel or two, so small lattice errors are learnt); the last 20% (still tuning
-split, never the held-out ``test`` split) choose the confidence threshold below
-which a cell is reported ``unknown``. Writes ``vision/card_cells_model.json``.
+The first ``photos - val`` tuning photos train the network (each grid also
+shifted by a pixel or two, so small lattice errors are learnt, and mirrored left
+to right, which keeps every class); the last ``val`` (still tuning split, never
+the held-out ``test`` split) choose the confidence threshold below which a cell
+is reported ``unknown``. Writes ``vision/card_cells_model.json``.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from card_data import CACHE, features_of, photo_path
 from piecebridge.vision import card_cells as cc
 
-SHIFTS = ((0, 0), (2, 0), (-2, 0), (0, 2), (0, -2))
+#: variants of every training grid: (dy, dx, mirrored) — shifts teach small lattice
+#: errors; a left-right mirror keeps every class (no X turns into a plus)
+SHIFTS = ((0, 0, False), (2, -1, True), (-1, 2, False))
 
 
 FEATURE_CACHE = CACHE / "features"
@@ -32,7 +35,7 @@ FEATURE_CACHE = CACHE / "features"
 def _cached(i, size, shifts, tag):
     """Features of one photo, cached per photo (so adding photos re-extracts only them)."""
     FEATURE_CACHE.mkdir(parents=True, exist_ok=True)
-    f = FEATURE_CACHE / f"tune_{i:05d}_{size[0]}x{size[1]}_{tag}_{cc.N_FEATURES}.npz"
+    f = FEATURE_CACHE / f"tune_{i:05d}_{size[0]}x{size[1]}_{tag}_{cc.N_FEATURES}_v2.npz"
     if f.exists():
         d = np.load(f, allow_pickle=False)
         if "error" in d:
@@ -88,20 +91,48 @@ def choose_threshold(clf, x, mark, shaded) -> tuple[float, dict]:
     return chosen, {"val_wrong_at_0.5": float(np.mean(wrong)), "val_at_threshold": report[chosen]}
 
 
+_DATA: tuple | None = None
+
+
+def _fit(seed: int) -> cc.CellClassifier:
+    x, m, s, a = _DATA
+    t0 = time.time()
+
+    def log(msg):
+        print(f"net {seed}: {msg} ({time.time() - t0:.0f}s)", flush=True)
+
+    return cc.train(
+        x,
+        m,
+        s,
+        epochs=a.epochs,
+        hidden=a.hidden,
+        lr=a.lr,
+        weight_decay=a.weight_decay,
+        seed=seed,
+        batch=a.batch,
+        log=log,
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--photos", type=int, default=300)
+    ap.add_argument("--photos", type=int, default=1400)
+    ap.add_argument("--val", type=int, default=200, help="last photos: threshold only")
+    ap.add_argument("--extract-only", action="store_true", help="fill the feature cache")
     ap.add_argument("--size", default="2000x1500")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--epochs", type=int, default=40)
     ap.add_argument("--hidden", type=int, default=96)
     ap.add_argument("--weight-decay", type=float, default=5e-4)
+    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--seeds", type=int, default=1, help="nets in the ensemble")
     ap.add_argument("--features", help="cache the extracted features in this .npz")
     ap.add_argument("--out", default=str(cc.MODEL_PATH))
     a = ap.parse_args()
     size = tuple(int(v) for v in a.size.split("x"))
-    n_train = int(a.photos * 0.8)
+    n_train = a.photos - a.val
     t0 = time.time()
     cache = Path(a.features) if a.features else None
     if cache and cache.exists():
@@ -110,22 +141,19 @@ def main() -> None:
     else:
         x, m, s = collect(range(n_train), size, a.jobs, _train_item)
         xv, mv, sv = collect(range(n_train, a.photos), size, a.jobs, _val_item)
+        if a.extract_only:
+            return
         if cache:
             np.savez(cache, x=x, m=m, s=s, xv=xv, mv=mv, sv=sv)
     print(f"features: {len(x)} train cells, {len(xv)} validation cells ({time.time() - t0:.0f}s)")
-    nets = [
-        cc.train(
-            x,
-            m,
-            s,
-            epochs=a.epochs,
-            hidden=a.hidden,
-            weight_decay=a.weight_decay,
-            seed=k,
-            log=print,
-        )
-        for k in range(a.seeds)
-    ]
+    global _DATA
+    _DATA = (x, m, s, a)
+    if a.seeds > 1 and a.jobs > 1:
+        # forked workers share the feature matrix (copy-on-write)
+        with Pool(min(a.jobs, a.seeds)) as pool:
+            nets = pool.map(_fit, range(a.seeds))
+    else:
+        nets = [_fit(k) for k in range(a.seeds)]
     clf = nets[0] if a.seeds == 1 else cc.Ensemble(nets)
     thr, info = choose_threshold(clf, xv, mv, sv)
     clf.min_confidence = thr
