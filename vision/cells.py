@@ -203,13 +203,14 @@ class PieceLooks:
     coins: dict[str, np.ndarray]
     pawns: dict[str, np.ndarray]
     faces: dict[str, np.ndarray] = field(default_factory=dict)  # coin at FACE_PX, north
-    # Defaults from the tune split (benchmarks/vision_reflec.py --tune), with a setup.
+    # Defaults from the tune split (benchmarks/vision_reflec.py --tune --split tune
+    # --rigs 20, cost 30 x wrong + unknown), with a setup.
     empty_ratio: float = 2.5
-    min_similarity: float = 0.65
+    min_similarity: float = 0.7
     min_margin: float = 0.02
-    min_facing_margin: float = 0.2
-    max_empty_tint: float = 18.0
-    textured_ratio: float = 1.5
+    min_facing_margin: float = 0.15
+    max_empty_tint: float = 25.0
+    textured_ratio: float = 2.0
     strong_similarity: float = 0.75
     textured_max_similarity: float = 0.5  # a busier cell this unlike any piece is a tile
     quiet_max_similarity: float = 0.6  # a quiet cell this like a piece is not called empty
@@ -234,12 +235,6 @@ class PieceLooks:
             pawns={s: _decode(t) for s, t in d["pawns"].items()},
             faces={s: _decode(t) for s, t in d["faces"].items()},
             empty_ratio=float(d["empty_ratio"]),
-            min_similarity=float(d.get("min_similarity", 0.65)),
-            min_margin=float(d.get("min_margin", 0.02)),
-            min_facing_margin=float(d.get("min_facing_margin", 0.2)),
-            max_empty_tint=float(d.get("max_empty_tint", 18.0)),
-            textured_ratio=float(d.get("textured_ratio", 1.5)),
-            strong_similarity=float(d.get("strong_similarity", 0.75)),
             learned=bool(d.get("learned", True)),
         )
 
@@ -263,7 +258,10 @@ class PieceLooks:
             cv2.circle(img, (c, c), int(0.3 * FACE_PX), bgr, -1)
             pawns[suit] = _crop_from_patch(img)
         # Tuned separately (tune split, no setup): a drawn stand-in needs a clearer lead.
-        return cls(coins, pawns, faces, min_margin=0.05, textured_ratio=1.0, min_facing_margin=0.5)
+        return cls(
+            coins, pawns, faces, min_similarity=0.65, min_margin=0.05, min_facing_margin=0.4,
+            max_empty_tint=35.0,
+        )  # fmt: skip
 
     # ------------------------------------------------------------------ templates
 
@@ -538,7 +536,7 @@ def measure(views: BoardViews, looks: PieceLooks, light_lines: bool = False) -> 
     all_sims = similarities(crops, T, looks)  # (64, shifts, K)
     sims = all_sims.max(axis=1)  # best shift per template
     turned = looks.turned_faces()
-    facing_jobs: list[tuple[CellDecision, list[np.ndarray]]] = []
+    facing_jobs: list[tuple[CellDecision, np.ndarray]] = []
     light = 255 - views.light if light_lines else views.light
     covered = covered_cells(hidden_fraction(light, FACE_PX, MARGIN))
     out = []
@@ -561,33 +559,29 @@ def measure(views: BoardViews, looks: PieceLooks, light_lines: bool = False) -> 
             if not looks.learned:
                 _read_facing_from_mark(d, views, i, shift)
             elif offset is not None:
-                facing_jobs.append((d, [face_window(views, i, shift, offset=offset)] * 4))
+                facing_jobs.append((d, face_window(views, i, shift, offset=offset)))
             else:
-                # Each turn is searched around the coarse position where its own coarse
-                # look fits best: the winner's position alone favours the winner's turn.
+                # Every turn is searched around each coarse position where one of the
+                # turns' coarse looks fits best: the winner's position alone would favour
+                # the winner's turn. One window covers them all.
                 cols = [labels.index(("coin", d.best[1], f)) for f in FACINGS]
-                shifts = [int(np.argmax(all_sims[i, :, c])) for c in cols]
-                wins = {s: face_window(views, i, s) for s in set(shifts)}
-                facing_jobs.append((d, [wins[s] for s in shifts]))
+                at = np.array([_OFFSETS[int(np.argmax(all_sims[i, :, c]))] for c in cols])
+                lo, hi = at.min(axis=0), at.max(axis=0)
+                half = float((hi - lo).max()) / 2 * FACE_PX / PX
+                mid = (float(lo[0] + hi[0]) / 2, float(lo[1] + hi[1]) / 2)
+                extra = FACE_SEARCH + int(np.ceil(half))
+                facing_jobs.append((d, face_window(views, i, shift, extra=extra, offset=mid)))
         out.append(d)
     if facing_jobs:
         _read_facings(facing_jobs, turned)
     return out
 
 
-def _read_facings(jobs: list[tuple[CellDecision, list[np.ndarray]]], turned: dict) -> None:
-    """:func:`_read_facing` for each (decision, window per turn). (One batched product over
-    all coins was tried: its gathered shift copies cost 2.5x the per-coin correlations.)"""
-    for d, windows in jobs:
-        looks = turned[d.best[1]]
-        if all(w is windows[0] for w in windows):
-            _read_facing(d, windows[0], looks)
-            continue
-        scores = np.empty(4)
-        for w in {id(w): w for w in windows}.values():
-            ks = [k for k in range(4) if windows[k] is w]
-            scores[ks] = face_scores(w, looks, turns=ks)[0]
-        _set_facing(d, scores)
+def _read_facings(jobs: list[tuple[CellDecision, np.ndarray]], turned: dict) -> None:
+    """:func:`_read_facing` for each (decision, window). (One batched product over all
+    coins was tried: its gathered shift copies cost 2.5x the per-coin correlations.)"""
+    for d, window in jobs:
+        _read_facing(d, window, turned[d.best[1]])
 
 
 def _wide_search(
