@@ -31,9 +31,10 @@ DIRS = {"north": (0, -1), "south": (0, 1), "east": (1, 0), "west": (-1, 0)}
 S = 80  # drawing pixels per cell
 
 
-def draw_board(coins=(), pawns=(), seed=0, quad=None, size=(1280, 720), line=3):
+def draw_board(coins=(), pawns=(), seed=0, quad=None, size=(1280, 720), line=3, shade=0.0):
     """A flat board photographed through the homography taking the board to ``quad``
-    (printed lines ``line`` drawing pixels wide)."""
+    (printed lines ``line`` drawing pixels wide; ``shade``: each coin darkens towards its
+    south edge by up to this share, as under a lamp to the north)."""
     rng = np.random.default_rng(seed)
     W = 8 * S
     flat = np.full((W, W, 3), (170, 200, 215), np.uint8)
@@ -54,6 +55,12 @@ def draw_board(coins=(), pawns=(), seed=0, quad=None, size=(1280, 720), line=3):
             SUIT_BGR[suit],
             -1,
         )
+        if shade:
+            r = int(0.38 * S)
+            ys, xs = np.mgrid[-r : r + 1, -r : r + 1]
+            k = 1 - shade * np.clip(ys / r, 0, 1) * (np.hypot(ys, xs) <= r)
+            patch = flat[y - r : y + r + 1, x - r : x + r + 1].astype(float) * k[..., None]
+            flat[y - r : y + r + 1, x - r : x + r + 1] = patch.astype(np.uint8)
     for cell, suit in pawns:
         x, y = (np.array(cell_centre(cell)) * S).astype(int)
         cv2.circle(flat, (x, y), int(0.3 * S), SUIT_BGR[suit], -1)

@@ -101,3 +101,18 @@ def test_face_scores_equal_brute_force_over_shifts():
         want.append(top)
     assert np.allclose(scores, want, atol=1e-4)
     assert best.shape == (36, 36, 3)
+
+
+def test_shading_that_does_not_turn_with_the_coin_is_not_read_as_north():
+    # Every coin darker on its south side (a lamp to the north), in the calibration photo
+    # (where all coins face north) and later: the shading must not be learned as "north".
+    coins = [(c, s, "north") for c, (k, s) in calibration_layout().items() if k == "coin"]
+    pawns = [(c, s) for c, (k, s) in calibration_layout().items() if k == "pawn"]
+    cal, _ = draw_board(coins, pawns, seed=1, shade=0.45)
+    setup, _ = learn_setup(cal)
+    facings = ["east", "south", "west"] * 8
+    turned = [(c, s, f) for (c, s, _), f in zip(coins, facings, strict=False)]
+    img, _ = draw_board(turned, pawns, seed=6, shade=0.45)
+    obs = BoardReader(setup=setup).read(img)
+    coins_read, _ = as_sets(obs.board)
+    assert coins_read == set(turned)
