@@ -214,6 +214,7 @@ class PieceLooks:
     strong_similarity: float = 0.75
     textured_max_similarity: float = 0.5  # a busier cell this unlike any piece is a tile
     quiet_max_similarity: float = 0.6  # a quiet cell this like a piece is not called empty
+    pawn_by_hand_similarity: float = 0.85  # a pawn beside a covered cell must fit this well
     learned: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -516,6 +517,13 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
     """:func:`decide` each cell, then keep one pawn per suit (a Piecepack has one): a pawn
     leans over its neighbours, and the weaker claims are left undecided."""
     out = [decide(d, looks) for d in cells]
+    # Beside a hand, an arm or its shadow can look like a dark pawn: a pawn claimed next
+    # to a covered cell must fit very closely.
+    covered = np.array([d.covered for d in out]).reshape(N, N)
+    near = cv2.dilate(covered.astype(np.uint8), np.ones((3, 3), np.uint8)).ravel().astype(bool)
+    for d, by_hand in zip(out, near, strict=True):
+        if d.kind == "pawn" and by_hand and d.similarity < looks.pawn_by_hand_similarity:
+            d.kind, d.suit, d.confidence = "unknown", None, 0.0
     for suit in SUITS:
         claims = [d for d in out if d.kind == "pawn" and d.suit == suit]
         for d in sorted(claims, key=lambda d: d.similarity, reverse=True)[1:]:
