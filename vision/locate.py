@@ -297,30 +297,58 @@ def _cell_outlines(small_gray: np.ndarray) -> list[np.ndarray]:
     return out[:6]
 
 
+def _line_outline(small_gray: np.ndarray) -> np.ndarray | None:
+    """Board outline (ordered, small-image pixels) from the printed lines and tile gaps: the
+    biggest connected net of thin dark lines. Used when neither crosses nor cells stand
+    out as blobs (crosses running into the gaps, a table the tiles' colour): the net ends
+    where the tiles do, whatever the table looks like."""
+    bh = cv2.morphologyEx(
+        small_gray, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))
+    )
+    _, mask = cv2.threshold(bh, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+    mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))  # close breaks of a pixel
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    if n < 2:
+        return None
+    best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    hull = cv2.convexHull(cv2.findNonZero((labels == best).astype(np.uint8)))
+    filled = np.zeros_like(mask)
+    cv2.fillConvexPoly(filled, hull, 1)
+    quad = _quad_from_mask(filled)
+    return None if quad is None else _order_quad(quad)
+
+
 def _outline_candidates(
     small: np.ndarray,
     small_gray: np.ndarray,
     preferred_lab: np.ndarray | None = None,
     cross_blobs: np.ndarray | None = None,
     cache: dict | None = None,
-) -> Iterator[tuple[np.ndarray, np.ndarray, bool]]:
+) -> Iterator[tuple[np.ndarray, np.ndarray, bool, str]]:
     """Board outlines (pixels of the downscaled ``small`` image, ordered), the tile colour
-    that produced each, and whether the outline runs into the frame edge. Made lazily: the
+    that produced each, whether the outline runs into the frame edge, and where it came
+    from (``"crosses"`` as blobs, ``"cells"``, the net of ``"lines"``, ``"colour"``). Made
+    lazily: the
     first is usually right. ``small_gray`` has the printed lines dark. ``preferred_lab``
     (the setup's tile colour) is tried first among the colours; ``cross_blobs`` are the
     :func:`_cross_blobs` of ``small_gray`` when already known; ``cache`` keeps what does not
     depend on the lines' polarity (the colour outlines) between calls for one frame."""
     cache = {} if cache is None else cache
     h, w = small.shape[:2]
-    lattice = _cross_outlines(small_gray, cross_blobs) or _cell_outlines(small_gray)
-    for crosses in lattice:
-        yield _order_quad(crosses), _colour_inside(small, crosses), _at_edge(crosses, w, h)
+    lattice, kind = _cross_outlines(small_gray, cross_blobs), "crosses"
+    if not lattice:
+        lattice, kind = _cell_outlines(small_gray), "cells"
+    for quad in lattice:
+        yield _order_quad(quad), _colour_inside(small, quad), _at_edge(quad, w, h), kind
+    lines = _line_outline(small_gray)
+    if lines is not None:
+        yield lines, _colour_inside(small, lines), _at_edge(lines, w, h), "lines"
     if "colour_quads" not in cache:
         # The whole frame in Lab only now: the crosses usually settle it before.
         lab = lab_image(cv2.medianBlur(small, 5))
         cache["colour_quads"] = _colour_outlines(lab, preferred_lab)
     for quad, colour in cache["colour_quads"]:
-        yield quad, colour, _at_edge(quad, w, h)
+        yield quad, colour, _at_edge(quad, w, h), "colour"
 
 
 def _colour_inside(small: np.ndarray, quad: np.ndarray) -> np.ndarray:
@@ -572,6 +600,8 @@ MAX_TWIST = 0.04
 SMALL_PX = 16
 #: Refinements on the full frame: (most pixels per cell, half-width searched in cells).
 FULL_STAGES = ((48, 0.4),)
+#: Pixels per cell of the view in which the lattice parity is checked (:func:`lattice_shift`).
+PARITY_PX = 24
 
 
 def find_board(
@@ -589,7 +619,7 @@ def find_board(
         raise BoardNotFound("no board in view: image too small")
     small, S = downscale(bgr)
     small_gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    found: list[tuple[float, BoardPose]] = []
+    found: list[tuple[float, BoardPose, str]] = []
     errors: list[BoardNotFound] = []
     cache: dict = {}  # what both polarities share
     if inverted is None:
@@ -600,13 +630,13 @@ def find_board(
         blobs, order = {}, (inverted,)
     for inv in order:
         try:
-            score, pose, convincing = _find_small(
+            score, pose, convincing, kind = _find_small(
                 small, small_gray, tile_color_lab, inv, blobs.get(inv), cache
             )
         except BoardNotFound as e:
             errors.append(e)
             continue
-        found.append((score, pose))
+        found.append((score, pose, kind))
         if convincing:
             break
         if inv == order[0] and pose.crosses_found >= 8 and len(blobs.get(not inv, ())) < 6:
@@ -614,12 +644,16 @@ def find_board(
     if not found:
         # "cut off" says more than "not found"; the dark-line pass speaks first otherwise.
         raise next((e for e in errors if "cut off" in str(e)), errors[0])
-    _, best = max(found, key=lambda sp: sp[0])
-    return _refine_full(bgr, best, S)
+    _, best, kind = max(found, key=lambda spk: spk[0])
+    # Crosses seen as separate blobs do not run into the tile gaps: no lattice to confuse.
+    return _refine_full(bgr, best, S, check_parity=kind != "crosses")
 
 
-def _refine_full(bgr: np.ndarray, small_pose: BoardPose, S: np.ndarray) -> BoardPose:
-    """The pose found on the downscaled frame, refined on the full frame (lens, tiles)."""
+def _refine_full(
+    bgr: np.ndarray, small_pose: BoardPose, S: np.ndarray, check_parity: bool = True
+) -> BoardPose:
+    """The pose found on the downscaled frame, refined on the full frame (lens, tiles), and
+    moved by a whole cell where :func:`lattice_shift` says (``check_parity``)."""
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
     if small_pose.inverted:
         gray = 255 - gray
@@ -629,6 +663,12 @@ def _refine_full(bgr: np.ndarray, small_pose: BoardPose, S: np.ndarray) -> Board
     for px_max, search in FULL_STAGES:
         px = max(16, min(px_max, round(pose.cell_size_px())))
         pose = refine_pose(gray, pose, px_per_cell=px, search=search) or pose
+    # Where crosses and tile gaps both run edge to edge the fit may sit a cell off.
+    sx, sy = lattice_shift(bgr, gray, pose, PARITY_PX) if check_parity else (0, 0)
+    if sx or sy:
+        moved = shifted_pose(pose, sx, sy)
+        moved.k, moved.centre, moved.scale = pose.k, pose.centre, pose.scale
+        pose = refine_pose(gray, moved, px_per_cell=px, search=0.3) or pose
     pose.tile_color_lab, pose.inverted = small_pose.tile_color_lab, small_pose.inverted
     _check_in_frame(pose, gray.shape)
     return pose
@@ -641,18 +681,20 @@ def _find_small(
     inverted: bool,
     cross_blobs: np.ndarray | None = None,
     cache: dict | None = None,
-) -> tuple[float, BoardPose, bool]:
-    """Best board pose (pixels of the downscaled frame), its score, and whether it settles
-    the polarity (no need to try the other), for dark or light printed lines."""
+) -> tuple[float, BoardPose, bool, str]:
+    """Best board pose (pixels of the downscaled frame), its score, whether it settles the
+    polarity (no need to try the other), for dark or light printed lines, and the kind of
+    outline it came from (see :func:`_outline_candidates`)."""
     gray = 255 - small_gray if inverted else small_gray
     best: BoardPose | None = None
+    best_kind = ""
     cut_off = seen_any = False
     best_score = -np.inf
     convincing = plausible = False
     px = SMALL_PX
     candidates = _outline_candidates(small, gray, tile_color_lab, cross_blobs, cache)
     tried: list[np.ndarray] = []  # outlines tried and where their fits ended
-    for quad, colour, at_edge in candidates:
+    for quad, colour, at_edge, kind in candidates:
         seen_any = True
         if _near_any(quad, tried):
             continue  # the same board again: its fit would end where an earlier one did
@@ -661,6 +703,9 @@ def _find_small(
             CANONICAL_CORNERS.astype(np.float32), quad.astype(np.float32)
         )
         pose = refine_pose(gray, BoardPose(H0), px_per_cell=px, search=0.6, fit_lens=False)
+        if pose is None and kind == "lines":
+            # Lines every cell: a search of 0.6 cell may catch gap corners and crosses.
+            pose = refine_pose(gray, BoardPose(H0), px_per_cell=px, search=0.4, fit_lens=False)
         if pose is None:
             continue
         pose = refine_pose(gray, pose, px_per_cell=px, search=0.3, fit_lens=False) or pose
@@ -690,7 +735,7 @@ def _find_small(
         tiles_beyond = _tiles_beyond(rect, px, 0.5)
         score = pose.crosses_found + 2 * edges_ok - 3 * tiles_beyond
         if score > best_score:
-            best, best_score = pose, score
+            best, best_score, best_kind = pose, score, kind
         # Enough of the grid to rule out a placement one tile off (that would leave a
         # whole row of four crosses unseen), or most of it with the board's edges agreeing
         # and nothing tile-like beyond: the remaining candidates could only tie.
@@ -713,7 +758,177 @@ def _find_small(
                 "board cut off by the frame edge: move the camera so all 16 tiles show"
             )
         raise BoardNotFound("no board in view: no 8x8 tile grid found")
-    return float(best_score), best, convincing or plausible
+    return float(best_score), best, convincing or plausible, best_kind
+
+
+def line_segments(
+    ridge: np.ndarray, px_per_cell: int, margin_cells: float, lines, cells=(0, N)
+) -> np.ndarray:
+    """Whether a line shows (1.0) or not (0.0) along each of the 8 cell-long segments of
+    each grid line.
+
+    ``ridge`` is a rectified ridge map (:func:`_ridge_map`); ``lines`` are grid-line indices
+    (0 and 8 are the board's sides, odd ones the tile crosses, even ones tile gaps; indices
+    beyond 0-8 look at the table). Returns ``(2, len(lines))``: vertical lines (x), then
+    horizontal (y), ``(2, len(lines), cells)``. Each segment is the middle of a cell's side,
+    where no crossing line interferes; a line counts there when its ridge peaks within 0.15
+    cell of the grid line. ``cells`` (first, end) picks the cells along the lines (default
+    the board's 8; cells beyond it lie on the table).
+
+    >>> r = np.zeros((160, 160), np.float32)
+    >>> r[:, 40] = r[40, :] = 50.0  # grid line 2 at 16 px per cell, margin 0.5 cell
+    >>> line_segments(r, 16, 0.5, [1, 2, 3]).mean(axis=2).tolist()
+    [[0.0, 1.0, 0.0], [0.0, 1.0, 0.0]]
+    """
+    S, m = px_per_cell, round(margin_cells * px_per_cell)
+    b = max(2, round(0.3 * S))
+    a0, a1 = round(0.2 * S), round(0.8 * S)
+    pos = m + np.asarray(lines) * S  # line positions in rectified pixels
+    span = pos[:, None] + np.arange(-b, b + 1)  # (lines, band)
+    c0, c1 = m + cells[0] * S, m + cells[1] * S
+    n = cells[1] - cells[0]
+    # Vertical lines: each cell row's middle rows summed -> (cells, width), then each band.
+    segs_v = ridge[c0:c1].reshape(n, S, -1)[:, a0:a1].sum(axis=1)
+    segs_h = ridge[:, c0:c1].reshape(-1, n, S)[:, :, a0:a1].sum(axis=2).T
+    prof = np.concatenate([segs_v[:, span], segs_h[:, span]], axis=1)  # (n, 2*lines, band)
+    prof = prof.transpose(1, 0, 2).reshape(-1, 2 * b + 1).astype(np.float32)
+    peak, prom = _peaks(prof)
+    seen = (prom > 4.0) & (np.abs(peak - b) <= 0.15 * S)
+    return seen.reshape(2, len(pos), n).astype(np.float64)
+
+
+def _line_colours(
+    lab: np.ndarray, gray: np.ndarray, px_per_cell: int, margin_cells: float, lines
+) -> np.ndarray:
+    """Lab colour of each grid line along each of its 8 cell-long segments: the median over
+    the segment of the darkest pixel within 0.15 cell of the line. ``(2, lines, 8, 3)``:
+    vertical lines, then horizontal; ``lab`` and ``gray`` are the same rectified view."""
+    S, m = px_per_cell, round(margin_cells * px_per_cell)
+    b = max(1, round(0.15 * S))
+    a0, a1 = round(0.2 * S), round(0.8 * S)
+    span = (m + np.asarray(lines) * S)[:, None] + np.arange(-b, b + 1)  # (lines, band)
+    out = []
+    for g, c in ((gray, lab), (gray.T, lab.transpose(1, 0, 2))):
+        g = g[m : m + N * S].reshape(N, S, -1)[:, a0:a1][:, :, span]  # (8, rows, lines, band)
+        c = c[m : m + N * S].reshape(N, S, -1, 3)[:, a0:a1][:, :, span]
+        j = g.argmin(axis=-1)[..., None, None]
+        darkest = np.take_along_axis(c, j, axis=3)[:, :, :, 0]  # (8, rows, lines, 3)
+        out.append(np.median(darkest, axis=1).transpose(1, 0, 2))  # (lines, 8, 3)
+    return np.asarray(out)
+
+
+def _table_colour(lab: np.ndarray, px_per_cell: int, margin_cells: float) -> np.ndarray:
+    """Median Lab of a ring 0.3-1.2 cells outside the board in a rectified view."""
+    S, m = px_per_cell, round(margin_cells * px_per_cell)
+    a, b = round(0.3 * S), round(1.2 * S)
+    n = N * S
+    ring = [
+        lab[m - b : m - a, m - a : m + n + a],
+        lab[m + n + a : m + n + b, m - a : m + n + a],
+        lab[m - a : m + n + a, m - b : m - a].transpose(1, 0, 2),
+        lab[m - a : m + n + a, m + n + a : m + n + b].transpose(1, 0, 2),
+    ]
+    return np.median(np.concatenate([r.reshape(-1, 3) for r in ring]), axis=0)
+
+
+def _lab_distance(a: np.ndarray, b: np.ndarray) -> float:
+    """Lab distance with lightness weighed half (light varies across a photo more than hue)."""
+    return float(np.linalg.norm((np.asarray(a) - b) * (0.5, 1, 1)))
+
+
+#: The odd grid lines must look this much more like the table than the even ones (Lab units)
+#: for the grid to count as one cell off.
+PARITY_MARGIN = 8.0
+#: ... and the grid one cell one way must find this many more crosses than the other way.
+CROSSES_MARGIN = 2
+#: ... chosen first by what lies beyond its sides: one way must have this many fewer grid
+#: lines running on beyond its worst side than the other way (of seven).
+BEYOND_MARGIN = 3
+
+
+def lattice_shift(
+    bgr: np.ndarray, gray: np.ndarray, pose: BoardPose, px_per_cell: int = 16
+) -> tuple[int, int]:
+    """Whole-cell shift ``(sx, sy)`` (each -1, 0 or 1) that puts ``pose``'s grid on the board.
+
+    When crosses and tile gaps both run edge to edge the line lattice repeats every cell,
+    and a fit can land one cell off. ``gray`` has the printed lines dark. Two steps:
+
+    * **parity**: the printed cross lines (odd grid lines) are ink; a tile gap (even lines)
+      shows the table between the tiles. When the odd lines look clearly more like the
+      table around the board than the even lines do, the grid is one cell off along that
+      axis;
+    * **direction**: of the grids one cell either way, the one beyond whose sides no grid
+      line runs on (the other has a row of tiles beyond one side); failing that, the one
+      finding more tile crosses (the other expects a row of them on the table).
+    """
+    S, m = px_per_cell, 2.0
+    rect = pose.rectify(bgr, S, m)
+    rgray = pose.rectify(gray, S, m)
+    lab = lab_image(rect)
+    table = _table_colour(lab, S, m)
+    seen = line_segments(_ridge_map(rgray, S), S, m, range(1, 8)) > 0
+    cols = _line_colours(lab, rgray, S, m, range(1, 8))
+    options = []
+    for ax in range(2):
+        odd, even = cols[ax, 0::2][seen[ax, 0::2]], cols[ax, 1::2][seen[ax, 1::2]]
+        wrong = False
+        if len(odd) >= 6 and len(even) >= 6:  # else unknown: keep the grid as it is
+            d_odd = _lab_distance(np.median(odd, axis=0), table)
+            d_even = _lab_distance(np.median(even, axis=0), table)
+            wrong = d_odd < d_even - PARITY_MARGIN
+        options.append((-1, 1) if wrong else (0,))
+    if options == [(0,), (0,)]:
+        return 0, 0
+    # Beyond the right grid lies table, where no grid line goes on; one cell too far, the
+    # lines run on through a row of tiles. Lines of the whole view, in cells -2 to 9.
+    ridge = _ridge_map(rgray, S)
+    runs = line_segments(ridge, S, m, range(0, 9), cells=(-2, N + 2))  # [ax, line, cell + 2]
+    beyond = {}
+    for sx in options[0]:
+        for sy in options[1]:
+            xs, ys = slice(sx + 1, sx + 8), slice(sy + 1, sy + 8)  # its inner lines
+            beyond[sx, sy] = max(
+                runs[0, xs, sy + 1].sum(), runs[0, xs, sy + 10].sum(),  # rows beyond N, S
+                runs[1, ys, sx + 1].sum(), runs[1, ys, sx + 10].sum(),  # columns beyond W, E
+            )  # fmt: skip
+    ranked = sorted(beyond, key=beyond.get)
+    if beyond[ranked[1]] - beyond[ranked[0]] >= BEYOND_MARGIN:
+        return ranked[0]
+    # No lines seen either way (pieces on the edge row): the grid finding more crosses.
+    found = {}
+    for sx, sy in beyond:
+        _, ok, _ = measure_crosses(gray, shifted_pose(pose, sx, sy), S, 0.3)
+        found[sx, sy] = int(ok.sum())
+    ranked = sorted(found.values(), reverse=True)
+    if ranked[0] - ranked[1] < CROSSES_MARGIN:
+        return 0, 0  # the outline does not settle which way: leave it
+    return max(found, key=found.get)
+
+
+def _side_strips(
+    lab: np.ndarray, px_per_cell: int, margin_cells: float, sx: int, sy: int
+) -> list[np.ndarray]:
+    """The strips 0.15-0.85 cell beyond the four sides of the grid moved by ``(sx, sy)``
+    cells, along its middle six cells, in a view rectified with ``margin_cells``."""
+    S, m = px_per_cell, round(margin_cells * px_per_cell)
+    x0, y0 = m + sx * S, m + sy * S
+    x1, y1 = x0 + N * S, y0 + N * S
+    a, b = round(0.15 * S), round(0.85 * S)
+    return [
+        lab[y0 - b : y0 - a, x0 + S : x1 - S],
+        lab[y1 + a : y1 + b, x0 + S : x1 - S],
+        lab[y0 + S : y1 - S, x0 - b : x0 - a],
+        lab[y0 + S : y1 - S, x1 + a : x1 + b],
+    ]
+
+
+def shifted_pose(pose: BoardPose, sx: int, sy: int) -> BoardPose:
+    """``pose`` moved by whole cells on the board (homography only; refit the rest)."""
+    T = np.array([[1, 0, sx], [0, 1, sy], [0, 0, 1]], float)
+    new = BoardPose(pose.H @ T)
+    new.tile_color_lab, new.inverted = pose.tile_color_lab, pose.inverted
+    return new
 
 
 def _near_any(quad: np.ndarray, others: list[np.ndarray], cells: float = 0.4) -> bool:
