@@ -600,6 +600,9 @@ MAX_TWIST = 0.04
 SMALL_PX = 16
 #: Refinements on the full frame: (most pixels per cell, half-width searched in cells).
 FULL_STAGES = ((48, 0.4),)
+#: Inner grid lines (of 7) running on beyond one side that say a locked board moved: a still
+#: board showed up to 3 (wood grain, a coin's rim, a pawn leaning out) on the tune split.
+LINES_BEYOND = 4
 #: Pixels per cell of the view in which the lattice parity is checked (:func:`lattice_shift`).
 PARITY_PX = 24
 
@@ -998,6 +1001,35 @@ def find_edges(gray: np.ndarray, px_per_cell: int, margin_cells: float) -> np.nd
     return np.where(strong, off, np.nan)
 
 
+def lines_beyond(ridge: np.ndarray, px_per_cell: int, margin_cells: float) -> np.ndarray:
+    """How many of the board's seven inner grid lines run on beyond each side (N, E, S, W)
+    of a rectified ridge map (:func:`_ridge_map`) with at least 0.45 cell of margin.
+
+    Beyond a board in place lies table, where no grid line goes on; a board bumped by a
+    whole cell or two puts a row of tiles there, whose lines do.
+
+    >>> r = np.zeros((160, 160), np.float32)
+    >>> r[:, 24::16] = 50.0  # vertical lines every cell, into the margins (0.5 cell)
+    >>> lines_beyond(r, 16, 0.5).astype(int).tolist()
+    [7, 0, 7, 0]
+    """
+    S, m = px_per_cell, round(margin_cells * px_per_cell)
+    n = N * S
+    a, b = round(0.05 * S), round(0.45 * S)
+    w = max(2, round(0.3 * S))
+    span = (np.arange(1, N) * S + m)[:, None] + np.arange(-w, w + 1)  # (7 lines, band)
+    strips = [
+        ridge[m - b : m - a].sum(axis=0),  # north: vertical lines running up
+        ridge[:, m + n + a : m + n + b].sum(axis=1),  # east: horizontal lines
+        ridge[m + n + a : m + n + b].sum(axis=0),  # south
+        ridge[:, m - b : m - a].sum(axis=1),  # west
+    ]
+    prof = np.stack([st[span] for st in strips]).reshape(-1, 2 * w + 1).astype(np.float32)
+    peak, prom = _peaks(prof)
+    seen = (prom > 4.0) & (np.abs(peak - w) <= 0.15 * S)
+    return seen.reshape(4, N - 1).sum(axis=1)
+
+
 def check_lock(
     gray: np.ndarray,
     px_per_cell: int,
@@ -1014,7 +1046,8 @@ def check_lock(
     line's ridge summed over its whole tile (a few array operations for all 16 tiles, where
     :func:`find_crosses` measures 64 arms one by one: two to three times faster). Crosses
     repeat every two cells and tile gaps look like lines too, so a bump by about a cell can
-    still land on lines: the board's outer edges must stay put as well (:func:`find_edges`).
+    still land on lines: the board's outer edges must stay put as well (:func:`find_edges`),
+    and no row of grid lines may run on beyond a side (:func:`lines_beyond`).
     When a bump of about half a cell puts every line between the places looked at, few
     crosses show, as under a hand: the edges tell the two apart.
     """
@@ -1038,6 +1071,9 @@ def check_lock(
     found = ~np.isnan(edges)
     edges_off = int((np.abs(edges[found]) > moved_cells).sum())
     edges_bad = edges_off >= 2 or int((~found).sum()) >= 3
+    # A bump by a whole cell or two lands lines on lines; beyond one side then lie tiles,
+    # whose lines run on where the table has none.
+    edges_bad = edges_bad or bool(lines_beyond(ridge, S, margin_cells).max() >= LINES_BEYOND)
     if seen < 4:
         # Too few crosses to judge: a hand over the board if its edges are still in place,
         # else the board (or camera) moved half a cell or so: lines fall between the looks.
