@@ -39,7 +39,11 @@ MARK_CLASSES = (None, "dot", "x", "o", "slash", "plus", "triangle")
 PATCH_BINS = 16  # the mark patch (1.5 cells square) is pooled to 16x16 (3 px bins)
 N_STATS = 25
 HOG_FEATURES = 3 * 3 * 9  # stroke orientations in 3x3 half-cell blocks over the patch
-N_FEATURES = PATCH_BINS * PATCH_BINS + N_STATS + HOG_FEATURES
+POLAR_BINS = 12  # stroke direction as seen from the mark's centre, over 180 degrees
+RADIAL_EDGES = (0.0, 0.08, 0.16, 0.24, 0.32, 0.42, 0.55, 0.75)  # cells from the centre
+N_SHAPE = POLAR_BINS + len(RADIAL_EDGES) - 1 + 6
+N_SHADE = 8
+N_FEATURES = PATCH_BINS * PATCH_BINS + N_STATS + HOG_FEATURES + N_SHAPE + N_SHADE
 MODEL_PATH = Path(__file__).with_name("card_cells_model.json")
 #: below this confidence a cell goes to ``unknown`` (tuned on the tuning split)
 DEFAULT_MIN_CONFIDENCE = 0.6
@@ -180,8 +184,131 @@ def grid_features(
         ]
     )
     feats[:, n2 : n2 + N_STATS] = stats
-    feats[:, n2 + N_STATS :] = _hog(norm, m, cell, pad)
+    k = n2 + N_STATS
+    feats[:, k : k + HOG_FEATURES] = _hog(norm, m, cell, pad)
+    k += HOG_FEATURES
+    feats[:, k : k + N_SHAPE] = _shape(feats[:, :n2], cell / b)
+    feats[:, k + N_SHAPE :] = _shade_context(smooth, shade, m, cell, inset)
     return feats
+
+
+@functools.lru_cache(maxsize=4)
+def _patch_coords(size: int) -> tuple[np.ndarray, np.ndarray]:
+    yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
+    return yy.ravel() - (size - 1) / 2, xx.ravel() - (size - 1) / 2
+
+
+def _shape(patches: np.ndarray, cell: float) -> np.ndarray:
+    """Shape of the strokes about the mark's own centre, in the grid's frame.
+
+    ``patches`` (100, P*P) are the pooled stroke patches (``cell`` = pooled bins per
+    cell). Seen from where its strokes cross, an X has ink at 45 and 135 degrees
+    and a plus at 0 and 90 — whatever the pencil's weight, the mark's size or its
+    place in the cell. So: the stroke mass per direction (12 bins over 180
+    degrees), the two- and four-fold harmonics of that (slash lean; X versus plus),
+    and the mass per distance from the centre (a dot is solid, an O a ring).
+    """
+    size = round(np.sqrt(patches.shape[1]))
+    w = np.clip(patches - 0.15, 0, None)  # faint paper noise and ghosts weigh nothing
+    mass = w.sum(1) + 1e-6
+    dy, dx = _patch_coords(size)
+    # The centre, pulled toward the cell's middle: a mark's own centre is near it,
+    # and a stray stroke from a neighbour should not drag it far.
+    cy = 0.7 * (w @ dy) / mass
+    cx = 0.7 * (w @ dx) / mass
+    ry = dy[None, :] - cy[:, None]
+    rx = dx[None, :] - cx[:, None]
+    r = np.sqrt(ry * ry + rx * rx) / cell
+    theta = np.arctan2(ry, rx)
+    ring = w * ((r > 0.1) & (r < 0.7))
+    rmass = ring.sum(1) + 1e-6
+    ang = (theta % np.pi) * (POLAR_BINS / np.pi)
+    lo = np.floor(ang).astype(np.int64)
+    frac = ang - lo
+    lo %= POLAR_BINS
+    hi = (lo + 1) % POLAR_BINS
+    base = (np.arange(100) * POLAR_BINS)[:, None]
+    hist = np.bincount((base + lo).ravel(), (ring * (1 - frac)).ravel(), 100 * POLAR_BINS)
+    hist += np.bincount((base + hi).ravel(), (ring * frac).ravel(), 100 * POLAR_BINS)
+    hist = hist.reshape(100, POLAR_BINS) / rmass[:, None]
+    c2, s2 = np.cos(2 * theta), np.sin(2 * theta)
+    c4, s4 = c2 * c2 - s2 * s2, 2 * s2 * c2
+    harm = [(ring * f).sum(1) / rmass for f in (c2, s2, c4, s4)]
+    nr = len(RADIAL_EDGES) - 1
+    rb = np.minimum(np.digitize(r, RADIAL_EDGES[1:]), nr)  # nr = beyond the last edge
+    rbase = (np.arange(100) * (nr + 1))[:, None]
+    radial = np.bincount((rbase + rb).ravel(), w.ravel(), 100 * (nr + 1)).reshape(100, nr + 1)
+    radial = radial[:, :nr] / mass[:, None]
+    spread = np.sqrt((w * r * r).sum(1) / mass)
+    return np.column_stack([hist, *harm, radial, spread, np.log1p(mass)]).astype(np.float32)
+
+
+def _shade_context(smooth, shade, m: int, cell: int, inset: int) -> np.ndarray:
+    """Shading judged against the whole grid, not just the nearby paper.
+
+    Inside a shaded territory the brightest paper within a few cells is itself
+    shaded, so a local reference says "blank". Here the light over the grid is a
+    smooth surface fitted to the brighter cells (and the paper ring around the
+    grid); a cell's darkness is its log-brightness below that surface, compared
+    with the grid's own split between light and dark cells. The step across each
+    printed line (shading stops at the cell lines, shadows and light do not) adds
+    the local view.
+    """
+    n = 12
+    g = smooth[m - cell : m + 11 * cell, m - cell : m + 11 * cell].reshape(n, cell, n, cell)
+    g = g[:, inset : cell - inset, :, inset : cell - inset]
+    # the closing already removed strokes and lines, so a mean is robust enough
+    med = np.log(np.maximum(g.mean(axis=(1, 3)).ravel(), 1))
+    yy, xx = np.divmod(np.arange(n * n), n)
+    u, v = (xx - 5.5) / 6, (yy - 5.5) / 6
+    a = np.stack([np.ones_like(u), u, v, u * u, u * v, v * v], axis=1)
+    keep = np.ones(n * n, bool)
+    coef = np.zeros(6)
+    for _ in range(4):
+        coef = np.linalg.lstsq(a[keep], med[keep], rcond=None)[0]
+        res = med - a @ coef
+        # the paper is the upper envelope: drop what lies clearly below the fit
+        keep = res > np.percentile(res, 35) if _ == 0 else res > -0.06
+        if keep.sum() < 12:
+            keep = res >= np.percentile(res, 50)
+    res = (med - a @ coef).reshape(n, n)
+    inner = res[1:11, 1:11].ravel()
+    lo, hi = np.percentile(inner, (10, 90))
+    # the grid's own light/dark split (Otsu-like, on 2 clusters)
+    t = float(np.median(inner))
+    for _ in range(5):
+        a0, a1 = inner[inner <= t], inner[inner > t]
+        if len(a0) == 0 or len(a1) == 0:
+            break
+        t = 0.5 * (a0.mean() + a1.mean())
+    # Step across each printed line: this cell's shade minus the strip beyond the line.
+    q = max(2, cell // 4)
+    core = shade[m : m + 10 * cell, m : m + 10 * cell].reshape(10, cell, 10, cell)
+    cmean = core[:, inset : cell - inset, :, inset : cell - inset].mean(axis=(1, 3))
+    steps = []
+    integ = cv2.integral(shade.astype(np.float32), sdepth=cv2.CV_64F)
+    base = m + np.arange(10) * cell
+    for dy, dx in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+        ys = base + (cell + 2 if dy > 0 else -q - 2 if dy < 0 else inset)
+        xs = base + (cell + 2 if dx > 0 else -q - 2 if dx < 0 else inset)
+        hy = q if dy else cell - 2 * inset
+        hx = q if dx else cell - 2 * inset
+        y0, x0 = ys[:, None], xs[None, :]
+        box = integ[y0 + hy, x0 + hx] - integ[y0, x0 + hx] - integ[y0 + hy, x0] + integ[y0, x0]
+        steps.append(cmean - box / (hy * hx))
+    steps = np.stack(steps, -1).reshape(100, 4)
+    return np.column_stack(
+        [
+            inner,
+            inner - hi,
+            inner - lo,
+            inner - t,
+            np.full(100, hi - lo),
+            steps.min(1),
+            steps.max(1),
+            steps.mean(1),
+        ]
+    ).astype(np.float32)
 
 
 @functools.lru_cache(maxsize=4)
@@ -345,6 +472,7 @@ def train(
     lr: float = 2e-3,
     weight_decay: float = 1e-4,
     seed: int = 0,
+    batch: int = 256,
     log=None,
 ) -> CellClassifier:
     """Fit a :class:`CellClassifier` with Adam on cross-entropy (both heads)."""
@@ -359,7 +487,6 @@ def train(
     k = len(MARK_CLASSES)
     onehot = np.eye(k, dtype=np.float32)[mark]
     step = 0
-    batch = 256
     for epoch in range(epochs):
         order = rng.permutation(n)
         rate = lr * (0.5 * (1 + np.cos(np.pi * epoch / epochs)))
