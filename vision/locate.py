@@ -1030,6 +1030,20 @@ def lines_beyond(ridge: np.ndarray, px_per_cell: int, margin_cells: float) -> np
     return seen.reshape(4, N - 1).sum(axis=1)
 
 
+def _past_frame(gray: np.ndarray, px_per_cell: int, margin_cells: float) -> np.ndarray:
+    """Which margins (N, E, S, W) of a rectified view lie mostly past the photo's edge.
+
+    There the rectification repeats the photo's last row or column (``BORDER_REPLICATE``),
+    so the printed lines seem to run on; rows next to each other are then all but equal,
+    where a real table shows at least its sensor noise.
+    """
+    m, n = round(margin_cells * px_per_cell), N * px_per_cell
+    g = gray.astype(np.float32)
+    margins = (g[:m], g[:, m + n :].T, g[m + n :], g[:, :m].T)
+    steps = [float(np.median(np.abs(np.diff(r, axis=0)).mean(axis=1))) for r in margins]
+    return np.asarray(steps) < 0.5
+
+
 def check_lock(
     gray: np.ndarray,
     px_per_cell: int,
@@ -1073,7 +1087,8 @@ def check_lock(
     edges_bad = edges_off >= 2 or int((~found).sum()) >= 3
     # A bump by a whole cell or two lands lines on lines; beyond one side then lie tiles,
     # whose lines run on where the table has none.
-    edges_bad = edges_bad or bool(lines_beyond(ridge, S, margin_cells).max() >= LINES_BEYOND)
+    beyond = np.where(_past_frame(gray, S, margin_cells), 0, lines_beyond(ridge, S, margin_cells))
+    edges_bad = edges_bad or bool(beyond.max() >= LINES_BEYOND)
     if seen < 4:
         # Too few crosses to judge: a hand over the board if its edges are still in place,
         # else the board (or camera) moved half a cell or so: lines fall between the looks.
