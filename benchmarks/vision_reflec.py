@@ -231,6 +231,66 @@ def tune(rigs: range, cache: Path) -> None:
         )
 
 
+# --------------------------------------------------------------------------- why
+
+
+def why(split: str, rigs: range, cache: Path) -> list[str]:
+    """Why cells were left unknown or read wrong, with a setup: one count per (truth, cause).
+
+    The cause names the test of ``decide`` that declined: ``covered`` (the lines around it
+    are hidden), ``quiet-tint`` / ``quiet-doubtful`` (structure under the empty threshold,
+    but foreign colour or piece-like), ``sim`` / ``margin`` / ``facing`` (below the
+    similarity, kind/suit margin or facing margin threshold), ``second-pawn`` (another cell
+    claims the suit's pawn). Cells the renderer reports covered are counted apart.
+    """
+    from collections import Counter
+
+    causes: Counter = Counter()
+    for rig in rigs:
+        cal, shots = rig_images(split, rig, "realistic", cache)
+        try:
+            setup, _ = learn_setup(cal)
+        except UserError:
+            causes["(calibration refused: shots)"] += len(shots)
+            continue
+        lk = setup.looks
+        for image, truth in shots:
+            try:
+                obs = BoardReader(setup=setup).read(image)
+            except UserError:
+                causes["(board not found: shots)"] += 1
+                continue
+            want = _items(truth)
+            covered = set(truth["synth"]["occluded_cells"])
+            for d in obs.decisions:
+                w = want.get(d.cell)
+                kind = w[0] if w else "empty"
+                got = {"coin": ("coin", d.suit, d.facing), "pawn": ("pawn", d.suit)}.get(d.kind)
+                if d.kind != "unknown":
+                    if got != w:
+                        what = "facing" if w and got and w[:2] == got[:2] else d.kind
+                        causes[f"wrong: {kind} read as {what}"] += 1
+                    continue
+                if d.cell in covered:
+                    causes["(unknown, covered by a hand)"] += 1
+                    continue
+                if d.covered:
+                    cause = "covered"
+                elif d.energy_ratio < lk.empty_ratio and d.similarity < lk.strong_similarity:
+                    cause = "quiet-tint" if d.tint > lk.max_empty_tint else "quiet-doubtful"
+                else:
+                    is_coin = d.best[:1] == ("coin",)
+                    tests = (
+                        ("sim", d.similarity < lk.min_similarity),
+                        ("margin", d.margin < lk.min_margin),
+                        ("facing", is_coin and d.facing_margin < lk.min_facing_margin),
+                    )
+                    parts = [name for name, low in tests if low]
+                    cause = "+".join(parts) or "second-pawn"
+                causes[f"unknown: {kind}, {cause}"] += 1
+    return [f"| {k} | {v} |" for k, v in causes.most_common()]
+
+
 # --------------------------------------------------------------------------- speed
 
 
@@ -294,6 +354,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--speed", action="store_true", help="timing only")
     ap.add_argument("--render-only", action="store_true")
     ap.add_argument("--tune", action="store_true", help="grid-search thresholds (tune split)")
+    ap.add_argument("--why", action="store_true", help="count why cells are unknown or wrong")
     ap.add_argument("--cache", default="~/.cache/piecebridge/vision_reflec")
     ap.add_argument("--out", help="append the markdown section to this file")
     args = ap.parse_args(argv)
@@ -313,6 +374,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.tune:
         tune(rigs, cache)
+        return 0
+    if args.why:
+        print("| truth and cause | cells |\n|---|---|")
+        print("\n".join(why(args.split, rigs, cache)))
         return 0
     if args.speed:
         sp = speed(cache)
