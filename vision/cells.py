@@ -559,8 +559,10 @@ def measure(views: BoardViews, looks: PieceLooks, light_lines: bool = False) -> 
                 sims[i], offset = found
         d = _features(cell, ratio[i], tint[i], sims[i], labels)
         d.covered = bool(covered[i])
-        # Only a cell that could be a coin needs its facing read (the costly part).
+        # Only a cell that could be a coin needs its facing read (the costly part); a
+        # covered cell is left unknown whatever it shows.
         maybe = ratio[i] >= looks.empty_ratio or d.similarity >= looks.strong_similarity
+        maybe = maybe and not d.covered
         if d.best[0] == "coin" and maybe:
             best = int(np.argmax(sims[i]))
             shift = int(np.argmax(all_sims[i, :, best]))
