@@ -15,7 +15,11 @@ from piecebridge.vision.locate import (
     check_lock,
     downscale,
     find_board,
+    lattice_shift,
+    lines_beyond,
+    refine_pose,
     scaled_pose,
+    shifted_pose,
 )
 from piecebridge.vision.pose import CROSS_CENTRES, BoardPose, fit_pose
 
@@ -158,7 +162,7 @@ def test_no_board_is_rejected_not_guessed():
 @pytest.mark.parametrize(
     ("shift_cells", "turn_deg", "state"),
     [(0.0, 0, "ok"), (0.09, 0, "drift"), (0.3, 0, "moved"),
-     (0.5, 0, "moved"), (0.0, 3, "moved")],
+     (0.5, 0, "moved"), (0.0, 3, "moved"), (1.0, 0, "moved"), (2.0, 0, "moved")],
 )  # fmt: skip
 def test_check_lock_tells_still_drifting_and_moved(shift_cells, turn_deg, state):
     H = tilted_homography()
@@ -208,3 +212,52 @@ def test_find_board_on_rendered_photos(index, difficulty):
     err = np.linalg.norm(found - np.array([synth["cell_centers_px"][c] for c in seen]), axis=1)
     assert err.max() < 0.12 * cell, f"{difficulty}: cell centre off by {err.max() / cell:.2f}"
     assert np.abs(pose.corners - truth).max() < 0.3 * cell
+
+
+def test_lines_beyond_sees_tiles_past_a_side_and_ignores_the_photo_edge():
+    H = tilted_homography()
+    gray = cv2.cvtColor(photo(H), cv2.COLOR_BGR2GRAY)
+    px, margin = 40, 0.5
+    still = check_lock(BoardPose(H).rectify(gray, px, margin), px, margin)[0]
+    # Locked one cell east of the board: its west margin shows the first tile column, whose
+    # horizontal lines (crosses, gaps) run on; the grid lines themselves still fit.
+    off = BoardPose(H @ np.array([[1, 0, 1], [0, 1, 0], [0, 0, 1]], float))
+    from piecebridge.vision.locate import _ridge_map
+
+    rect = off.rectify(gray, px, margin)
+    assert lines_beyond(_ridge_map(rect, px), px, margin)[3] >= 4
+    assert (still, check_lock(rect, px, margin)[0]) == ("ok", "moved")
+    # Past the photo's edge the rectification repeats the last row: lines seem to run on,
+    # but that is no tile beyond the board.
+    top = np.array([[1, 0, 0], [0, 1, -110], [0, 0, 1]], float)  # board touches the top edge
+    rect = BoardPose(top @ H).rectify(cv2.warpAffine(gray, top[:2], gray.shape[::-1]), px, margin)
+    assert check_lock(rect, px, margin)[0] in ("ok", "drift")
+
+
+@functools.cache
+def french_on_cloth(shot: int):
+    """Tune rig 9: French art (crosses running into the tile gaps) on a checked cloth."""
+    return reflec.sample("tune", 9 * reflec.SHOTS_PER_RIG + shot, image_size=(1280, 720))
+
+
+def test_french_art_on_checked_cloth_is_found_in_place():
+    shot = french_on_cloth(0)
+    assert shot.truth["synth"]["art"] == "french" and shot.truth["synth"]["table"] == "cloth"
+    truth = np.array(shot.truth["synth"]["board_corners_px"])
+    cell = np.linalg.norm(np.roll(truth, -1, axis=0) - truth, axis=1).mean() / 8
+    pose = find_board(shot.image)
+    pose = pose.rotated(closest_turns(pose.H, truth))
+    assert np.abs(pose.corners - truth).max() < 0.3 * cell
+
+
+@pytest.mark.parametrize(("sx", "sy"), [(1, 0), (0, -1), (-1, 1)])
+def test_lattice_shift_undoes_a_whole_cell_slip(sx, sy):
+    shot = french_on_cloth(0)
+    truth = np.array(shot.truth["synth"]["board_corners_px"], np.float32)
+    gray = cv2.cvtColor(shot.image, cv2.COLOR_BGR2GRAY)
+    H = cv2.getPerspectiveTransform(CANONICAL_CORNERS.astype(np.float32), truth)
+    pose = refine_pose(gray, BoardPose(H), px_per_cell=24, search=0.3, fit_lens=False)
+    assert lattice_shift(shot.image, gray, pose, 24) == (0, 0)
+    # A fit that slipped a cell: lines on lines, the crosses on tile gaps.
+    slipped = refine_pose(gray, shifted_pose(pose, sx, sy), px_per_cell=24, search=0.3)
+    assert lattice_shift(shot.image, gray, slipped, 24) == (-sx, -sy)

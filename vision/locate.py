@@ -297,25 +297,31 @@ def _cell_outlines(small_gray: np.ndarray) -> list[np.ndarray]:
     return out[:6]
 
 
-def _line_outline(small_gray: np.ndarray) -> np.ndarray | None:
-    """Board outline (ordered, small-image pixels) from the printed lines and tile gaps: the
-    biggest connected net of thin dark lines. Used when neither crosses nor cells stand
-    out as blobs (crosses running into the gaps, a table the tiles' colour): the net ends
-    where the tiles do, whatever the table looks like."""
+def _line_outlines(small_gray: np.ndarray) -> list[np.ndarray]:
+    """Board outlines (ordered, small-image pixels) from the printed lines and tile gaps: the
+    biggest connected net of thin dark lines, its breaks (where a line fades under light or
+    wear) closed at two widths. Used when neither crosses nor cells stand out as blobs
+    (crosses running into the gaps, a table the tiles' colour): the net ends where the
+    tiles do, whatever the table looks like."""
     bh = cv2.morphologyEx(
         small_gray, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))
     )
-    _, mask = cv2.threshold(bh, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
-    mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))  # close breaks of a pixel
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    if n < 2:
-        return None
-    best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-    hull = cv2.convexHull(cv2.findNonZero((labels == best).astype(np.uint8)))
-    filled = np.zeros_like(mask)
-    cv2.fillConvexPoly(filled, hull, 1)
-    quad = _quad_from_mask(filled)
-    return None if quad is None else _order_quad(quad)
+    _, lines = cv2.threshold(bh, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+    d = max(3, round(small_gray.shape[1] / 160))
+    out = []
+    for k in (d, 2 * d - 1):
+        mask = cv2.dilate(lines, np.ones((k, k), np.uint8))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        if n < 2:
+            continue
+        best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+        hull = cv2.convexHull(cv2.findNonZero((labels == best).astype(np.uint8)))
+        filled = np.zeros_like(mask)
+        cv2.fillConvexPoly(filled, hull, 1)
+        quad = _quad_from_mask(filled)
+        if quad is not None:
+            out.append(_order_quad(quad))
+    return out
 
 
 def _outline_candidates(
@@ -340,8 +346,7 @@ def _outline_candidates(
         lattice, kind = _cell_outlines(small_gray), "cells"
     for quad in lattice:
         yield _order_quad(quad), _colour_inside(small, quad), _at_edge(quad, w, h), kind
-    lines = _line_outline(small_gray)
-    if lines is not None:
+    for lines in _line_outlines(small_gray):
         yield lines, _colour_inside(small, lines), _at_edge(lines, w, h), "lines"
     if "colour_quads" not in cache:
         # The whole frame in Lab only now: the crosses usually settle it before.
