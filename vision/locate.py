@@ -297,31 +297,43 @@ def _cell_outlines(small_gray: np.ndarray) -> list[np.ndarray]:
     return out[:6]
 
 
-def _line_outlines(small_gray: np.ndarray) -> list[np.ndarray]:
+def _line_outlines(small_gray: np.ndarray) -> Iterator[np.ndarray]:
     """Board outlines (ordered, small-image pixels) from the printed lines and tile gaps: the
     biggest connected net of thin dark lines, its breaks (where a line fades under light or
-    wear) closed at two widths. Used when neither crosses nor cells stand out as blobs
-    (crosses running into the gaps, a table the tiles' colour): the net ends where the
-    tiles do, whatever the table looks like."""
+    wear) closed at two widths, the wider only when asked for. Used when neither crosses
+    nor cells stand out as blobs (crosses running into the gaps, a table the tiles'
+    colour): the net ends where the tiles do, whatever the table looks like."""
     bh = cv2.morphologyEx(
         small_gray, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))
     )
     _, lines = cv2.threshold(bh, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
     d = max(3, round(small_gray.shape[1] / 160))
-    out = []
     for k in (d, 2 * d - 1):
         mask = cv2.dilate(lines, np.ones((k, k), np.uint8))
         n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         if n < 2:
             continue
         best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-        hull = cv2.convexHull(cv2.findNonZero((labels == best).astype(np.uint8)))
-        filled = np.zeros_like(mask)
-        cv2.fillConvexPoly(filled, hull, 1)
-        quad = _quad_from_mask(filled)
+        x, y, w, h = stats[best, :4]
+        if w * h < 0.02 * mask.size:
+            continue
+        box = (labels[y : y + h, x : x + w] == best).astype(np.uint8)
+        hull = cv2.convexHull(cv2.findNonZero(box)) + np.array([x, y], np.int32)
+        quad = _quad_from_hull(hull)
         if quad is not None:
-            out.append(_order_quad(quad))
-    return out
+            yield _order_quad(quad)
+
+
+def _quad_from_hull(hull: np.ndarray) -> np.ndarray | None:
+    """Four corners approximating a convex hull, or None if it is no quadrilateral."""
+    perimeter = cv2.arcLength(hull, True)
+    for eps in np.linspace(0.01, 0.1, 19):
+        approx = cv2.approxPolyDP(hull, eps * perimeter, True)
+        if len(approx) == 4:
+            return approx.reshape(4, 2).astype(np.float64)
+        if len(approx) < 4:
+            return None
+    return None
 
 
 def _outline_candidates(
@@ -872,7 +884,9 @@ def lattice_shift(
     """
     S, m = px_per_cell, 2.0
     rect = pose.rectify(bgr, S, m)
-    rgray = pose.rectify(gray, S, m)
+    rgray = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY)
+    if pose.inverted:
+        rgray = 255 - rgray  # lines dark, as in ``gray``
     lab = lab_image(rect)
     table = _table_colour(lab, S, m)
     seen = line_segments(_ridge_map(rgray, S), S, m, range(1, 8)) > 0
