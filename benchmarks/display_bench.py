@@ -17,13 +17,14 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import platform
 import random
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from machine import describe
 
 from piecebridge.display import Display, SerialTransport, colour_index, simavr
 from piecebridge.display import protocol as P
@@ -190,21 +191,7 @@ def avr_size() -> str:
 
 
 def machine() -> str:
-    import cv2
-    import numpy
-
-    cpu = "unknown"
-    try:
-        for line in subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines():
-            if line.startswith("Model name"):
-                cpu = line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    nproc = subprocess.run(["nproc"], capture_output=True, text=True).stdout.strip()
-    return (
-        f"nproc {nproc}; {cpu}; Python {platform.python_version()}, numpy {numpy.__version__}, "
-        f"OpenCV {cv2.__version__}; avr-gcc {_avr_gcc()}; simavr (Debian libsimavr-dev)"
-    )
+    return f"{describe(load=False)}; avr-gcc {_avr_gcc()}; simavr (Debian libsimavr-dev)"
 
 
 def _avr_gcc() -> str:

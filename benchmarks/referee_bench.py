@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -37,6 +36,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from machine import describe
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -347,21 +347,6 @@ def run_cpu(seconds: float, hold: float, max_fps: float = 4.0) -> dict:
 # --------------------------------------------------------------------------- report
 
 
-def machine() -> str:
-    model = ""
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
-        model = next(
-            (ln.split(":", 1)[1].strip() for ln in out.splitlines() if "Model name" in ln), ""
-        )
-    except OSError:
-        pass
-    return (
-        f"nproc {os.cpu_count()}; {model}; Python {platform.python_version()}, "
-        f"numpy {np.__version__}, OpenCV {cv2.__version__}"
-    )
-
-
 def use_committed_vision(rev: str) -> None:
     """Run with ``vision/`` and ``calibration/`` as committed at ``rev`` (``git archive``
     into a temporary folder), not as they stand in a work tree other people are editing."""
@@ -435,7 +420,7 @@ def main() -> int:
         "## Referee (issue 8): latency, CPU, action-log accuracy",
         "",
         f"- Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
-        f"- Machine: {machine()} (shared with other jobs: expect noise)",
+        f"- Machine: {describe(load=False)} (shared with other jobs: expect noise)",
         f"- Command: `python benchmarks/referee_bench.py {' '.join(sys.argv[1:])}`".rstrip(),
         f"- Load average at start: {os.getloadavg()[0]:.1f}",
         f"- Vision and calibration code: {vision_source()}",

@@ -28,8 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import statistics
 import sys
 import time
@@ -38,6 +36,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from machine import describe
 from piecebridge.vision.geometry import cell_centre, closest_turns
 from piecebridge.vision.locate import BoardNotFound, check_lock, find_board
 
@@ -286,22 +285,6 @@ def lock_report(t: LockTally) -> list[str]:
 # --------------------------------------------------------------------------- main
 
 
-def machine() -> str:
-    cpu = platform.processor() or "?"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return (
-        f"{os.cpu_count()} cores ({cpu}); Python {platform.python_version()}, "
-        f"numpy {np.__version__}, OpenCV {cv2.__version__}; load average "
-        + " ".join(f"{v:.1f}" for v in os.getloadavg())
-    )
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--split", default="tune", choices=["tune", "test"])
@@ -360,7 +343,7 @@ def main(argv: list[str] | None = None) -> int:
             t.results.append(measure_negative(image, f"{args.split} {kind} {i % args.negatives}"))
         rows.append((f"{args.split} negatives (placed = rejected)", t))
 
-    lines = [f"Machine: {machine()}", "", HEADER] + [t.row(n) for n, t in rows]
+    lines = [f"Machine: {describe()}", "", HEADER] + [t.row(n) for n, t in rows]
     if args.lock:
         lines += ["", *lock_report(lock)]
     notes = list(dict.fromkeys(r.note for _, t in rows[1:] for r in t.results if r.note))

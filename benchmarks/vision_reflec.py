@@ -29,7 +29,6 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import argparse
 import json
-import platform
 import statistics
 import sys
 import time
@@ -38,6 +37,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from machine import describe
 from piecebridge.calibration.board import learn_setup
 from piecebridge.vision.reader import BoardReader
 
@@ -329,21 +329,6 @@ def speed(cache: Path, repeats: int = 40) -> dict[str, float]:
 # --------------------------------------------------------------------------- main
 
 
-def machine() -> str:
-    cpu = platform.processor() or "?"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return (
-        f"{os.cpu_count()} cores, {cpu}; Python {platform.python_version()}, "
-        f"numpy {np.__version__}, OpenCV {cv2.__version__}"
-    )
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--split", default="test", choices=["tune", "test"])
@@ -365,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
     runs = [args.difficulty]
     if args.sweep:
         runs = [f"{f}={lvl:g}" for f, lvl in SWEEP]
-    lines = []
+    lines = [f"Machine: {describe()}", ""]
     if args.render_only:
         for d in runs:
             for rig in rigs:
