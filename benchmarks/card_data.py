@@ -80,6 +80,13 @@ def _flip_labels(a: np.ndarray) -> np.ndarray:
     return a.reshape(10, 10)[:, ::-1].ravel()
 
 
+def _save(path: Path, **arrays) -> None:
+    """``np.savez`` atomically: a parallel reader never sees half a file."""
+    tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
+    np.savez(tmp, **arrays)
+    os.replace(tmp, path)
+
+
 def rects_of(path: Path) -> dict:
     """The reader's rectified grids of one photo with their truth labels, cached
     beside the photo (``.rects.npz``), so features can be re-extracted cheaply."""
@@ -95,17 +102,17 @@ def rects_of(path: Path) -> dict:
         quads = vc.find_grids(grey)
         views = vc.orient_grids(grey, [vc.refine_lattice(grey, q) for q in quads])
     except UserError as e:
-        np.savez(cache, error=str(e))
+        _save(cache, error=str(e))
         return {"path": str(path), "error": str(e)}
     matched = match_views(views, truth, scale)
     if matched is None or len(views) != len(truth["grids"]):
-        np.savez(cache, error="orientation/grid mismatch")
+        _save(cache, error="orientation/grid mismatch")
         return {"path": str(path), "error": "orientation/grid mismatch"}
     rects = np.stack([vc.remap_grid(grey, v.lattice) for v in views])
     labels = [cc.truth_labels(truth["grids"][j]) for j in matched]
     mark = np.stack([lab[0] for lab in labels])
     shaded = np.stack([lab[1] for lab in labels])
-    np.savez(cache, rects=rects, mark=mark, shaded=shaded)
+    _save(cache, rects=rects, mark=mark, shaded=shaded)
     return {"path": str(path), "rects": rects, "mark": mark, "shaded": shaded}
 
 

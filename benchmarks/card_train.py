@@ -21,7 +21,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from card_data import CACHE, features_of, photo_path
+from card_data import CACHE, features_from_rects, photo_path, rects_of
 from piecebridge.vision import card_cells as cc
 
 #: variants of every training grid: (dy, dx, mirrored) — shifts teach small lattice
@@ -35,13 +35,15 @@ FEATURE_CACHE = CACHE / "features"
 def _cached(i, size, shifts, tag):
     """Features of one photo, cached per photo (so adding photos re-extracts only them)."""
     FEATURE_CACHE.mkdir(parents=True, exist_ok=True)
-    f = FEATURE_CACHE / f"tune_{i:05d}_{size[0]}x{size[1]}_{tag}_{cc.N_FEATURES}_v2.npz"
+    f = FEATURE_CACHE / f"tune_{i:05d}_{size[0]}x{size[1]}_{tag}_{cc.N_FEATURES}_v3.npz"
     if f.exists():
         d = np.load(f, allow_pickle=False)
         if "error" in d:
             return {"path": str(f), "error": str(d["error"])}
         return {"path": str(f), "x": d["x"], "mark": d["mark"], "shaded": d["shaded"]}
-    item = features_of(photo_path("tune", i, size), shifts)
+    item = rects_of(photo_path("tune", i, size))
+    if "error" not in item:
+        item = features_from_rects(item, shifts)
     if "error" in item:
         np.savez(f, error=item["error"])
     else:
