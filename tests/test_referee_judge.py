@@ -493,6 +493,56 @@ def test_tracker_without_outlines_reads_and_compares_readings():
     assert read.calls == 5
 
 
+def short_hold() -> StableTracker:
+    """A 30 fps camera's hold: 0.1 s and 3 frames, the read on the first frame known still."""
+    from piecebridge.vision.reader import cell_polygons
+
+    tr = StableTracker(hold_s=0.1, hold_frames=3, read_after=0.0)
+    tr.watch.set_cells(cell_polygons(TruthPose()), 8.0)
+    return tr
+
+
+def test_short_hold_commits_100_ms_after_the_first_still_frame_never_on_the_read_frame():
+    tr = short_hold()
+    read = Reads(obs("c4"))
+    hand = [Pic({"c4": 200, "d5": 60 + 40 * i}) for i in range(4)]  # a hand moving away
+    states = [tr.feed(i / 30, p, read) for i, p in enumerate(hand)]
+    assert {s.state for s in states[1:]} == {"moving"}
+    still = [tr.feed((4 + i) / 30, Pic({"c4": 200}, 2, i), read) for i in range(5)]
+    # the first still frame (4/30) is known still with the next one, which is read at once;
+    # the commit needs frames after the read that still show the picture read
+    assert [s.read for s in still[:2]] == [False, True] and read.calls == 1
+    commit = next(s.commit for s in still if s.commit)
+    assert commit.since == 4 / 30 and commit.t - commit.since <= 0.1 + 1e-9
+    assert commit.frames >= 3 and commit.t > 5 / 30
+
+
+def test_short_hold_a_pausing_or_resting_hand_never_commits():
+    tr = short_hold()
+    hand = {f"{c}{r}": 230 for c in "abcd" for r in "1234"}
+    read = Reads({"coins": [], "pawns": [], "unknown": sorted(hand)})
+    # a hand over the board, still for 2 frames (67 ms) between moves: too short to commit
+    poses = [Pic({**hand, "e5": 60 + 40 * (i // 3 % 4)}) for i in range(30)]
+    states = [tr.feed(i / 30, p, read).state for i, p in enumerate(poses)]
+    assert "committed" not in states and "moving" in states
+    # resting over the board: read (covered), never a state however long
+    states = [tr.feed(1 + i / 30, Pic(hand), read).state for i in range(60)]
+    assert "committed" not in states and states[-1] == "covered"
+
+
+def test_short_hold_a_change_after_the_read_is_not_committed():
+    tr = short_hold()
+    read = Reads(obs("c4"), obs("c4", "c5"))
+    tr.feed(0.0, Pic({"c4": 200}), read)
+    assert tr.feed(1 / 30, Pic({"c4": 200}), read).read
+    # c5 creeps 6 levels a frame (below the motion threshold): the reading goes stale
+    states = [tr.feed((2 + i) / 30, Pic({"c4": 200, "c5": 106 + 6 * i}), read) for i in range(3)]
+    assert all(s.commit is None for s in states)
+    after = [tr.feed((5 + i) / 30, Pic({"c4": 200, "c5": 118}), read) for i in range(6)]
+    commit = next(s.commit for s in after if s.commit)
+    assert [c["cell"] for c in commit.board["coins"]] == ["c4", "c5"]
+
+
 def test_buttons_aim_then_fire_and_end_the_turn():
     script = demo_script()
     judge = Judge(R.game_from_header(script.header()))

@@ -48,6 +48,9 @@ class Stats:
     latency_ms: list[float] = field(default_factory=list)
     #: the same commits: how long before the commit the board had become still (s)
     hold_s: list[float] = field(default_factory=list)
+    #: the same commits: first still frame -> first display command (ms); the literal
+    #: target of issue 8 (frame times in real seconds: a live source or a 1x replay)
+    still_ms: list[float] = field(default_factory=list)
     reused_cells: int = 0  # cells whose committed reading was kept (unchanged since)
     events: list[Event] = field(default_factory=list)
     camera_lost: int = 0
@@ -180,6 +183,7 @@ class Referee:
             first = self.presenter.first_command_after(before)
             self.stats.latency_ms.append((first - arrived) * 1e3)
             self.stats.hold_s.append(commit.t - commit.since)
+            self.stats.still_ms.append((first - arrived + commit.t - commit.since) * 1e3)
 
     def _read(self, frame: Frame) -> tuple[dict, list[str], bool] | None:
         """The vision's reading of ``frame`` (the tracker asks only for still frames), or

@@ -40,6 +40,8 @@ class SessionOptions:
     players: str = "suns,moons,crowns"
     speed: float = 1.0
     hold: float = 0.5
+    hold_frames: int = 3  # ...and this many still frames (both must be met)
+    read_after: float = 0.15  # read the board once the view has been still this long
     live: bool = False
     quiet: bool = False
     png: str | None = ""  # "" = next to the log; None = no picture
@@ -167,7 +169,9 @@ def run_session(opts: SessionOptions, console: Console | None = None) -> Session
             what = "resuming " + str(log_path) if resumed else "new game"
             view.note(f"{source.description}; {what}; {judge.summary()}", "info")
         with open_referee_display(opts.display, console) as (display, presser, leds, board):
-            tracker = StableTracker(hold_s=opts.hold)
+            tracker = StableTracker(
+                hold_s=opts.hold, hold_frames=opts.hold_frames, read_after=opts.read_after
+            )
             referee = Referee(
                 judge,
                 reader,

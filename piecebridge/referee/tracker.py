@@ -194,8 +194,13 @@ class StableTracker:
                     self._run = (t, 1)  # changed slowly since read in this run: not still
                 reading = self._reading = None
         did_read = False
-        if reading is None and small is not None and t - self._run[0] < self.read_after - 1e-9:
-            return TrackState("settling", motion=motion)  # a pause of a moving hand?
+        if (
+            reading is None
+            and small is not None
+            and (self._run[1] < 2 or t - self._run[0] < self.read_after - 1e-9)
+        ):
+            # a pause of a moving hand? (one frame alone is not known to be still)
+            return TrackState("settling", motion=motion)
         if reading is None or blind:
             # no reading yet, or no cheap look (no board outline yet): read the board
             got = read() if read is not None else None
