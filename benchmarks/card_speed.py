@@ -33,7 +33,12 @@ def main() -> None:
     ap.add_argument("--photos", type=int, default=4)
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--size", default="4000x3000")
-    ap.add_argument("--batch", type=int, default=8, help="photos in the batch-scaling run")
+    ap.add_argument(
+        "--batch",
+        type=int,
+        default=32,
+        help="photos in the batch-scaling run (enough to amortise worker start-up)",
+    )
     a = ap.parse_args()
     size = tuple(int(v) for v in a.size.split("x"))
     cv2.setNumThreads(1)

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import csv
 import json
+import multiprocessing
+import os
 import re
 import shutil
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import cv2
@@ -13,6 +16,7 @@ import numpy as np
 import pytest
 
 from piecebridge.cli import main
+from piecebridge.commands.score import _single_threaded_children
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "images" / "cards"
 
@@ -114,6 +118,23 @@ def test_batch_reports_and_skips_a_bad_photo(tmp_path, capsys):
     assert "no card" in rows[1]["error"]
     data = json.loads(report.with_suffix(".json").read_text())
     assert data["photos"][0]["card"]["format"] == "card/1"
+
+
+def _child_blas_threads() -> str | None:
+    return os.environ.get("OPENBLAS_NUM_THREADS")
+
+
+def test_batch_workers_start_with_one_blas_thread_and_the_parent_is_restored(monkeypatch):
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "7")
+    monkeypatch.delenv("MKL_NUM_THREADS", raising=False)
+    spawn = multiprocessing.get_context("spawn")
+    with (
+        _single_threaded_children(),
+        ProcessPoolExecutor(max_workers=1, mp_context=spawn) as pool,
+    ):
+        assert pool.submit(_child_blas_threads).result() == "1"
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "7"
+    assert "MKL_NUM_THREADS" not in os.environ
 
 
 def test_batch_glob_pattern(tmp_path, capsys):

@@ -15,6 +15,7 @@ and skipped::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import functools
 import glob
@@ -173,6 +174,30 @@ CSV_FIELDS = [
 ]
 
 
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+@contextlib.contextmanager
+def _single_threaded_children():
+    """Start child processes with one BLAS thread each.
+
+    Each worker scores one photo on one core. numpy's BLAS would otherwise start a thread per
+    core in every worker, and they all fight for the same cores: measured on 2 cores, 32 photos,
+    0.96x with 2 processes unpinned against 1.95x pinned. The variables must be set before a
+    child imports numpy, so they go in the environment the children inherit at spawn.
+    """
+    saved = {name: os.environ.get(name) for name in BLAS_THREAD_VARIABLES}
+    os.environ.update(dict.fromkeys(BLAS_THREAD_VARIABLES, "1"))
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 def run_batch(
     paths, options, calibration, debug_dir, jobs, report: Path, quiet=False
 ) -> list[dict]:
@@ -198,7 +223,10 @@ def run_batch(
             # "spawn", not fork: a child forked after OpenCV started its thread pool
             # can hang forever on a lock held by a thread that was not copied.
             spawn = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(max_workers=jobs, mp_context=spawn) as pool:
+            with (
+                _single_threaded_children(),
+                ProcessPoolExecutor(max_workers=jobs, mp_context=spawn) as pool,
+            ):
                 futures = [pool.submit(_batch_item, w) for w in work]
                 for f in as_completed(futures):
                     results.append(f.result())
