@@ -56,6 +56,16 @@ def register(cli) -> None:
         help="replay speed of a recording (1 = real time, 0 = as fast as possible; default 2)",
     )
     p.add_argument("--hold", type=float, default=0.5, help="seconds of stillness to commit a view")
+    p.add_argument(
+        "--hold-frames", type=int, default=3, help="still frames needed as well as --hold seconds"
+    )
+    p.add_argument(
+        "--read-after",
+        type=float,
+        default=0.15,
+        help="seconds of stillness before the board is read (with --hold 0.1 --read-after 0, "
+        "a move shows ~0.14 s after the hand leaves instead of ~0.5 s, at about twice the CPU)",
+    )
     p.add_argument("--fps", type=float, default=4.0, help="frame rate of a folder of frames")
     p.add_argument("--png", metavar="FILE.png", help="where to write the final display picture")
     p.add_argument("--live", action="store_true", help="a live panel instead of event lines")
@@ -82,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
         players=args.players,
         speed=2.0 if args.speed is None else args.speed,
         hold=args.hold,
+        hold_frames=args.hold_frames,
+        read_after=args.read_after,
         live=args.live and sys.stdout.isatty(),
         quiet=args.quiet,
         png=args.png or "",
