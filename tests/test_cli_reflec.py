@@ -135,6 +135,7 @@ def test_check_refuses_an_unparseable_record(tmp_path):
     path.write_text("this is not a record\n")
     result = run("reflec", "check", path)
     assert result.returncode == 1 and "line 1: not JSON" in result.stderr
+    assert "at column 1)" in result.stderr  # where on the line, in words a person can use
 
 
 def test_show_prints_text_and_writes_a_png(board_file, tmp_path, capsys):

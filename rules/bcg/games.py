@@ -150,7 +150,9 @@ def replay(lines: Iterable[str]) -> tuple[Any, int]:
         try:
             item = json.loads(line)
         except json.JSONDecodeError as error:
-            raise RecordError(number, f"not JSON ({error.msg})") from None
+            raise RecordError(
+                number, f"not JSON ({error.msg.removesuffix(' at')} at column {error.colno})"
+            ) from None
         try:
             if module is None:
                 if not isinstance(item, dict):

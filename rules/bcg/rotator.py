@@ -741,7 +741,9 @@ def replay(lines: Iterable[str]) -> RotatorState:
         try:
             item = json.loads(line)
         except json.JSONDecodeError as error:
-            raise RecordError(number, f"not JSON ({error.msg})") from None
+            raise RecordError(
+                number, f"not JSON ({error.msg.removesuffix(' at')} at column {error.colno})"
+            ) from None
         try:
             if state is None:
                 if not isinstance(item, dict) or "start" not in item:

@@ -205,7 +205,9 @@ def replay(lines: Iterable[str]) -> list[GameState]:
         try:
             item = json.loads(line)
         except json.JSONDecodeError as error:
-            raise RecordError(f"not JSON ({error.msg})", line=number) from None
+            raise RecordError(
+                f"not JSON ({error.msg.removesuffix(' at')} at column {error.colno})", line=number
+            ) from None
         if not states:
             states.append(game_from_header(item))
             continue
