@@ -35,6 +35,50 @@ GROUP_HELP = {
 }
 
 
+def _parse(text: str, kind: type[float] | type[int]) -> float | int:
+    try:
+        return kind(text)
+    except ValueError:
+        what = "a whole number" if kind is int else "a number"
+        raise argparse.ArgumentTypeError(f"expected {what}, not {text!r}") from None
+
+
+def non_negative(text: str) -> float:
+    """An argparse ``type`` for seconds, rates and the like: a number >= 0.
+
+    >>> non_negative("0.5")
+    0.5
+    """
+    value = _parse(text, float)
+    if not value >= 0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
+    return value
+
+
+def positive(text: str) -> float:
+    """An argparse ``type`` for a number that must be above 0 (a frame rate, a size).
+
+    >>> positive("4")
+    4.0
+    """
+    value = _parse(text, float)
+    if not value > 0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"must be above 0, not {text}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """An argparse ``type`` for counts that must be at least 1.
+
+    >>> positive_int("3")
+    3
+    """
+    value = _parse(text, int)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {text}")
+    return value
+
+
 class CommandTree:
     """The parser tree that command modules add to.
 

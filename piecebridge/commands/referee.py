@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.text import Text
 
 from piecebridge.calibration.camera import add_camera_calibration_argument, undistorter_from_args
+from piecebridge.cli import non_negative, positive, positive_int
 from piecebridge.errors import UserError
 from piecebridge.referee.session import SessionOptions, run_session
 
@@ -51,22 +52,27 @@ def register(cli) -> None:
     )
     p.add_argument(
         "--speed",
-        type=float,
+        type=non_negative,
         default=None,
         help="replay speed of a recording (1 = real time, 0 = as fast as possible; default 2)",
     )
-    p.add_argument("--hold", type=float, default=0.5, help="seconds of stillness to commit a view")
     p.add_argument(
-        "--hold-frames", type=int, default=3, help="still frames needed as well as --hold seconds"
+        "--hold", type=non_negative, default=0.5, help="seconds of stillness to commit a view"
+    )
+    p.add_argument(
+        "--hold-frames",
+        type=positive_int,
+        default=3,
+        help="still frames needed as well as --hold seconds",
     )
     p.add_argument(
         "--read-after",
-        type=float,
+        type=non_negative,
         default=0.15,
         help="seconds of stillness before the board is read (with --hold 0.1 --read-after 0, "
         "a move shows ~0.14 s after the hand leaves instead of ~0.5 s, at about twice the CPU)",
     )
-    p.add_argument("--fps", type=float, default=4.0, help="frame rate of a folder of frames")
+    p.add_argument("--fps", type=positive, default=4.0, help="frame rate of a folder of frames")
     p.add_argument("--png", metavar="FILE.png", help="where to write the final display picture")
     p.add_argument("--live", action="store_true", help="a live panel instead of event lines")
     p.add_argument("--quiet", action="store_true", help="print only the summary")
