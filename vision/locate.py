@@ -230,16 +230,24 @@ def _cross_outlines(small_gray: np.ndarray, pts: np.ndarray | None = None) -> li
     pts = _cross_blobs(small_gray) if pts is None else pts
     if len(pts) < 6:
         return []
-    labels = _lattice_labels(pts)
+    # Crosses sit at odd cell corners: canonical 1, 3, 5, 7 on each axis.
+    return _placements(pts, _lattice_labels(pts), count=4, step=2.0, first=1.0)
+
+
+def _placements(
+    pts: np.ndarray, labels: np.ndarray | None, count: int, step: float, first: float
+) -> list[np.ndarray]:
+    """Board outlines for every way the labelled points fit on a ``count`` x ``count`` lattice
+    whose point ``k`` stands at canonical ``first + step * k`` (in cells)."""
     if labels is None:
         return []
     found = labels[:, 0] >= 0
     pts, labels = pts[found], labels[found]
     span = labels.max(axis=0)
     out = []
-    for oi in range(4 - span[0]):
-        for oj in range(4 - span[1]):
-            canon = (2 * (labels + np.array([oi, oj])) + 1).astype(np.float64)
+    for oi in range(count - span[0]):
+        for oj in range(count - span[1]):
+            canon = (step * (labels + np.array([oi, oj])) + first).astype(np.float64)
             H, _ = cv2.findHomography(canon, pts, 0)
             if H is not None:
                 out.append(project(H, CANONICAL_CORNERS))
@@ -281,20 +289,9 @@ def _cell_outlines(small_gray: np.ndarray) -> list[np.ndarray]:
     pts = _cell_blobs(small_gray)
     if len(pts) < 12:
         return []
+    # Cell centres: canonical 0.5, 1.5, ... 7.5 on each axis.
     labels = _lattice_labels(pts, max_index=7)
-    if labels is None:
-        return []
-    found = labels[:, 0] >= 0
-    pts, labels = pts[found], labels[found]
-    span = labels.max(axis=0)
-    out = []
-    for oi in range(8 - span[0]):
-        for oj in range(8 - span[1]):
-            canon = (labels + np.array([oi, oj]) + 0.5).astype(np.float64)
-            H, _ = cv2.findHomography(canon, pts, 0)
-            if H is not None:
-                out.append(project(H, CANONICAL_CORNERS))
-    return out[:6]
+    return _placements(pts, labels, count=8, step=1.0, first=0.5)[:6]
 
 
 def _line_outlines(small_gray: np.ndarray) -> Iterator[np.ndarray]:
