@@ -95,12 +95,7 @@ def _table(state: TableState, rng: random.Random, kind: str) -> Claim | Pass:
         return Pass()
     # a little randomness keeps two greedy bots from trading one Node back and forth
     if kind == "random" or rng.random() < EPSILON:
-        k = rng.randrange(total)
-        for g, m in enumerate(masks):
-            n = m.bit_count()
-            if k < n:
-                return Claim(g, mask_cells(m)[k])
-            k -= n
+        return _random_claim(masks, rng)
     tiers: list[list[tuple[int, int]]] = [[] for _ in range(10)]
     counts = node_counts(state)
     rivals = [
