@@ -11,6 +11,7 @@
 import json
 import random
 
+from bcg_views import grids_of, knows, players_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from piecebridge.rules.bcg import defector, deflector, reflector
@@ -35,23 +36,6 @@ def start(setup, seed):
     if module is reflector:
         return module.new_game(seed=seed)
     return module.new_game(players=players, layout=layout, seed=seed, options=options)
-
-
-def grids_of(state):
-    return state.boards if hasattr(state, "boards") else state.grids
-
-
-def players_of(state):
-    return 2 if hasattr(state, "boards") else state.players
-
-
-def knows(state, player, owner):
-    """May ``player`` see the private truth of a grid owned by ``owner``?"""
-    if owner is None:
-        return False
-    if hasattr(state, "knows"):
-        return bool((state.knows[player] >> owner) & 1)
-    return owner == player
 
 
 def play(module, state, rng, plies, kind):

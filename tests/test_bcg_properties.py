@@ -6,6 +6,7 @@ import json
 import random
 
 import pytest
+from bcg_views import grids_of, knows, players_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from piecebridge.rules.bcg import defector, deflector, reflector
@@ -43,21 +44,8 @@ def start(module, players, layout, options, seed):
     return module.new_game(**kwargs)
 
 
-def grids_of(state):
-    return state.boards if hasattr(state, "boards") else state.grids
-
-
-def knows(state, player, owner):
-    if owner is None:
-        return False
-    if hasattr(state, "knows"):
-        return bool((state.knows[player] >> owner) & 1)
-    return owner == player
-
-
 def check_views(module, state):
-    players = 2 if hasattr(state, "boards") else state.players
-    for p in range(players):
+    for p in range(players_of(state)):
         v = json.loads(json.dumps(module.view(state, p)))
         for grid, shown in zip(grids_of(state), v["grids"], strict=True):
             if knows(state, p, grid.owner):
