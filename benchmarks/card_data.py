@@ -117,7 +117,10 @@ def rects_of(path: Path) -> dict:
 
 
 def features_from_rects(item: dict, shifts=((0, 0),)) -> dict:
-    """:func:`features_of` from a :func:`rects_of` item (no photo decoding)."""
+    """The cell features and truth labels of a :func:`rects_of` item (no photo decoding).
+
+    ``shifts`` are ``(dy, dx)`` or ``(dy, dx, flip)`` variants of every grid.
+    """
     xs, ms, ss = [], [], []
     for rect, mark, shaded in zip(item["rects"], item["mark"], item["shaded"], strict=True):
         for dy, dx, *rest in shifts:
@@ -127,38 +130,6 @@ def features_from_rects(item: dict, shifts=((0, 0),)) -> dict:
             ss.append(_flip_labels(shaded) if flip else shaded)
     return {
         "path": item["path"],
-        "x": np.concatenate(xs),
-        "mark": np.concatenate(ms),
-        "shaded": np.concatenate(ss),
-    }
-
-
-def features_of(path: Path, shifts=((0, 0),)) -> dict:
-    """Run the reader up to the features on one photo; labels from the truth.
-
-    ``shifts`` are ``(dy, dx)`` or ``(dy, dx, flip)`` variants of every grid.
-    """
-    truth = load_truth(path)
-    try:
-        grey, scale = vc.load_photo(path)
-        quads = vc.find_grids(grey)
-        views = vc.orient_grids(grey, [vc.refine_lattice(grey, q) for q in quads])
-    except UserError as e:
-        return {"path": str(path), "error": str(e)}
-    matched = match_views(views, truth, scale)
-    if matched is None or len(views) != len(truth["grids"]):
-        return {"path": str(path), "error": "orientation/grid mismatch"}
-    xs, ms, ss = [], [], []
-    for v, j in zip(views, matched, strict=True):
-        rect = vc.remap_grid(grey, v.lattice)
-        mark, shaded = cc.truth_labels(truth["grids"][j])
-        for dy, dx, *rest in shifts:
-            flip = bool(rest and rest[0])
-            xs.append(cc.grid_features(_variant(rect, dy, dx, flip)))
-            ms.append(_flip_labels(mark) if flip else mark)
-            ss.append(_flip_labels(shaded) if flip else shaded)
-    return {
-        "path": str(path),
         "x": np.concatenate(xs),
         "mark": np.concatenate(ms),
         "shaded": np.concatenate(ss),
