@@ -2,6 +2,7 @@
 
 import pytest
 from piecebridge.rules.bcg import defector as F
+from piecebridge.rules.bcg import deflector as D
 from piecebridge.rules.bcg.common import BcgError, IllegalAction
 from piecebridge.rules.bcg.grid import COL_MASK, ROW_MASK, parse_cell, step_mask
 from piecebridge.rules.bcg.table import (
@@ -356,8 +357,33 @@ def test_a_pending_proposal_survives_json_and_bad_ones_are_refused():
     with pytest.raises(BcgError, match="does not exist"):
         F.from_json(data)
     data["pending"] = {"from": 0, "to": 17, "link": None, "master": None}
-    with pytest.raises(BcgError, match="outside"):
+    with pytest.raises(BcgError, match="no other seat"):
         F.from_json(data)
+
+
+@pytest.mark.parametrize(
+    ("pending", "reason"),
+    [
+        ("propose 1", "must be an object"),
+        ({"from": 0, "to": 0, "link": [0, 0], "master": None}, "no other seat"),
+        ({"from": 2, "to": 1, "link": [0, 0], "master": None}, "player to move"),
+        ({"from": 0, "to": 1, "link": [3, 0], "master": None}, "could not be made"),
+    ],
+    ids=["not an object", "to oneself", "not the mover's", "a Node neither controls"],
+)
+def test_a_forged_pending_proposal_is_refused(pending, reason):
+    data = F.to_json(act(game(), "propose 1 link 0:C10"))
+    data["pending"] = pending
+    with pytest.raises(BcgError, match=reason):
+        F.from_json(data)
+
+
+def test_deflector_states_hold_no_alliance_proposal():
+    data = D.to_json(D.new_game(players=3, seed=1))
+    data["pending"] = {"from": 0, "to": 1, "link": None, "master": None}
+    data["diplomacy_done"] = True  # as it would be after a proposal, were there one
+    with pytest.raises(BcgError, match="no alliances"):
+        D.from_json(data)
 
 
 # --- elimination and its two escapes; big alliances ---------------------------------

@@ -156,7 +156,8 @@ def _diplomacy(state: TableState, rng: random.Random, kind: str) -> Propose | De
     if not options:
         return None
     if kind == "greedy":
-        # a greedy player seeks partners; it never courts the leader
+        # a greedy player courts anyone but the leader; only when no such offer is legal
+        # does it fall back to any diplomacy move (the leader, or deserting)
         counts = node_counts(state)
         best = max(counts)
         options = [

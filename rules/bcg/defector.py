@@ -472,7 +472,25 @@ def from_json(data: dict[str, Any]) -> TableState:
             0 <= ref[0] < len(state.grids) and 0 <= ref[1] < len(state.grids[ref[0]].nodes)
         ):
             raise BcgError(f"an alliance names a Node {ref} that does not exist")
+    if state.pending is not None:
+        _check_pending(state)
     return state
+
+
+def _check_pending(state: TableState) -> None:
+    """A loaded proposal must be one the proposer could have made on this turn."""
+    offer = state.pending
+
+    def as_cell(ref: tuple[int, int] | None) -> tuple[int, int] | None:
+        return None if ref is None else (ref[0], state.grids[ref[0]].nodes[ref[1]])
+
+    before = evolve(state, pending=None, diplomacy_done=False)
+    try:
+        check_propose(before, Propose(offer.partner, as_cell(offer.link), as_cell(offer.master)))
+    except IllegalAction as error:
+        raise BcgError(
+            f"bad defector state: the pending proposal could not be made: {error}"
+        ) from None
 
 
 def view(state: TableState, player: int) -> dict[str, Any]:

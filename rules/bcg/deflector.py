@@ -152,7 +152,10 @@ def to_json(state: TableState) -> dict[str, Any]:
 
 
 def from_json(data: dict[str, Any]) -> TableState:
-    return table_from_json(data, GAME, TableOptions)
+    state = table_from_json(data, GAME, TableOptions)
+    if state.pending is not None or state.alliances:
+        raise BcgError("bad deflector state: Deflector has no alliances")
+    return state
 
 
 def view(state: TableState, player: int) -> dict[str, Any]:

@@ -31,6 +31,7 @@ from types import ModuleType
 from typing import Any
 
 from piecebridge.rules.bcg.common import BcgError, options_from_json
+from piecebridge.rules.bcg.table import TableState, acting_player
 
 GAMES: dict[str, str] = {
     "rotator": "piecebridge.rules.bcg.rotator",
@@ -107,8 +108,9 @@ def record_lines(start: Any, actions: Iterable[Any], *, seed: int | None = None)
 def acting(state: Any) -> int:
     """The player who must act: the player to move, or in *Defector* the partner
     answering an alliance proposal."""
-    pending = getattr(state, "pending", None)
-    return pending.partner if pending is not None else state.to_move
+    if isinstance(state, TableState):
+        return acting_player(state)
+    return state.to_move
 
 
 def module_of(state: Any) -> ModuleType:

@@ -208,6 +208,8 @@ class Proposal:
     def from_json(cls, data: dict[str, Any] | None) -> Proposal | None:
         if data is None:
             return None
+        if not isinstance(data, dict):
+            raise TypeError("'pending' must be an object or null")
         link, master = data.get("link"), data.get("master")
         return cls(
             int(data["from"]),
@@ -689,8 +691,10 @@ def table_from_json(data: dict[str, Any], game: str, options_cls: type) -> Table
     if len(state.knows) != n:
         raise BcgError(f"bad {game} state: 'knows' must list {n} players")
     pend = state.pending
-    if pend is not None and not (0 <= pend.proposer < n and 0 <= pend.partner < n):
-        raise BcgError(f"bad {game} state: the pending proposal names a seat outside 0..{n - 1}")
+    if pend is not None and (pend.proposer != state.to_move or not state.diplomacy_done):
+        raise BcgError(f"bad {game} state: a pending proposal is the move of the player to move")
+    if pend is not None and not (0 <= pend.partner < n and pend.partner != pend.proposer):
+        raise BcgError(f"bad {game} state: the pending proposal names no other seat in 0..{n - 1}")
     for g, grid in enumerate(state.grids):
         try:
             grid.check(n)
