@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import pytest
 from piecebridge.rules import reflec as R
@@ -147,3 +148,38 @@ def test_scripted_recordings_through_vision(name, tmp_path):
     if name == "bump":
         assert result.stats.moved >= 1
         assert any(e.text == "re-locked: the board reads as before" for e in result.stats.events)
+
+
+def test_frames_that_do_not_decode_are_skipped_and_the_game_goes_on(tmp_path):
+    """A torn camera buffer or a corrupt file in a folder is a dropped frame, said once,
+    not a crash and not "no board in view"."""
+    folder = RECORDINGS / "illegal"
+    manifest = json.loads((folder / "recording.json").read_text())
+    frames = manifest["frames"]
+    for entry in frames:
+        entry["file"] = str((folder / entry["file"]).resolve())
+    manifest["calibration"] = str((folder / manifest["calibration"]).resolve())
+    # two frames in a still stretch (same picture before and after) turn bad
+    i = next(
+        k
+        for k in range(1, len(frames) - 2)
+        if len({frames[j]["file"] for j in range(k - 1, k + 3)}) == 1
+    )
+    torn = tmp_path / "torn.jpg"
+    torn.write_bytes(Path(frames[i]["file"]).read_bytes()[:300])
+    (tmp_path / "empty.jpg").write_bytes(b"")
+    frames[i]["file"], frames[i + 1]["file"] = str(torn), str(tmp_path / "empty.jpg")
+    (tmp_path / "recording.json").write_text(json.dumps(manifest))
+    opts = SessionOptions(
+        source=str(tmp_path), display="none", speed=0.0, quiet=True, png=None,
+        log=str(tmp_path / "game.jsonl"),
+    )  # fmt: skip
+    result = run_session(opts)
+    assert result.stats.dropped == 2
+    warnings = [e.text for e in result.stats.events if "not a picture" in e.text]
+    assert len(warnings) == 1
+    want = manifest["expected"]
+    assert action_segments(result.judge.actions) == action_segments(want["actions"])
+    assert [sorted(e.cells) for e in result.stats.events if e.kind == "flagged"] == [
+        f["cells"] for f in want["flags"]
+    ]

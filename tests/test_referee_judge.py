@@ -613,6 +613,21 @@ def test_resume_of_a_log_holding_only_a_torn_line_says_so(tmp_path):
         read_log(path)
 
 
+@pytest.mark.parametrize(
+    ("content", "reason"), [(b"\xff\xfe\x00 binary", "not UTF-8"), (None, "is a directory")]
+)
+def test_resume_of_something_that_is_no_log_is_one_line(tmp_path, content, reason):
+    from piecebridge.errors import UserError
+
+    path = tmp_path / "g.jsonl"
+    if content is None:
+        path.mkdir()
+    else:
+        path.write_bytes(content)
+    with pytest.raises(UserError, match=reason):
+        read_log(path)
+
+
 class FlakyCapture:
     """A camera that delivers ``n`` frames, then is unplugged."""
 

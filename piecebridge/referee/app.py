@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from piecebridge.referee.judge import Event, Judge
-from piecebridge.referee.sources import Frame, FrameSource
+from piecebridge.referee.sources import Frame, FrameSource, UndecodableFrame
 from piecebridge.referee.tracker import StableTracker, observation_board
 from piecebridge.referee.view import DisplayPresenter, TerminalView
 from piecebridge.rules import reflec as R
@@ -56,6 +56,7 @@ class Stats:
     camera_lost: int = 0
     moved: int = 0
     not_found: int = 0
+    dropped: int = 0  # frames whose bytes did not decode (skipped)
 
 
 class Referee:
@@ -86,6 +87,7 @@ class Referee:
         self._last_read_t: float | None = None
         self._pose: Any = None
         self._failed = False  # this frame's read found no board
+        self._dropping = False  # the frame before did not decode either
         self.stats = Stats()
         self.commands: queue.Queue[str] = queue.Queue()
         self.aim: tuple[str, int] | None = None
@@ -152,7 +154,15 @@ class Referee:
         self.stats.frames += 1
         reads, t0 = len(self.stats.read_ms), time.perf_counter()
         self._failed = False
-        track = self.tracker.feed(frame.t, frame, lambda: self._read(frame))
+        try:
+            track = self.tracker.feed(frame.t, frame, lambda: self._read(frame))
+        except UndecodableFrame as error:  # a torn camera buffer or a corrupt file: skip it
+            self.stats.dropped += 1
+            if not self._dropping:  # once per run of bad frames
+                self._say(Event("warn", f"{error}: skipped", t=frame.t))
+            self._dropping = True
+            return
+        self._dropping = False
         look = (time.perf_counter() - t0) * 1e3 - sum(self.stats.read_ms[reads:])
         self.stats.look_ms.append(look)
         if self._failed:
@@ -195,11 +205,9 @@ class Referee:
         ):
             return None
         self._last_read_t = frame.t
+        image = frame.image  # UndecodableFrame goes up to step(): a dropped frame, not "no board"
         t0 = time.perf_counter()
         try:
-            image = frame.image
-            if image is None:
-                raise ValueError("the frame cannot be decoded")
             obs = self.reader.read(image)
         except Exception as error:  # BoardNotFound and friends: keep the game, say why
             if self._board_seen:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from piecebridge.errors import UserError
-from piecebridge.jsonio import append_jsonl
+from piecebridge.jsonio import append_jsonl, read_text
 from piecebridge.rules import reflec as R
 
 
@@ -128,10 +128,7 @@ def read_log(path: str | os.PathLike[str]) -> Resumed:
     :class:`UserError` naming the line.
     """
     p = Path(path)
-    try:
-        lines = p.read_text(encoding="utf-8").splitlines()
-    except OSError as error:
-        raise UserError(f"{p}: cannot read the log ({error.strerror})") from None
+    lines = read_text(p).splitlines()  # missing, a folder, not UTF-8: one line each
     if lines and not _parses(lines[-1]):
         lines = lines[:-1]  # torn by the crash: it was never fsync'd whole
     if not any(line.strip() for line in lines):

@@ -49,7 +49,6 @@ class Frame:
         index: int = 0,
         lost: bool = False,
         presses: list[str] | None = None,
-        repeat: bool = False,
         encoded: np.ndarray | None = None,
         arrived: float | None = None,
     ) -> None:
@@ -58,14 +57,16 @@ class Frame:
         self.index = index
         self.lost = lost or (image is None and encoded is None)
         self.presses = list(presses or [])  # scripted button presses (recordings)
-        self.repeat = repeat  # the very same picture as the frame before (a still recording)
         self.encoded = encoded
         self.arrived = arrived
 
     @property
-    def image(self) -> np.ndarray | None:
+    def image(self) -> np.ndarray:
+        """The picture in colour; :class:`UndecodableFrame` if its bytes are no picture."""
         if self._image is None and self.encoded is not None:
-            self._image = cv2.imdecode(self.encoded, cv2.IMREAD_COLOR)
+            self._image = _decode(self.encoded, cv2.IMREAD_COLOR)
+        if self._image is None:
+            raise UndecodableFrame(f"frame {self.index} is not a picture (corrupt or cut short)")
         return self._image
 
     def grey(self, reduction: int = 1) -> np.ndarray:
@@ -73,17 +74,29 @@ class Frame:
         if self._image is None and self.encoded is not None:
             flag = _REDUCED_GREY.get(reduction)
             if flag is not None:
-                out = cv2.imdecode(self.encoded, flag)
+                out = _decode(self.encoded, flag)
                 if out is not None:
                     return out
         image = self.image
-        assert image is not None, "a lost frame has no picture"
         grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         if reduction == 1:
             return grey
         h, w = grey.shape
         size = (-(-w // reduction), -(-h // reduction))  # rounded up, as libjpeg does
         return cv2.resize(grey, size, interpolation=cv2.INTER_AREA)
+
+
+class UndecodableFrame(ValueError):
+    """A frame whose bytes do not decode: the referee drops it and watches the next."""
+
+
+def _decode(data: np.ndarray, flag: int) -> np.ndarray | None:
+    if not data.size:
+        return None
+    try:
+        return cv2.imdecode(data, flag)
+    except cv2.error:
+        return None
 
 
 _REDUCED_GREY = {
@@ -191,19 +204,16 @@ class RecordingSource(FrameSource):
             t = float(entry["t"])
             due = [p["button"] for p in presses if before < p["t"] <= t]
             before = t
-            repeat = i > self.start_at and self.frames[i - 1]["file"] == entry["file"]
             encoded = self._encoded(entry["file"])
-            yield Frame(t, None, i, presses=due, repeat=repeat, encoded=encoded)
+            yield Frame(t, None, i, presses=due, encoded=encoded)
 
 
 def _file_bytes(path: Path) -> np.ndarray:
+    """The file's bytes; none if it cannot be read (the frame is then dropped, not fatal)."""
     try:
-        data = np.fromfile(str(path), dtype=np.uint8)
+        return np.fromfile(str(path), dtype=np.uint8)
     except OSError:
-        raise UserError(f"{path}: cannot read the frame") from None
-    if not data.size:
-        raise UserError(f"{path}: cannot read the frame (empty file)")
-    return data
+        return np.zeros(0, np.uint8)
 
 
 class FolderSource(FrameSource):
