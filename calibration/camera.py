@@ -691,6 +691,10 @@ def load_camera_calibration(path: str | os.PathLike) -> CameraCalibration:
         if rms_node.empty():
             rms_node = storage.getNode("avg_reprojection_error")
         rms = rms_node.real() if not rms_node.empty() else float("nan")
+    except cv2.error:  # e.g. a top level that is not a mapping: getNode asserts
+        raise UserError(
+            f"cannot read camera calibration {path}: not an OpenCV YAML/XML file"
+        ) from None
     finally:
         storage.release()
     problems = []

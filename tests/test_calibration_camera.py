@@ -212,6 +212,10 @@ def test_bad_calibration_file_is_one_clear_error(tmp_path):
     garbage.write_bytes(b"\x00\x01 not yaml {{{")
     with pytest.raises(UserError):
         load_camera_calibration(garbage)
+    not_a_map = tmp_path / "scalar.yaml"
+    not_a_map.write_text("camera_matrix: 3\n")  # no %YAML header: OpenCV's getNode asserts
+    with pytest.raises(UserError, match="not an OpenCV YAML/XML file"):
+        load_camera_calibration(not_a_map)
 
 
 def test_undistorter_matches_cv2_undistort():
