@@ -76,15 +76,22 @@ def test_cells_read(easy_photo):
     grey, truth = easy_photo
     reading = vc.read_card(grey).to_card1()
     wrong, unknown = cell_errors(reading, truth)
-    # A regression guard, not the target (benchmarks/card_accuracy.py measures that):
-    # a misplaced lattice or a wrong turn costs dozens of cells, not a handful.
-    assert wrong <= 3
+    # A regression guard: model v6 reads this photo's o on F1 of grid 1 as a plus, nothing
+    # else wrong (the exact read is the xfail below; the rates are in benchmarks/card_accuracy.py).
+    # A misplaced lattice or a wrong turn would cost dozens of cells.
+    assert wrong <= 1
     assert unknown <= 12
     assert reading["format"] == "card/1"
     for g in reading["grids"]:
         for item in g["cells"].values():
             assert 0 <= item["confidence"] <= 1
             assert item["mark"] or item["shaded"]
+
+
+@pytest.mark.xfail(strict=True, reason="issue 5 not met: v6 reads one o as a plus here")
+def test_cells_read_exactly(easy_photo):
+    grey, truth = easy_photo
+    assert cell_errors(vc.read_card(grey).to_card1(), truth) == (0, 0)
 
 
 def test_single_grid_photo(easy_photo):
@@ -98,7 +105,7 @@ def test_single_grid_photo(easy_photo):
     reading = vc.read_card(img).to_card1(with_confidence=False)
     assert len(reading["grids"]) == 1
     wrong, _ = cell_errors(reading, {"grids": truth["grids"][:1]})
-    assert wrong <= 3
+    assert wrong <= 1  # the same o-as-plus cell as test_cells_read
 
 
 def test_no_card_is_rejected():
@@ -122,19 +129,27 @@ def test_too_blurred_is_rejected(easy_photo):
         vc.read_card(cv2.GaussianBlur(grey, (0, 0), 9))
 
 
-def test_printed_board_clean_photo_reads_exactly():
-    """The board of ``print card``, photographed straight and clean."""
+@pytest.fixture(scope="module")
+def printed_board_errors():
+    """(wrong, unknown) on the board of ``print card``, photographed straight and clean."""
     rng = np.random.default_rng(7)
     card = render_card(rng, px_per_mm=12, layout=CardLayout(caption="piecebridge card board"))
     photo, truth = photograph_card(
         rng, image_size=(1600, 1200), card=card, difficulty=0.0, style=PhotoStyle.clean()
     )
     reading = vc.read_card(cv2.cvtColor(photo.image, cv2.COLOR_BGR2GRAY)).to_card1()
-    wrong, unknown = cell_errors(reading, truth)
-    # No wrong answer; the few unsure cells are listed as unknown (the exact-read
-    # target is not met yet, see benchmarks/results/card.md).
+    return cell_errors(reading, truth)
+
+
+def test_printed_board_clean_photo_has_no_wrong_cell(printed_board_errors):
+    wrong, unknown = printed_board_errors
     assert wrong == 0
-    assert unknown <= 3
+    assert unknown <= 1  # one unsure cell today, listed as unknown rather than guessed
+
+
+@pytest.mark.xfail(strict=True, reason="issue 5 not met: one cell of it is left unknown")
+def test_printed_board_clean_photo_reads_exactly(printed_board_errors):
+    assert printed_board_errors == (0, 0)
 
 
 def test_committed_fixtures_read(tmp_path):
