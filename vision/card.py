@@ -331,7 +331,10 @@ def _robust_quadratics(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarra
         aty = np.einsum("ln,ni,ln->li", wk, a, y)
         coef = np.linalg.solve(ata + np.eye(3) * 1e-9, aty[..., None])[..., 0]
         res = np.abs(coef @ a.T - y)
-        med = np.nanmedian(np.where(keep, res, np.nan), axis=1)
+        kept = np.where(keep, res, np.nan)
+        med = np.full(len(y), np.nan)
+        some = keep.any(axis=1)  # a line with nothing kept has no median (and no warning)
+        med[some] = np.nanmedian(kept[some], axis=1)
         keep = (w > 0) & (res <= np.maximum(1.0, 2.5 * np.nan_to_num(med, nan=1.0))[:, None])
     # Back to polynomial coefficients in the original x.
     s = 1 / max(np.ptp(x), 1.0)

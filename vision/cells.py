@@ -133,16 +133,16 @@ def similarities(crops: np.ndarray, T: np.ndarray, looks: PieceLooks | None = No
     >>> bool(np.allclose(similarities(c, T), _unit(masked(c).reshape(2, -1)) @ T, atol=1e-4))
     True
     """
-    key = id(T)
     cache = looks.extra if looks is not None else {}
     hit = cache.get("sim_prep")
-    if hit is None or hit[0] != key:
+    # held, and compared by identity: an id() alone could be reused by a new array
+    if hit is None or hit[0] is not T:
         mt = T * _M3[:, None]  # <masked(c), t> = <c, M t> - mean_L * sum_L(M t)
         w_light = np.zeros((len(_M3), 2), np.float32)  # the mask on lightness only, M and M^2
         w_light[0::3, 0] = _M3[0::3] / _M3[0::3].sum()
         w_light[0::3, 1] = _M3_SQ[0::3]
         both = np.ascontiguousarray(np.concatenate([mt, w_light], axis=1), np.float32)
-        hit = (key, both, mt[0::3].sum(axis=0))
+        hit = (T, both, mt[0::3].sum(axis=0))
         cache["sim_prep"] = hit
     _, both, light_sum = hit
     shape = crops.shape[:-3]
@@ -268,12 +268,11 @@ class PieceLooks:
 
     def templates(self) -> tuple[np.ndarray, list[tuple[str, str, str | None]]]:
         """Unit template matrix (D, K) and the label of each column (made once)."""
-        key = id(self.coins), id(self.pawns)
         cached = self.extra.get("templates")
-        if cached is not None and cached[0] == key:
-            return cached[1]
+        if cached is not None and cached[0] is self.coins and cached[1] is self.pawns:
+            return cached[2]
         made = self._templates()
-        self.extra["templates"] = (key, made)
+        self.extra["templates"] = (self.coins, self.pawns, made)  # held: ids are reused
         return made
 
     def turned_faces(self) -> dict[str, np.ndarray]:

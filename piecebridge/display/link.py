@@ -112,6 +112,7 @@ _CROSSING = 0.03
 # These are independent on the display and take turns: a board redrawn faster than the
 # link carries it must not keep a laser (or status) from ever being sent.
 _TAKE_TURNS = ("board", "status", "laser", "blink")
+_FIRST = tuple(c for c in _CHANNELS if c not in _TAKE_TURNS)  # sent before any picture
 
 
 @dataclass
@@ -388,7 +389,7 @@ class Display:
             wanted = self._wanted.get(channel)
             return wanted is not None and self._shown.get(channel) != wanted[0]
 
-        for channel in _CHANNELS[: -len(_TAKE_TURNS)]:
+        for channel in _FIRST:
             if pending(channel):
                 return channel
         start = _TAKE_TURNS.index(self._last_sent) + 1 if self._last_sent in _TAKE_TURNS else 0
