@@ -210,7 +210,7 @@ def measure_negative(image: np.ndarray, label: str) -> Result:
 
 # --------------------------------------------------------------------------- locked pose
 
-LOCK_PX, LOCK_MARGIN = 40, 0.5  # the reader's rectified view (vision.cells FACE_PX, MARGIN)
+LOCK_PX, LOCK_MARGIN = 40, 0.5  # the reader's rectified view (vision.raster FACE_PX, MARGIN)
 BUMPS = (0.3, 0.6, 1.0, 2.0)  # cells the camera is bumped by, in a random direction
 
 

@@ -31,25 +31,12 @@ from typing import Any
 
 import cv2
 import numpy as np
-from piecebridge.vision.cells import (
-    _CENTRE_SHIFT,
-    CELL_ORDER,
-    CROP,
-    FACE_CROP,
-    FACE_PX,
-    MARGIN,
-    PX,
-    SUITS,
-    BoardViews,
-    PieceLooks,
-    board_views,
-    coin_centre,
-    energies,
-    face_scores,
-)
+from piecebridge.vision.cells import SUITS, BoardViews, PieceLooks, board_views, energies
+from piecebridge.vision.facing import coin_centre, face_scores
 from piecebridge.vision.geometry import N
 from piecebridge.vision.locate import find_board
 from piecebridge.vision.pose import BoardPose
+from piecebridge.vision.raster import CELL_ORDER, CENTRE_SHIFT, CROP, FACE_CROP, FACE_PX, MARGIN, PX
 
 from piecebridge.errors import UserError
 
@@ -180,7 +167,7 @@ def learn_setup(
     for suit in SUITS:
         cells = [c for c, (kind, s) in layout.items() if kind == "coin" and s == suit]
         coins[suit], faces[suit] = _coin_looks(views, [index[c] for c in cells])
-        pawns[suit] = crops[index[f"g{SUITS.index(suit) + 1}"], _CENTRE_SHIFT]
+        pawns[suit] = crops[index[f"g{SUITS.index(suit) + 1}"], CENTRE_SHIFT]
     occ = np.array([c in layout for c in CELL_ORDER])
     hi_empty = float(np.percentile(ratio[~occ], 95))
     lo_occ = float(np.min(ratio[occ]))

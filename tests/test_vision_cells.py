@@ -7,9 +7,10 @@ import cv2
 import numpy as np
 import pytest
 from piecebridge.calibration.board import calibration_layout, learn_setup
-from piecebridge.vision.cells import CROP, _unit, masked, similarities
+from piecebridge.vision.cells import _unit, masked, similarities
 from piecebridge.vision.geometry import N
 from piecebridge.vision.occlusion import covered_cells, hidden_fraction
+from piecebridge.vision.raster import CROP
 from piecebridge.vision.reader import BoardReader
 
 from piecebridge.errors import UserError
@@ -78,7 +79,7 @@ def test_calibration_refuses_a_layout_that_does_not_read_back():
 
 
 def test_face_scores_equal_brute_force_over_shifts():
-    from piecebridge.vision.cells import FACE_MASK, _fine_detail, face_scores
+    from piecebridge.vision.facing import FACE_MASK, face_scores, fine_detail
 
     rng = np.random.default_rng(1)
     turned = rng.normal(size=(4, 36, 36, 3)).astype(np.float32)
@@ -86,9 +87,9 @@ def test_face_scores_equal_brute_force_over_shifts():
     scores, best = face_scores(window, turned)
     n, mask = 36 * 36, FACE_MASK
     want = []
-    detail = _fine_detail(window)  # facing compares fine detail, not shading
+    detail = fine_detail(window)  # facing compares fine detail, not shading
     for t in turned:
-        t = _fine_detail(t)
+        t = fine_detail(t)
         tc = t * mask - (t * mask).reshape(n, 3).mean(axis=0)
         tc *= mask
         top = -2.0

@@ -25,13 +25,29 @@ from typing import Any
 
 import cv2
 import numpy as np
-from piecebridge.vision.geometry import N, cell_name
+from piecebridge.vision.facing import (
+    FACING_ROT,
+    FACINGS,
+    face_window,
+    read_facing_from_mark,
+    read_facings,
+    turned_looks,
+)
+from piecebridge.vision.geometry import N
 from piecebridge.vision.occlusion import covered_cells, hidden_fraction
+from piecebridge.vision.raster import (
+    CELL_ORDER,
+    CENTRE_SHIFT,
+    CROP,
+    FACE_CROP,
+    FACE_PX,
+    FACE_SEARCH,
+    MARGIN,
+    OFFSETS,
+    PX,
+)
 
 SUITS = ("suns", "moons", "crowns", "arms")
-FACINGS = ("north", "east", "south", "west")
-#: np.rot90 ``k`` turning a north-facing look into each facing (k=-1 is clockwise).
-FACING_ROT = {"north": 0, "east": -1, "south": 2, "west": 1}
 #: Standard Piecepack suit colours (BGR) for the no-setup fallback.
 DEFAULT_SUIT_BGR = {
     "suns": (40, 60, 210),
@@ -39,24 +55,10 @@ DEFAULT_SUIT_BGR = {
     "crowns": (60, 140, 40),
     "arms": (180, 90, 30),
 }
-
-PX = 24  # rectified pixels per cell for classification
-MARGIN = 0.5  # cells of rectified margin around the board (room for shifts)
-CROP = 20  # descriptor window, pixels (0.83 cell: inside the grid lines)
-SHIFTS = (-2, 0, 2)
-FACE_PX = 40  # the facing is read at this finer scale (rectify at FACE_PX, see classify)
-FACE_CROP = 36  # facing window, pixels at FACE_PX (0.9 cell)
-FACE_SEARCH = 4  # pixels searched each way around the coin's coarse position
 CHROMA_WEIGHT = 1.5  # colour matters as much as shape for telling suits apart
 
 
 # --------------------------------------------------------------------------- descriptors
-
-
-#: Cell names in the order of the descriptor rows (north-west first, row-major).
-CELL_ORDER = [cell_name(col, row) for row in range(N - 1, -1, -1) for col in range(N)]
-_CENTRE_SHIFT = len(SHIFTS) ** 2 // 2
-_OFFSETS = [(dy, dx) for dy in SHIFTS for dx in SHIFTS]
 
 
 def _cell_origin(i: int) -> tuple[int, int]:
@@ -80,8 +82,8 @@ def raw_crops(lab: np.ndarray, tile_ab: np.ndarray, rel: np.ndarray | None = Non
     o = round(MARGIN * PX) + (PX - CROP) // 2
     if rel is None:
         rel = relative_lab(lab, tile_ab)
-    crops = np.empty((N * N, len(_OFFSETS), CROP, CROP, 3), np.float32)
-    for k, (dy, dx) in enumerate(_OFFSETS):
+    crops = np.empty((N * N, len(OFFSETS), CROP, CROP, 3), np.float32)
+    for k, (dy, dx) in enumerate(OFFSETS):
         # Cells are PX apart, so all 64 crops of one shift are one reshaped slice.
         block = rel[o + dy : o + dy + N * PX, o + dx : o + dx + N * PX]
         cells = block.reshape(N, PX, N, PX, 3)[:, :CROP, :, :CROP]
@@ -174,7 +176,7 @@ def energies(crops: np.ndarray) -> np.ndarray:
 
     Every channel's mean is removed first: a flat cell of any colour has no structure.
     """
-    c = crops[:, _CENTRE_SHIFT][:, _DISC]
+    c = crops[:, CENTRE_SHIFT][:, _DISC]
     c = c - c.mean(axis=1, keepdims=True)
     return np.sqrt((c**2).sum(axis=-1).mean(axis=-1))
 
@@ -278,7 +280,7 @@ class PieceLooks:
     def turned_faces(self) -> dict[str, np.ndarray]:
         """Each suit's fine coin look in the four facings (4, C, C, 3), made once."""
         if "turned" not in self.extra:
-            self.extra["turned"] = {s: np.asarray(_turned(f)) for s, f in self.faces.items()}
+            self.extra["turned"] = {s: np.asarray(turned_looks(f)) for s, f in self.faces.items()}
         return self.extra["turned"]
 
     def _templates(self) -> tuple[np.ndarray, list[tuple[str, str, str | None]]]:
@@ -374,137 +376,6 @@ def board_views(rect_hi: np.ndarray) -> BoardViews:
     return BoardViews(lab_hi, tile_ab, crops, rel_lo, light)
 
 
-def _disc(size: int, radius: float) -> np.ndarray:
-    r = np.arange(size) - (size - 1) / 2
-    return (np.hypot(*np.meshgrid(r, r)) <= radius).astype(np.float32)
-
-
-#: Only the coin itself is compared when reading facing (not the grid line beside it).
-FACE_MASK = _disc(FACE_CROP, 0.33 * FACE_PX)[..., None]
-#: Rows (and columns) of zeros around the disc in FACE_MASK.
-_DISC_BORDER = int(np.argmax(FACE_MASK[..., 0].any(axis=1)))
-
-
-def coin_centre(views: BoardViews, i: int) -> tuple[float, float] | None:
-    """Sub-pixel centre (FACE_PX rectified pixels) of the coin in cell ``i``, or None.
-
-    The coin's rim is the strongest circle of a coin-like radius near the cell centre.
-    """
-    extra = round(0.2 * FACE_PX)
-    win = face_window(views, i, _CENTRE_SHIFT, extra=extra)
-    light = cv2.normalize(win[..., 0], None, 0, 255, cv2.NORM_MINMAX).astype(np.uint8)
-    circles = cv2.HoughCircles(
-        cv2.GaussianBlur(light, (0, 0), 1.0), cv2.HOUGH_GRADIENT, dp=1, minDist=FACE_PX,
-        param1=80, param2=8, minRadius=round(0.28 * FACE_PX), maxRadius=round(0.47 * FACE_PX),
-    )  # fmt: skip
-    if circles is None:
-        return None
-    x, y, _ = circles[0, 0]
-    cx = (MARGIN + i % N + 0.5) * FACE_PX - FACE_CROP / 2 - extra
-    cy = (MARGIN + i // N + 0.5) * FACE_PX - FACE_CROP / 2 - extra
-    return round(cx) + float(x), round(cy) + float(y)
-
-
-def face_window(
-    views: BoardViews,
-    i: int,
-    shift: int,
-    extra: int = FACE_SEARCH,
-    offset: tuple[float, float] | None = None,
-) -> np.ndarray:
-    """The FACE_PX window around cell ``i`` at coarse ``shift`` (index into the shifts) or
-    at ``offset`` (dy, dx in PX pixels), ``extra`` pixels wider each way for the fine search."""
-    dy, dx = _OFFSETS[shift] if offset is None else offset
-    k = FACE_PX / PX
-    cx = (MARGIN + i % N + 0.5) * FACE_PX + dx * k
-    cy = (MARGIN + i // N + 0.5) * FACE_PX + dy * k
-    x0, y0 = round(cx - FACE_CROP / 2) - extra, round(cy - FACE_CROP / 2) - extra
-    size = FACE_CROP + 2 * extra
-    return views.rel_hi_window(y0, x0, size)
-
-
-def _centred_unit(m: np.ndarray) -> np.ndarray:
-    """Rows of (n, pixels, 3): each channel's mean removed, then scaled to unit length."""
-    m = m - m.mean(axis=1, keepdims=True)
-    m = m.reshape(len(m), -1)
-    return m / (np.sqrt(np.einsum("ij,ij->i", m, m))[:, None] + 1e-6)
-
-
-_PREPARED: dict[int, tuple[np.ndarray, list[tuple[np.ndarray, float]]]] = {}
-
-
-def _prepared(turned: np.ndarray) -> list[tuple[np.ndarray, float]]:
-    """Per turn: the disc-masked, centred look (as matchTemplate wants it) and its norm.
-    Kept per array (looks are made once per setup), holding the array so its id stays."""
-    hit = _PREPARED.get(id(turned))
-    if hit is not None and hit[0] is turned:
-        return hit[1]
-    c = turned.shape[1]
-    n = c * c
-    out = []
-    for t in turned:
-        tm = _fine_detail(t) * FACE_MASK
-        tc = tm - tm.reshape(n, 3).mean(axis=0)
-        norm = float(np.sqrt((tc * tc).sum())) + 1e-6
-        b = _DISC_BORDER  # zero outside the disc: correlate over its bounding box only
-        out.append((np.ascontiguousarray((tc * FACE_MASK)[b : c - b, b : c - b], np.float32), norm))
-    if len(_PREPARED) > 64:
-        _PREPARED.clear()
-    _PREPARED[id(turned)] = (turned, out)
-    return out
-
-
-#: Facing is read from the coin's fine detail: its look minus a blur of this sigma (FACE_PX
-#: pixels). Light and shade across a coin (a darker rim on the side away from the lamp,
-#: a glare patch) do not turn with the coin; in the calibration photo every coin faces
-#: north, so without this the shading would be learned as "north".
-FACE_DETAIL_SIGMA = 3.0
-
-
-def _fine_detail(a: np.ndarray) -> np.ndarray:
-    """``a`` minus its Gaussian blur (float32, same shape)."""
-    a = np.ascontiguousarray(a, np.float32)
-    if FACE_DETAIL_SIGMA <= 0:
-        return a
-    return a - cv2.GaussianBlur(a, (0, 0), FACE_DETAIL_SIGMA, borderType=cv2.BORDER_REFLECT)
-
-
-def face_scores(
-    window: np.ndarray, turned: np.ndarray, turns: list[int] | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Best normalised correlation, inside the coin disc, of each turned look (t, C, C, 3)
-    over all shifts of ``window``, and the window that fits the best turn (C, C, 3).
-
-    The symmetric parts (rim, symbol body) fit every turn about equally; the turn that also
-    lines up the markings scores highest, however small its lead (see ``_read_facing``).
-    Computed with correlations (no per-shift copies): for a look ``T`` centred over the
-    whole square, ``<mask * W - mean, T> = <W, mask * T>`` since ``T`` sums to zero.
-    """
-    c = turned.shape[1]
-    n = c * c
-    b = _DISC_BORDER
-    full = window
-    detail = _fine_detail(window)
-    # Everything outside the disc is masked out: work on the disc's bounding box only.
-    win = np.ascontiguousarray(detail[b : window.shape[0] - b, b : window.shape[1] - b], np.float32)
-    m = np.ascontiguousarray(FACE_MASK[b : c - b, b : c - b, 0], np.float32)
-    h = win.shape[0] - (c - 2 * b) + 1
-    # Per shift and channel: sum and sum of squares of the window inside the disc.
-    s1 = cv2.filter2D(win, -1, m, anchor=(0, 0), borderType=cv2.BORDER_CONSTANT)[:h, :h]
-    s2 = cv2.filter2D(win * win, -1, m, anchor=(0, 0), borderType=cv2.BORDER_CONSTANT)[:h, :h]
-    w_norm = np.sqrt(np.maximum((s2 - s1 * s1 / n).sum(axis=-1), 1e-12))
-    scores, best_score, best_at = [], -2.0, (0, 0)
-    prepared = _prepared(turned)
-    for tmpl, t_norm in prepared if turns is None else [prepared[k] for k in turns]:
-        r = cv2.matchTemplate(win, tmpl, cv2.TM_CCORR) / (w_norm * t_norm)
-        k = int(np.argmax(r))
-        scores.append(float(r.flat[k]))
-        if r.flat[k] > best_score:
-            best_score, best_at = float(r.flat[k]), divmod(k, h)
-    y, x = best_at
-    return np.array(scores), full[y : y + c, x : x + c]
-
-
 def classify(
     rect_hi: np.ndarray, looks: PieceLooks, light_lines: bool = False
 ) -> list[CellDecision]:
@@ -538,7 +409,7 @@ def measure(views: BoardViews, looks: PieceLooks, light_lines: bool = False) -> 
     floor = max(float(np.median(np.sort(energy)[:16])), 1.0)
     ratio = energy / floor
     # A flat cell of a foreign colour (a hand, a sleeve) is not an empty tile.
-    tint = np.linalg.norm(crops[:, _CENTRE_SHIFT, :, :, 1:].mean(axis=(1, 2)), axis=-1)
+    tint = np.linalg.norm(crops[:, CENTRE_SHIFT, :, :, 1:].mean(axis=(1, 2)), axis=-1)
     T, labels = looks.templates()
     all_sims = similarities(crops, T, looks)  # (64, shifts, K)
     sims = all_sims.max(axis=1)  # best shift per template
@@ -566,7 +437,7 @@ def measure(views: BoardViews, looks: PieceLooks, light_lines: bool = False) -> 
             best = int(np.argmax(sims[i]))
             shift = int(np.argmax(all_sims[i, :, best]))
             if not looks.learned:
-                _read_facing_from_mark(d, views, i, shift)
+                read_facing_from_mark(d, views, i, shift)
             elif offset is not None:
                 facing_jobs.append((d, face_window(views, i, shift, offset=offset)))
             else:
@@ -574,7 +445,7 @@ def measure(views: BoardViews, looks: PieceLooks, light_lines: bool = False) -> 
                 # turns' coarse looks fits best: the winner's position alone would favour
                 # the winner's turn. One window covers them all.
                 cols = [labels.index(("coin", d.best[1], f)) for f in FACINGS]
-                at = np.array([_OFFSETS[int(np.argmax(all_sims[i, :, c]))] for c in cols])
+                at = np.array([OFFSETS[int(np.argmax(all_sims[i, :, c]))] for c in cols])
                 lo, hi = at.min(axis=0), at.max(axis=0)
                 half = float((hi - lo).max()) / 2 * FACE_PX / PX
                 mid = (float(lo[0] + hi[0]) / 2, float(lo[1] + hi[1]) / 2)
@@ -582,15 +453,8 @@ def measure(views: BoardViews, looks: PieceLooks, light_lines: bool = False) -> 
                 facing_jobs.append((d, face_window(views, i, shift, extra=extra, offset=mid)))
         out.append(d)
     if facing_jobs:
-        _read_facings(facing_jobs, turned)
+        read_facings(facing_jobs, turned)
     return out
-
-
-def _read_facings(jobs: list[tuple[CellDecision, np.ndarray]], turned: dict) -> None:
-    """:func:`_read_facing` for each (decision, window). (One batched product over all
-    coins was tried: its gathered shift copies cost 2.5x the per-coin correlations.)"""
-    for d, window in jobs:
-        _read_facing(d, window, turned[d.best[1]])
 
 
 def _wide_search(
@@ -626,71 +490,6 @@ def _wide_search(
     best = int(np.argmax(sims.max(axis=1)))
     by, bx = divmod(best, n)
     return sims.max(axis=0), (float(by - r), float(bx - r))
-
-
-def _read_facing(d: CellDecision, window: np.ndarray, turned: np.ndarray) -> None:
-    """Set ``d.facing`` from the coin's own markings.
-
-    The suit's look is matched in each of its four turns at every 1-px shift of a window
-    around the coin (inside the coin's disc only); the symmetric parts (rim, symbol body)
-    fit equally in all turns, so the turn that also lines up the directional markings wins.
-    (Matching only the part that turns with the coin, at the shift the shared part finds,
-    was tried and misread 16 % of facings on the tune split instead of 2.5 %: each turn
-    needs its own fine shift.)
-    """
-    _set_facing(d, face_scores(window, turned)[0])
-
-
-def _set_facing(d: CellDecision, scores: np.ndarray) -> None:
-    """The facing of the best-fitting turn, and its lead (see :func:`_read_facing`)."""
-    order = np.argsort(scores)[::-1]
-    d.facing = FACINGS[int(order[0])]
-    # Compare what is left unexplained: the winner's residual as a share of the
-    # runner-up's. Symbols that look alike in all turns leave tiny but telling residuals.
-    d.facing_margin = float(1.0 - (1.0 - scores[order[0]]) / (1.0 - scores[order[1]] + 1e-6))
-
-
-def _read_facing_from_mark(d: CellDecision, views: BoardViews, i: int, shift: int) -> None:
-    """Without a learned look: the facing is where the coin's small separate mark sits (a
-    dot or a small triangle at the top of the suit side, as on standard Piecepack coins)."""
-    c = coin_centre(views, i)
-    if c is None:
-        dy, dx = _OFFSETS[shift]
-        k = FACE_PX / PX
-        c = ((MARGIN + i % N + 0.5) * FACE_PX + dx * k, (MARGIN + i // N + 0.5) * FACE_PX + dy * k)
-    size = 2 * round(0.36 * FACE_PX) + 1
-    patch = cv2.getRectSubPix(views.rel_hi, (size, size), c)
-    disc = _disc(size, 0.34 * FACE_PX).astype(bool)
-    base = np.median(patch[disc], axis=0)
-    ink = (np.linalg.norm(patch - base, axis=-1) > 30) & disc
-    n, _, stats, cents = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
-    if n < 3:  # a mark needs a symbol beside it
-        d.facing_margin = 0.0
-        return
-    area = stats[1:, cv2.CC_STAT_AREA].astype(float)
-    off = cents[1:] - (size - 1) / 2
-    r = np.hypot(off[:, 0], off[:, 1])
-    # Not the symbol (big), not specks of the rim (tiny, at the disc's edge).
-    small = (area <= 0.15 * area.sum()) & (area >= 4) & (r >= 0.15 * FACE_PX)
-    small &= r <= 0.31 * FACE_PX
-    if not small.any():
-        d.facing_margin = 0.0
-        return
-    j = int(np.argmax(np.where(small, r, -1)))
-    ang = np.degrees(np.arctan2(off[j, 0], -off[j, 1])) % 360  # 0 = north, clockwise
-    k = round(ang / 90) % 4
-    d.facing = FACINGS[k]
-    # Lead: how squarely the mark points along a board axis, and that it stands alone.
-    others = small.copy()
-    others[j] = False
-    # Another small blob about as far out (a symbol's loose petal) makes the mark doubtful.
-    alone = 1.0 if not others.any() else float(np.clip(2 * (1 - r[others].max() / r[j]), 0, 1))
-    d.facing_margin = float((1 - abs((ang - 90 * k + 180) % 360 - 180) / 45) * alone)
-
-
-def _turned(look: np.ndarray) -> list[np.ndarray]:
-    """The look facing north, east, south, west (contiguous float32 for matchTemplate)."""
-    return [np.ascontiguousarray(np.rot90(look, FACING_ROT[f]), np.float32) for f in FACINGS]
 
 
 def _features(

@@ -28,15 +28,7 @@ from typing import Any
 
 import cv2
 import numpy as np
-from piecebridge.vision.cells import (
-    FACE_PX,
-    MARGIN,
-    CellDecision,
-    PieceLooks,
-    board_views,
-    decide_all,
-    measure,
-)
+from piecebridge.vision.cells import CellDecision, PieceLooks, board_views, decide_all, measure
 from piecebridge.vision.geometry import (
     CANONICAL_CORNERS,
     closest_turns,
@@ -45,6 +37,7 @@ from piecebridge.vision.geometry import (
 )
 from piecebridge.vision.locate import check_lock, find_board, refine_pose
 from piecebridge.vision.pose import BoardPose
+from piecebridge.vision.raster import FACE_PX, MARGIN
 
 from piecebridge.errors import UserError
 

@@ -1,0 +1,226 @@
+"""Reading a coin's facing from its own markings.
+
+The suit's learned look (facing north) is turned to each facing and correlated, inside the
+coin's disc, with a window around the coin at every 1-px shift; the turn that also lines up the
+directional markings wins. Without a learned look, the facing is where the coin's small
+separate mark (a dot or a small triangle at the top of the suit side) sits.
+
+>>> [np.rot90(np.arange(4).reshape(2, 2), FACING_ROT[f]).ravel().tolist() for f in FACINGS]
+[[0, 1, 2, 3], [2, 0, 3, 1], [3, 2, 1, 0], [1, 3, 0, 2]]
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import cv2
+import numpy as np
+from piecebridge.vision.geometry import N
+from piecebridge.vision.raster import (
+    CENTRE_SHIFT,
+    FACE_CROP,
+    FACE_PX,
+    FACE_SEARCH,
+    MARGIN,
+    OFFSETS,
+    PX,
+    disc,
+)
+
+if TYPE_CHECKING:
+    from piecebridge.vision.cells import BoardViews, CellDecision
+
+FACINGS = ("north", "east", "south", "west")
+#: np.rot90 ``k`` turning a north-facing look into each facing (k=-1 is clockwise).
+FACING_ROT = {"north": 0, "east": -1, "south": 2, "west": 1}
+
+
+#: Only the coin itself is compared when reading facing (not the grid line beside it).
+FACE_MASK = disc(FACE_CROP, 0.33 * FACE_PX)[..., None]
+#: Rows (and columns) of zeros around the disc in FACE_MASK.
+_DISC_BORDER = int(np.argmax(FACE_MASK[..., 0].any(axis=1)))
+
+
+def coin_centre(views: BoardViews, i: int) -> tuple[float, float] | None:
+    """Sub-pixel centre (FACE_PX rectified pixels) of the coin in cell ``i``, or None.
+
+    The coin's rim is the strongest circle of a coin-like radius near the cell centre.
+    """
+    extra = round(0.2 * FACE_PX)
+    win = face_window(views, i, CENTRE_SHIFT, extra=extra)
+    light = cv2.normalize(win[..., 0], None, 0, 255, cv2.NORM_MINMAX).astype(np.uint8)
+    circles = cv2.HoughCircles(
+        cv2.GaussianBlur(light, (0, 0), 1.0), cv2.HOUGH_GRADIENT, dp=1, minDist=FACE_PX,
+        param1=80, param2=8, minRadius=round(0.28 * FACE_PX), maxRadius=round(0.47 * FACE_PX),
+    )  # fmt: skip
+    if circles is None:
+        return None
+    x, y, _ = circles[0, 0]
+    cx = (MARGIN + i % N + 0.5) * FACE_PX - FACE_CROP / 2 - extra
+    cy = (MARGIN + i // N + 0.5) * FACE_PX - FACE_CROP / 2 - extra
+    return round(cx) + float(x), round(cy) + float(y)
+
+
+def face_window(
+    views: BoardViews,
+    i: int,
+    shift: int,
+    extra: int = FACE_SEARCH,
+    offset: tuple[float, float] | None = None,
+) -> np.ndarray:
+    """The FACE_PX window around cell ``i`` at coarse ``shift`` (index into the shifts) or
+    at ``offset`` (dy, dx in PX pixels), ``extra`` pixels wider each way for the fine search."""
+    dy, dx = OFFSETS[shift] if offset is None else offset
+    k = FACE_PX / PX
+    cx = (MARGIN + i % N + 0.5) * FACE_PX + dx * k
+    cy = (MARGIN + i // N + 0.5) * FACE_PX + dy * k
+    x0, y0 = round(cx - FACE_CROP / 2) - extra, round(cy - FACE_CROP / 2) - extra
+    size = FACE_CROP + 2 * extra
+    return views.rel_hi_window(y0, x0, size)
+
+
+_PREPARED: dict[int, tuple[np.ndarray, list[tuple[np.ndarray, float]]]] = {}
+
+
+def _prepared(turned: np.ndarray) -> list[tuple[np.ndarray, float]]:
+    """Per turn: the disc-masked, centred look (as matchTemplate wants it) and its norm.
+    Kept per array (looks are made once per setup), holding the array so its id stays."""
+    hit = _PREPARED.get(id(turned))
+    if hit is not None and hit[0] is turned:
+        return hit[1]
+    c = turned.shape[1]
+    n = c * c
+    out = []
+    for t in turned:
+        tm = fine_detail(t) * FACE_MASK
+        tc = tm - tm.reshape(n, 3).mean(axis=0)
+        norm = float(np.sqrt((tc * tc).sum())) + 1e-6
+        b = _DISC_BORDER  # zero outside the disc: correlate over its bounding box only
+        out.append((np.ascontiguousarray((tc * FACE_MASK)[b : c - b, b : c - b], np.float32), norm))
+    if len(_PREPARED) > 64:
+        _PREPARED.clear()
+    _PREPARED[id(turned)] = (turned, out)
+    return out
+
+
+#: Facing is read from the coin's fine detail: its look minus a blur of this sigma (FACE_PX
+#: pixels). Light and shade across a coin (a darker rim on the side away from the lamp,
+#: a glare patch) do not turn with the coin; in the calibration photo every coin faces
+#: north, so without this the shading would be learned as "north".
+FACE_DETAIL_SIGMA = 3.0
+
+
+def fine_detail(a: np.ndarray) -> np.ndarray:
+    """``a`` minus its Gaussian blur (float32, same shape)."""
+    a = np.ascontiguousarray(a, np.float32)
+    if FACE_DETAIL_SIGMA <= 0:
+        return a
+    return a - cv2.GaussianBlur(a, (0, 0), FACE_DETAIL_SIGMA, borderType=cv2.BORDER_REFLECT)
+
+
+def face_scores(
+    window: np.ndarray, turned: np.ndarray, turns: list[int] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Best normalised correlation, inside the coin disc, of each turned look (t, C, C, 3)
+    over all shifts of ``window``, and the window that fits the best turn (C, C, 3).
+
+    The symmetric parts (rim, symbol body) fit every turn about equally; the turn that also
+    lines up the markings scores highest, however small its lead (see ``_read_facing``).
+    Computed with correlations (no per-shift copies): for a look ``T`` centred over the
+    whole square, ``<mask * W - mean, T> = <W, mask * T>`` since ``T`` sums to zero.
+    """
+    c = turned.shape[1]
+    n = c * c
+    b = _DISC_BORDER
+    full = window
+    detail = fine_detail(window)
+    # Everything outside the disc is masked out: work on the disc's bounding box only.
+    win = np.ascontiguousarray(detail[b : window.shape[0] - b, b : window.shape[1] - b], np.float32)
+    m = np.ascontiguousarray(FACE_MASK[b : c - b, b : c - b, 0], np.float32)
+    h = win.shape[0] - (c - 2 * b) + 1
+    # Per shift and channel: sum and sum of squares of the window inside the disc.
+    s1 = cv2.filter2D(win, -1, m, anchor=(0, 0), borderType=cv2.BORDER_CONSTANT)[:h, :h]
+    s2 = cv2.filter2D(win * win, -1, m, anchor=(0, 0), borderType=cv2.BORDER_CONSTANT)[:h, :h]
+    w_norm = np.sqrt(np.maximum((s2 - s1 * s1 / n).sum(axis=-1), 1e-12))
+    scores, best_score, best_at = [], -2.0, (0, 0)
+    prepared = _prepared(turned)
+    for tmpl, t_norm in prepared if turns is None else [prepared[k] for k in turns]:
+        r = cv2.matchTemplate(win, tmpl, cv2.TM_CCORR) / (w_norm * t_norm)
+        k = int(np.argmax(r))
+        scores.append(float(r.flat[k]))
+        if r.flat[k] > best_score:
+            best_score, best_at = float(r.flat[k]), divmod(k, h)
+    y, x = best_at
+    return np.array(scores), full[y : y + c, x : x + c]
+
+
+def read_facings(jobs: list[tuple[CellDecision, np.ndarray]], turned: dict) -> None:
+    """:func:`_read_facing` for each (decision, window). (One batched product over all
+    coins was tried: its gathered shift copies cost 2.5x the per-coin correlations.)"""
+    for d, window in jobs:
+        _read_facing(d, window, turned[d.best[1]])
+
+
+def _read_facing(d: CellDecision, window: np.ndarray, turned: np.ndarray) -> None:
+    """Set ``d.facing`` from the coin's own markings.
+
+    The suit's look is matched in each of its four turns at every 1-px shift of a window
+    around the coin (inside the coin's disc only); the symmetric parts (rim, symbol body)
+    fit equally in all turns, so the turn that also lines up the directional markings wins.
+    (Matching only the part that turns with the coin, at the shift the shared part finds,
+    was tried and misread 16 % of facings on the tune split instead of 2.5 %: each turn
+    needs its own fine shift.)
+    """
+    _set_facing(d, face_scores(window, turned)[0])
+
+
+def _set_facing(d: CellDecision, scores: np.ndarray) -> None:
+    """The facing of the best-fitting turn, and its lead (see :func:`_read_facing`)."""
+    order = np.argsort(scores)[::-1]
+    d.facing = FACINGS[int(order[0])]
+    # Compare what is left unexplained: the winner's residual as a share of the
+    # runner-up's. Symbols that look alike in all turns leave tiny but telling residuals.
+    d.facing_margin = float(1.0 - (1.0 - scores[order[0]]) / (1.0 - scores[order[1]] + 1e-6))
+
+
+def read_facing_from_mark(d: CellDecision, views: BoardViews, i: int, shift: int) -> None:
+    """Without a learned look: the facing is where the coin's small separate mark sits (a
+    dot or a small triangle at the top of the suit side, as on standard Piecepack coins)."""
+    c = coin_centre(views, i)
+    if c is None:
+        dy, dx = OFFSETS[shift]
+        k = FACE_PX / PX
+        c = ((MARGIN + i % N + 0.5) * FACE_PX + dx * k, (MARGIN + i // N + 0.5) * FACE_PX + dy * k)
+    size = 2 * round(0.36 * FACE_PX) + 1
+    patch = cv2.getRectSubPix(views.rel_hi, (size, size), c)
+    inside = disc(size, 0.34 * FACE_PX).astype(bool)
+    base = np.median(patch[inside], axis=0)
+    ink = (np.linalg.norm(patch - base, axis=-1) > 30) & inside
+    n, _, stats, cents = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
+    if n < 3:  # a mark needs a symbol beside it
+        d.facing_margin = 0.0
+        return
+    area = stats[1:, cv2.CC_STAT_AREA].astype(float)
+    off = cents[1:] - (size - 1) / 2
+    r = np.hypot(off[:, 0], off[:, 1])
+    # Not the symbol (big), not specks of the rim (tiny, at the disc's edge).
+    small = (area <= 0.15 * area.sum()) & (area >= 4) & (r >= 0.15 * FACE_PX)
+    small &= r <= 0.31 * FACE_PX
+    if not small.any():
+        d.facing_margin = 0.0
+        return
+    j = int(np.argmax(np.where(small, r, -1)))
+    ang = np.degrees(np.arctan2(off[j, 0], -off[j, 1])) % 360  # 0 = north, clockwise
+    k = round(ang / 90) % 4
+    d.facing = FACINGS[k]
+    # Lead: how squarely the mark points along a board axis, and that it stands alone.
+    others = small.copy()
+    others[j] = False
+    # Another small blob about as far out (a symbol's loose petal) makes the mark doubtful.
+    alone = 1.0 if not others.any() else float(np.clip(2 * (1 - r[others].max() / r[j]), 0, 1))
+    d.facing_margin = float((1 - abs((ang - 90 * k + 180) % 360 - 180) / 45) * alone)
+
+
+def turned_looks(look: np.ndarray) -> list[np.ndarray]:
+    """The look facing north, east, south, west (contiguous float32 for matchTemplate)."""
+    return [np.ascontiguousarray(np.rot90(look, FACING_ROT[f]), np.float32) for f in FACINGS]
