@@ -131,17 +131,6 @@ def test_noise_is_deterministic_by_seed():
     assert not np.array_equal(a, c)
 
 
-def test_docstring_examples_run():
-    import doctest
-
-    from piecebridge import synth
-    from piecebridge.synth import art, photo, reflec
-
-    for module in (synth, photo, reflec, art):
-        result = doctest.testmod(module)
-        assert result.failed == 0, module.__name__
-
-
 def test_pixel_grid_interpolation_is_accurate_under_strong_distortion():
     from piecebridge.synth.photo import _camera_grid, _distort
 

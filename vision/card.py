@@ -22,7 +22,7 @@ The pipeline, each step a function you can call on its own:
 >>> read_card(np.full((480, 640), 200, np.uint8))
 Traceback (most recent call last):
 ...
-piecebridge.errors.UserError: no card found: no printed 10x10 grid in the photo
+piecebridge.vision.card.CardError: no card found: no printed 10x10 grid in the photo (is the card in view and in focus?)
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ where the lock expects them (cheap) and re-detects the board when they do not.
 >>> reader.read(np.zeros((480, 640, 3), np.uint8))
 Traceback (most recent call last):
 ...
-piecebridge.vision.locate.BoardNotFound: no board in view: no tile-coloured region large enough
+piecebridge.vision.locate.BoardNotFound: no board in view: no 8x8 tile grid found
 """
 
 from __future__ import annotations
