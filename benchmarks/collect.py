@@ -17,6 +17,7 @@ ORDER = [
     "bcg_rotator",
     "synth",
     "vision_reflec",
+    "vision_speed",
     "vision_locate",
     "card",
     "calibration",
