@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import functools
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -401,25 +402,35 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
     return out
 
 
-def measure(views: BoardViews, looks: PieceLooks, light_lines: bool = False) -> list[CellDecision]:
+def measure(
+    views: BoardViews,
+    looks: PieceLooks,
+    light_lines: bool = False,
+    cells: Collection[int] | None = None,
+) -> list[CellDecision]:
     """Every cell's measurements (energy, tint, similarities, facing margin), undecided.
-    ``light_lines``: the printed lines are lighter than the tiles."""
+    ``light_lines``: the printed lines are lighter than the tiles. ``cells``: measure only
+    these (indices into CELL_ORDER; the result holds only them, in board order). The
+    board-wide references (noise floor, tile colour, covered cells) still come from the
+    whole board, so a cell measures the same either way."""
     crops = views.crops
+    wanted = range(N * N) if cells is None else sorted(set(cells))
     energy = energies(crops)
     floor = max(float(np.median(np.sort(energy)[:16])), 1.0)
     ratio = energy / floor
     # A flat cell of a foreign colour (a hand, a sleeve) is not an empty tile.
     tint = np.linalg.norm(crops[:, CENTRE_SHIFT, :, :, 1:].mean(axis=(1, 2)), axis=-1)
     T, labels = looks.templates()
-    all_sims = similarities(crops, T, looks)  # (64, shifts, K)
+    all_sims = np.zeros((N * N, len(OFFSETS), T.shape[1]), np.float32)
+    all_sims[wanted] = similarities(crops if cells is None else crops[wanted], T, looks)
     sims = all_sims.max(axis=1)  # best shift per template
     turned = looks.turned_faces()
     facing_jobs: list[tuple[CellDecision, np.ndarray]] = []
     light = 255 - views.light if light_lines else views.light
     covered = covered_cells(hidden_fraction(light, FACE_PX, MARGIN))
     out = []
-    for i, cell in enumerate(CELL_ORDER):
-        offset = None
+    for i in wanted:
+        cell, offset = CELL_ORDER[i], None
         if ratio[i] >= looks.empty_ratio and sims[i].max() < looks.min_similarity:
             # Something is here but fits nothing where pieces usually sit: a piece pushed
             # off the middle of its cell? Look wider (up to 0.4 cell) before giving up.
