@@ -11,6 +11,9 @@
 With a setup the pose is *locked*: each frame only checks that the tile crosses still sit
 where the lock expects them (cheap) and re-detects the board when they do not.
 
+After a move, ``reader.read(frame, cells={"d4", "e4"})`` re-reads only those cells and keeps
+the previous observation's reading of the others (see :meth:`BoardReader.read`).
+
 >>> reader = BoardReader()
 >>> reader.read(np.zeros((480, 640, 3), np.uint8))
 Traceback (most recent call last):
@@ -20,8 +23,10 @@ piecebridge.vision.locate.BoardNotFound: no board in view: no 8x8 tile grid foun
 
 from __future__ import annotations
 
+import copy
 import os
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,7 +42,7 @@ from piecebridge.vision.geometry import (
 )
 from piecebridge.vision.locate import check_lock, find_board, refine_pose
 from piecebridge.vision.pose import BoardPose
-from piecebridge.vision.raster import FACE_PX, MARGIN
+from piecebridge.vision.raster import CELL_ORDER, FACE_PX, MARGIN
 
 from piecebridge.errors import UserError
 
@@ -59,6 +64,16 @@ class Observation:
     motion: float = 0.0
     crosses_visible: int = 0
     timings_ms: dict[str, float] = field(default_factory=dict)
+    #: Cells measured in this frame: all 64 on a full read, the asked ones on a partial read.
+    cells_read: tuple[str, ...] = tuple(CELL_ORDER)
+    #: Why a partial read was asked for but the whole board was read ("" when it was not):
+    #: "no previous observation" or "board moved".
+    fallback: str = ""
+
+    @property
+    def partial(self) -> bool:
+        """True when only some cells were read from this frame (the rest kept)."""
+        return len(self.cells_read) < len(CELL_ORDER)
 
     @property
     def occluded(self) -> bool:
@@ -104,6 +119,8 @@ class BoardReader:
         self._reference = None if setup is None else project(setup.pose.H, CANONICAL_CORNERS)
         self._tile_lab = None if setup is None else np.array(setup.tile_color_lab)
         self._previous: np.ndarray | None = None
+        # Undecided measurements of the last observation, per cell (for partial reads).
+        self._measured: dict[str, CellDecision] | None = None
 
     # ------------------------------------------------------------------ pose
 
@@ -124,18 +141,44 @@ class BoardReader:
 
     # ------------------------------------------------------------------ frames
 
-    def read(self, frame_bgr: np.ndarray) -> Observation:
-        """Observe one BGR frame. Raises BoardNotFound when no board can be found."""
+    def read(self, frame_bgr: np.ndarray, cells: Iterable[str] | None = None) -> Observation:
+        """Observe one BGR frame. Raises BoardNotFound when no board can be found.
+
+        ``cells`` (names such as ``{"d4", "e4"}``) asks for a *partial read*: only those
+        cells are measured in this frame, with the locked pose; every other cell keeps its
+        measurement from the previous observation. All cells are then decided together as
+        in a full read (so the board-wide rules still hold: one pawn per suit, a pawn beside
+        a covered cell must fit closely); a cell not asked for therefore keeps its previous
+        decision unless such a rule now resolves differently. The board-wide references
+        (noise floor, tile colour, which cells a hand covers) come from this frame, so an
+        asked cell reads exactly as it would in a full read of this frame.
+
+        A partial read becomes a full read, and says why in ``Observation.fallback``, when
+        there is no previous observation (``"no previous observation"``) or when the lock
+        check finds the camera or board moved (``"board moved"``; ``moved`` is True too).
+        A slow drift is followed (the pose is refined) and the read stays partial.
+        ``Observation.cells_read`` names the cells measured in this frame. ``cells=None``
+        (the default) is a full read; an empty set re-reads no cell (lock check only).
+
+        >>> reader = BoardReader()
+        >>> reader.read(np.zeros((8, 8, 3), np.uint8), cells={"z9"})
+        Traceback (most recent call last):
+        ...
+        ValueError: not a cell of the board: 'z9'
+        """
+        wanted = None if cells is None else _cell_indices(cells)
         t0 = time.perf_counter()
         timings: dict[str, float] = {}
         frame = self.undistort(frame_bgr) if self.undistort is not None else frame_bgr
         moved = False
+        fallback = ""
         if self.pose is None:
             self.pose = self.locate(frame)
             timings["locate"] = (time.perf_counter() - t0) * 1e3
         views = board_views(self.pose.rectify(frame, FACE_PX, MARGIN))
         state, seen, _ = self._check_lock(lines_dark(views.light, self.pose))
         if state in ("moved", "lost"):
+            self._measured = None  # if the board is not found, the next read is a full one
             self.pose = self.locate(frame)
             moved = True
             views = board_views(self.pose.rectify(frame, FACE_PX, MARGIN))
@@ -146,7 +189,16 @@ class BoardReader:
                 self.pose = pose
                 views = board_views(self.pose.rectify(frame, FACE_PX, MARGIN))
         timings["pose"] = (time.perf_counter() - t0) * 1e3
-        decisions = decide_all(measure(views, self.looks, self.pose.inverted), self.looks)
+        if wanted is not None and (moved or self._measured is None):
+            fallback = "board moved" if moved else "no previous observation"
+            wanted = None
+        fresh = measure(views, self.looks, self.pose.inverted, cells=wanted)
+        measured = dict(self._measured or {}) if wanted is not None else {}
+        measured.update((d.cell, d) for d in fresh)
+        self._measured = measured
+        # decide() writes into what it decides: keep the measurements themselves clean.
+        undecided = [copy.copy(measured[c]) for c in CELL_ORDER]
+        decisions = decide_all(undecided, self.looks)
         timings["total"] = (time.perf_counter() - t0) * 1e3
         small = cv2.resize(views.light, (54, 54), interpolation=cv2.INTER_AREA)
         motion = 0.0
@@ -163,7 +215,22 @@ class BoardReader:
             motion=motion,
             crosses_visible=seen,
             timings_ms=timings,
+            cells_read=tuple(d.cell for d in fresh),
+            fallback=fallback,
         )
+
+
+def _cell_indices(cells: Iterable[str]) -> list[int]:
+    """Indices into CELL_ORDER of cell names; a name not on the board is a ValueError."""
+    if isinstance(cells, str):  # "d4" is one cell, not the cells "d" and "4"
+        cells = [cells]
+    index = {c: i for i, c in enumerate(CELL_ORDER)}
+    out = set()
+    for c in cells:
+        if c not in index:
+            raise ValueError(f"not a cell of the board: {c!r}")
+        out.add(index[c])
+    return sorted(out)
 
 
 def cell_polygons(pose: BoardPose) -> dict[str, np.ndarray]:
