@@ -576,6 +576,32 @@ def test_players_confirm_a_misread_and_the_game_goes_on():
     assert [str(a) for a in ref.judge.pending] == ["move c4 c5 north"]
 
 
+def test_a_double_press_confirms_only_the_flag_it_was_pressed_over():
+    state = play_state(board("S a1", "M h8", "Sn c4", "Mn f6"), tile_points=3, dice=(2, 2))
+    ref = Referee(Judge(state), None, open_display_none(), TerminalView(quiet=True))
+    first = as_json(board("S a1", "M h8", "Sn c4", "Cn f6"))  # moons coin read as crowns
+    assert [e.kind for e in ref.judge.observe(first, [], 1.0)] == ["flagged"]
+    assert ref.button("end_turn", 1.5)[0].text.startswith("press end turn again")
+    # before the second press the view changes: another impossible change, a newer flag
+    newer = as_json(board("S a1", "M h8", "Mn f6"))  # the suns coin on c4 gone
+    assert [e.kind for e in ref.judge.observe(newer, [], 2.0)] == ["flagged"]
+    pressed = ref.button("end_turn", 2.5)
+    assert pressed[0].text.startswith("press end turn again"), "a press over the old flag"
+    assert ref.judge.flag is not None and not ref.judge.aliases
+    # two presses over the newer flag confirm it (and only its cells)
+    assert [e.kind for e in ref.button("end_turn", 3.0)] == ["cleared"]
+    assert [R.cell_name(c) for c in ref.judge.aliases] == ["c4"]
+
+
+def test_a_double_press_more_than_5_s_apart_does_not_confirm():
+    state = play_state(board("S a1", "M h8", "Sn c4", "Mn f6"), tile_points=3, dice=(2, 2))
+    ref = Referee(Judge(state), None, open_display_none(), TerminalView(quiet=True))
+    ref.judge.observe(as_json(board("S a1", "M h8", "Sn c4", "Cn f6")), [], 1.0)
+    assert ref.button("end_turn", 1.0)[0].text.startswith("press end turn again")
+    assert ref.button("end_turn", 6.5)[0].text.startswith("press end turn again")
+    assert [e.kind for e in ref.button("end_turn", 7.0)] == ["cleared"]
+
+
 def test_a_confirmed_misread_survives_a_crash_and_resume(tmp_path):
     script = demo_script()
     first_move = next(
@@ -602,6 +628,67 @@ def test_a_confirmed_misread_survives_a_crash_and_resume(tmp_path):
     g6["cell"] = "g7"
     assert [e.kind for e in again.observe(moved, [], 23.0)] == ["accepted"]
     assert [str(a) for a in again.pending] == ["move f2 f1 north", "move g6 g7 north"]
+
+
+def _confirmed_empty_c4(tmp_path) -> tuple[Judge, R.GameState]:
+    """A judge whose players confirmed "c4 looks empty but holds the suns coin"."""
+    state = play_state(board("S a1", "M h8", "Sn c4", "Mn f6"), tile_points=3, dice=(2, 2))
+    log_path = tmp_path / "g.jsonl"
+    judge = Judge(state, GameLog.create(log_path, state))
+    assert [e.kind for e in judge.observe(as_json(board("S a1", "M h8", "Mn f6")), [])] == [
+        "flagged"
+    ]
+    assert [e.kind for e in judge.confirm(1.0)] == ["cleared"]
+    assert judge.observe(as_json(board("S a1", "M h8", "Mn f6")), []) == []  # c4 means the coin
+    return judge, state
+
+
+def _notes(log_path, key: str) -> list:
+    lines = [json.loads(line) for line in log_path.read_text().splitlines()[1:]]
+    return [x["referee"][key] for x in lines if key in x.get("referee", {})]
+
+
+def test_an_empty_looking_alias_does_not_hide_the_coin_moving_away(tmp_path):
+    judge, _ = _confirmed_empty_c4(tmp_path)
+    # the suns coin is really moved c4 -> c5: c4 still looks empty, as confirmed
+    events = judge.observe(as_json(board("S a1", "M h8", "Sn c5", "Mn f6")), [], 2.0)
+    assert [e.kind for e in events] == ["info", "accepted"]
+    assert events[0].cells == ["c4"] and "no longer applies" in events[0].text
+    assert [str(a) for a in judge.pending] == ["move c4 c5 north"]
+    assert judge.aliases == {}
+    assert _notes(tmp_path / "g.jsonl", "alias_dropped") == [
+        {"c4": "the view is legal only as the camera reads it"}
+    ]
+
+
+def test_an_alias_ends_when_the_cell_reads_otherwise_and_resume_knows(tmp_path):
+    judge, _ = _confirmed_empty_c4(tmp_path)
+    # the camera reads the coin on c4 again: the misread is over
+    events = judge.observe(as_json(board("S a1", "M h8", "Sn c4", "Mn f6")), [], 2.0)
+    assert [e.kind for e in events] == ["info"] and events[0].cells == ["c4"]
+    assert "now read as a suns coin facing north" in events[0].text
+    assert judge.aliases == {}
+    # a hand over c4 (unread) would not have ended it; resume restores "no alias"
+    again = Judge.resume(read_log(tmp_path / "g.jsonl"))
+    assert again.aliases == {}
+    # so c4 looking empty again is a change the players must confirm (or put right) again
+    assert [e.kind for e in judge.observe(as_json(board("S a1", "M h8", "Mn f6")), [])] == [
+        "flagged"
+    ]
+
+
+def test_an_alias_survives_an_unread_cell_and_the_piece_moving_ends_it(tmp_path):
+    judge, _ = _confirmed_empty_c4(tmp_path)
+    assert judge.observe(as_json(board("S a1", "M h8", "Mn f6")), ["c4", "c3"]) == []
+    assert list(judge.aliases) == [R.parse_cell("c4")]
+    resumed = Judge.resume(read_log(tmp_path / "g.jsonl"))
+    assert list(resumed.aliases) == [R.parse_cell("c4")]
+    # a coin arrives on d4 from c4 under a hand: the expected piece on c4 changes
+    judge.observe(as_json(board("S a1", "M h8", "Sn d4", "Mn f6")), ["c4"], 3.0)
+    assert [str(a) for a in judge.pending] == ["move c4 d4 north"]
+    judge.observe(as_json(board("S a1", "M h8", "Sn d4", "Mn f6")), [], 4.0)
+    assert judge.aliases == {}
+    assert "c4" in _notes(tmp_path / "g.jsonl", "alias_dropped")[-1]
 
 
 def test_resume_of_a_log_holding_only_a_torn_line_says_so(tmp_path):

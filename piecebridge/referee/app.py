@@ -7,8 +7,9 @@ camera, the board or the display goes away, and takes button presses from the di
 * a direction button aims the current player's laser (the path is shown in amber; with two
   lasers, the same direction again switches laser); ``end_turn`` then fires it;
 * ``end_turn`` with nothing aimed ends the turn;
-* ``end_turn`` twice while a change is flagged: the players confirm the referee's board
-  (the camera misread those cells);
+* ``end_turn`` twice within 5 s while a change is flagged: the players confirm the
+  referee's board (the camera misread those cells); both presses must be over the same
+  flag (a press over an older flag, or one before the view changed, does not count);
 * terminal lines: ``fire east``, ``fire a1 east``, ``aim east``, ``end``, ``ok`` (confirm),
   ``quit``.
 
@@ -35,6 +36,8 @@ from piecebridge.referee.view import DisplayPresenter, TerminalView
 from piecebridge.rules import reflec as R
 
 DIRECTIONS = ("north", "east", "south", "west")
+#: the second end-turn press confirming a flagged view must come within this many seconds
+CONFIRM_S = 5.0
 
 
 @dataclass
@@ -95,7 +98,9 @@ class Referee:
         self._display_ok: bool | None = None
         self._board_seen = True
         self._relocked = False
-        self._confirm_at: float | None = None
+        #: (time, flag) of a first end-turn press over a flagged view: the second press
+        #: confirms only that same flag (a newer flag needs its own two presses)
+        self._confirm: tuple[float, Any] | None = None
         self.stopped = False
         #: called with each batch of events after the display was told (tests, benchmarks)
         self.observers: list[Any] = []
@@ -268,12 +273,15 @@ class Referee:
         if name in DIRECTIONS:
             return self._aim(name, t)
         if name == "end_turn":
-            if self.judge.flag is not None:
-                # twice within 5 s: the players confirm the referee's board (a misread)
-                if self._confirm_at is not None and t - self._confirm_at <= 5.0:
-                    self._confirm_at = None
+            flag = self.judge.flag
+            if flag is not None:
+                # twice within 5 s over the same flag: the players confirm the referee's
+                # board (a misread); the first press was for the flag then shown
+                first = self._confirm
+                if first is not None and first[1] == flag and t - first[0] <= CONFIRM_S:
+                    self._confirm = None
                     return self.judge.confirm(t)
-                self._confirm_at = t
+                self._confirm = (t, flag)
                 return [Event("info", "press end turn again to confirm the referee's board "
                               "(the camera misread), or put the board right", t=t)]  # fmt: skip
             if self.aim is not None:

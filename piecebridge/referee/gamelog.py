@@ -162,6 +162,9 @@ def read_log(path: str | os.PathLike[str]) -> Resumed:
             pieces = info.get("pieces", {})
         if isinstance(info, dict) and isinstance(info.get("aliases"), dict):
             aliases.update(info["aliases"])
+        if isinstance(info, dict) and isinstance(info.get("alias_dropped"), dict):
+            for cell in info["alias_dropped"]:
+                aliases.pop(cell, None)
     return Resumed(states[-1], actions, observed, removal, pieces, frame, aliases)
 
 

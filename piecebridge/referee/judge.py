@@ -83,8 +83,17 @@ class Judge:
         self.unsure: list[str] = []
         self._removal_board = state.board
         self.frame: int | None = None  # the source's frame index, for the log
-        #: cell -> (what the camera shows, what it means): misreads the players confirmed
+        #: cell -> (what the camera shows, what it means): misreads the players confirmed.
+        #: An alias holds only while it is the same misread of the same piece; it is
+        #: dropped (said and logged as ``alias_dropped``) when (1) the piece expected there
+        #: changed (an action moved it, or a shot takes it off), (2) the camera reads the
+        #: cell as anything but the confirmed look (the misread is over; an unreadable
+        #: cell keeps it), or (3) the view is legal only without it: the look it stands
+        #: for is also what a real move looks like (an empty-looking cell whose coin was
+        #: moved away, a phantom coin on a cell a coin moved onto), so it must not hide one.
         self.aliases: dict[int, tuple[Any, Any]] = {}
+        self._applied: list[int] = []  # aliases applied to the view being judged
+        self._dropped: dict[str, str] = {}  # aliases dropped by this view: cell -> why
         #: cell -> how its coin's facing was decided without a sure reading (last view)
         self.assumed: dict[int, str] = {}
         self._kept: dict[str, str] = {}
@@ -151,8 +160,11 @@ class Judge:
         try:
             seen = self._reconcile(board, unknown)
         except BoardError as error:
-            return [Event("unsure", f"the view makes no sense ({error})", t=t)]
-        events: list[Event] = self._kept_facings(seen, t)
+            return [
+                *self._dropped_event(t),
+                Event("unsure", f"the view makes no sense ({error})", t=t),
+            ]
+        events: list[Event] = self._dropped_event(t) + self._kept_facings(seen, t)
         if self.removal:
             still = [c for c in self.removal if seen.squares[R.parse_cell(c)] is not None]
             if still:
@@ -172,6 +184,17 @@ class Judge:
         if self.state.phase == "over":
             return [*events, self._raise_flag("the game is over: nothing may move", seen, t)]
         found, seen = self._explain(seen, unknown)
+        if not found.found and self._applied:
+            # an alias may hide a real move (its look is also the look of a move): if the
+            # camera's own reading is legal, the alias is over
+            plain = self._without_applied(seen)
+            again, plain = self._explain(plain, unknown)
+            if again.found:
+                for cell in self._applied:
+                    self._drop_alias(cell, "the view is legal only as the camera reads it")
+                self._applied = []
+                events += self._dropped_event(t)
+                found, seen = again, plain
         if not found.found:
             if unknown:
                 self.unsure = list(unknown)
@@ -299,12 +322,40 @@ class Judge:
             else:
                 pieces.pop(cell, None)
         # Cells the players confirmed as misread: that look means the expected piece.
+        self._applied = []
+        hidden = {R.parse_cell(u) for u in unknown}
         for cell, (shown, meant) in list(self.aliases.items()):
             if expected.squares[cell] != meant:
-                del self.aliases[cell]  # the piece there changed since: the alias is stale
-            elif pieces.get(cell) == shown:
+                self._drop_alias(cell, "the piece there changed")
+            elif cell in hidden:
+                continue  # not read this time: the expected piece stands, the alias too
+            elif pieces.get(cell) != shown:
+                self._drop_alias(cell, f"now read as {_piece_text(pieces.get(cell))}")
+            else:
                 pieces[cell] = meant
+                self._applied.append(cell)
         return Board.from_pieces(pieces)
+
+    def _drop_alias(self, cell: int, why: str) -> None:
+        del self.aliases[cell]
+        self._dropped[CELL_NAMES[cell]] = why
+
+    def _without_applied(self, seen: Board) -> Board:
+        """The view with the aliases applied to it undone (the camera's own reading)."""
+        pieces = dict(enumerate(seen.squares))
+        for cell in self._applied:
+            pieces[cell] = self.aliases[cell][0]
+        return Board.from_pieces(pieces)
+
+    def _dropped_event(self, t: float) -> list[Event]:
+        """The aliases dropped since the last call: noted in the log, said once."""
+        if not self._dropped:
+            return []
+        dropped, self._dropped = self._dropped, {}
+        self._note(alias_dropped=dropped)
+        text = "; ".join(f"{c} {why}" for c, why in sorted(dropped.items()))
+        return [Event("info", f"confirmed misread no longer applies: {text}", sorted(dropped),
+                      t=t)]  # fmt: skip
 
     def _observe_drop(self, seen: Board, unknown: list[str], t: float) -> list[Event]:
         """Drop round: new coins on open cells, placed in turn order (several at once too)."""
@@ -482,6 +533,10 @@ class Judge:
                 pass
         self._removal_board = board_before
         self.removal = sorted(set(removal))
+        for name in self.removal:
+            if R.parse_cell(name) in self.aliases:
+                self._drop_alias(R.parse_cell(name), "its piece must come off the board")
+        out += self._dropped_event(t)
         self.state = self.base = state
         self.pending = ()
         if self.removal:
@@ -552,6 +607,19 @@ def _piece(data: dict[str, str] | None) -> Any:
     if "coin" in data:
         return Coin(R.Suit.parse(data["coin"]), R.Direction.parse(data["facing"]))
     return Pawn(R.Suit.parse(data["pawn"]))
+
+
+def _piece_text(piece: Any) -> str:
+    """A piece in words: "empty", "a suns coin facing east", "the moons laser".
+
+    >>> _piece_text(Coin(R.Suit.SUNS, R.Direction.EAST))
+    'a suns coin facing east'
+    """
+    if piece is None:
+        return "empty"
+    if type(piece) is Coin:
+        return f"a {piece.suit.value} coin facing {piece.facing.value}"
+    return f"the {piece.suit.value} laser"
 
 
 def _same_piece(a: Any, b: Any) -> bool:
