@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import cv2
 
@@ -37,3 +38,26 @@ def test_no_board_on_the_port_is_a_clear_error(tmp_path, capsys):
     code = main(["display", "test", "--port", str(missing), "--timeout", "0.5"])
     assert code == 1
     assert "no display answered" in capsys.readouterr().err
+
+
+def test_a_display_on_another_protocol_is_named_not_missing(monkeypatch, capsys):
+    from piecebridge.commands import display as command
+    from piecebridge.display import Display, EmulatedDisplay, SimTransport
+    from piecebridge.display import protocol as P
+
+    class OldFirmware(EmulatedDisplay):
+        def _send_hello(self, reply: bool, echo: int) -> None:
+            payload = bytes([1, 1, 0, P.LED_COUNT & 0xFF, P.LED_COUNT >> 8])
+            self._send(P.HELLO, 0, payload + bytes([1 if reply else 0, echo, 0]))
+
+    def old_display(spec):
+        return Display(lambda: SimTransport(OldFirmware()), hello_wait=0.2).start()
+
+    monkeypatch.setattr(command, "open_display", old_display)
+    started = time.monotonic()
+    code = main(["display", "test", "--port", "/dev/ttyFAKE", "--timeout", "5"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "display firmware 1.0 speaks protocol 1, this host 2" in err
+    assert "no display answered" not in err
+    assert time.monotonic() - started < 4.0, "a refusing display is said at once, not at timeout"

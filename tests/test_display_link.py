@@ -390,6 +390,60 @@ def test_a_display_speaking_another_protocol_is_left_alone():
         assert not display.wait_idle(1.0)
         assert not display.connected
         assert display.error is not None and "protocol 1" in display.error
+        assert display.problem() == display.error and "flash" in display.problem()
         assert not device.synced, "the host must not SYNC a firmware it cannot talk to"
+    finally:
+        display.close()
+
+
+def test_a_hello_of_another_protocol_and_length_is_named_not_dropped():
+    class OlderFirmware(EmulatedDisplay):
+        def _send_hello(self, reply: bool, echo: int) -> None:
+            self._send(P.HELLO, 0, bytes([1, 0, 9, P.LED_COUNT & 0xFF, P.LED_COUNT >> 8]))
+
+    display, device = start(OlderFirmware(), hello_wait=0.2)
+    try:
+        deadline = time.monotonic() + 3.0
+        while display.error is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not display.connected and not device.synced
+        assert display.problem().startswith("the display firmware speaks protocol 1, this host 2")
+    finally:
+        display.close()
+
+
+class Chatter(SimTransport):
+    """Something on the port that talks, but not in frames (another device, baud rate)."""
+
+    def read(self) -> bytes:
+        time.sleep(0.01)
+        return bytes(range(40, 120))
+
+    def write(self, data: bytes) -> None:
+        pass
+
+
+def test_a_port_that_talks_without_frames_is_told_apart_from_silence():
+    display = Display(lambda: Chatter(EmulatedDisplay())).start()
+    try:
+        deadline = time.monotonic() + 3.0
+        while not display.stats.bytes_received and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert display.problem().startswith("something answers but not in the display protocol")
+    finally:
+        display.close()
+
+
+class Silence(Chatter):
+    def read(self) -> bytes:
+        time.sleep(0.01)
+        return b""
+
+
+def test_a_silent_port_is_no_display():
+    display = Display(lambda: Silence(EmulatedDisplay()), hello_wait=0.1).start()
+    try:
+        time.sleep(0.3)  # nothing can come back: no event to wait on
+        assert display.stats.frames_sent > 0 and display.problem() == "no display answered"
     finally:
         display.close()

@@ -854,6 +854,33 @@ def test_display_unplugged_and_back_is_reported():
     ]
 
 
+def test_a_display_on_another_protocol_is_named_and_the_referee_goes_on(monkeypatch):
+    import io
+
+    from rich.console import Console
+
+    import piecebridge.display as D
+    from piecebridge.display import protocol as P
+    from piecebridge.referee.session import open_referee_display
+
+    class OldFirmware(D.EmulatedDisplay):
+        def _send_hello(self, reply: bool, echo: int) -> None:
+            payload = bytes([1, 1, 0, P.LED_COUNT & 0xFF, P.LED_COUNT >> 8])
+            self._send(P.HELLO, 0, payload + bytes([1 if reply else 0, echo, 0]))
+
+    def old_display(spec=None):
+        return D.Display(lambda: D.SimTransport(OldFirmware()), hello_wait=0.2).start()
+
+    monkeypatch.setattr(D, "open_display", old_display)
+    out = io.StringIO()
+    with open_referee_display("/dev/ttyFAKE", Console(file=out, width=200)) as opened:
+        display = opened[0]
+        assert not display.connected
+    text = out.getvalue()
+    assert "speaks protocol 1, this host 2" in text and "refereeing in the terminal" in text
+    assert "no display answered" not in text
+
+
 def test_cell_outlines_follow_the_lens_back_to_the_raw_frame():
     from piecebridge.calibration.camera import CameraCalibration
 

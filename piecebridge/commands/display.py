@@ -32,10 +32,10 @@ def connect(args: argparse.Namespace) -> Iterator[Display]:
     display = open_display(args.port or args.display)
     try:
         deadline = time.monotonic() + args.timeout
-        while not display.connected and time.monotonic() < deadline:
+        while not display.connected and not display.error and time.monotonic() < deadline:
             time.sleep(0.02)
         if not display.connected:
-            raise UserError(f"no display answered within {args.timeout:g} s ({describe(args)})")
+            raise UserError(f"{describe(args)}: {display.problem(args.timeout)}")
         yield display
     finally:
         display.close()

@@ -99,6 +99,7 @@ class LinkStats:
     retransmits: int = 0
     nacks: int = 0
     rx_errors: int = 0
+    bytes_received: int = 0
     resyncs: int = 0
     reconnects: int = 0
     bytes_by_type: dict[int, int] = field(default_factory=dict)
@@ -176,6 +177,7 @@ class Display:
         self.info: P.Hello | None = None
         # Set when the display speaks another protocol version (it is then left alone).
         self.error: str | None = None
+        self._port_error: str | None = None  # why the port last failed to open or died
         self.heartbeat: P.Heartbeat | None = None
         self._events: queue.Queue[ButtonEvent] = queue.Queue()
         self._lock = threading.Lock()
@@ -292,6 +294,28 @@ class Display:
     def connected(self) -> bool:
         """True while a display is attached and in sync."""
         return self._synced
+
+    def problem(self, waited: float | None = None) -> str:
+        """Why no display is in sync, in words for a person ("" when one is); ``waited``:
+        the seconds the caller gave it, said with "no display answered".
+
+        >>> Display(open_transport=None).problem()
+        'no display answered'
+        """
+        if self._synced:
+            return ""
+        if self.error is not None:
+            return self.error
+        if self.info is None and self.stats.bytes_received:
+            return (
+                f"something answers but not in the display protocol "
+                f"({self.stats.bytes_received} bytes, {self.stats.rx_errors} bad frames, no "
+                "HELLO): another device or baud rate, or no piecebridge firmware on it"
+            )
+        silent = "no display answered" + ("" if waited is None else f" within {waited:g} s")
+        if self._port_error is not None:
+            return f"{silent} ({self._port_error})"
+        return silent
 
     def start(self) -> Display:
         if self._thread is None:
@@ -459,6 +483,7 @@ class Display:
                 _Session(self, transport).run()
             except Exception as error:  # a port vanishing raises many kinds of errors
                 log.info("display link: %s", error)
+                self._port_error = str(error) or type(error).__name__
             finally:
                 self._synced = False
                 self._transport = None
@@ -524,6 +549,7 @@ class _Session:
             data = self.t.read()
             now = time.monotonic()
             if data:
+                d.stats.bytes_received += len(data)
                 for frame in self.reader.feed(data):
                     self.last_rx = now
                     self.handle(frame, now)
@@ -574,20 +600,21 @@ class _Session:
     def handle(self, frame: P.Frame, now: float) -> None:
         d = self.d
         if frame.type == P.HELLO:
-            hello = P.Hello.parse(frame.payload)
+            try:
+                hello = P.Hello.parse(frame.payload)
+            except P.FrameError:
+                # Another protocol's HELLO may have another length; its first byte is
+                # the protocol in every version so far.
+                proto = frame.payload[0] if frame.payload else "?"
+                if proto == P.PROTO_VERSION:
+                    self.refuse(f"the display sent a HELLO of {len(frame.payload)} bytes "
+                                f"(protocol {P.PROTO_VERSION} has 8)")  # fmt: skip
+                else:
+                    self.refuse(f"the display firmware speaks protocol {proto}")
+                return
             if hello.proto != P.PROTO_VERSION:
-                # Another protocol (an old firmware): do not sync, or events would be
-                # acknowledged in a way it does not understand. Reflash the display.
-                if d.error is None:
-                    d.error = (
-                        f"display firmware {hello.fw_version} speaks protocol {hello.proto}, "
-                        f"this host {P.PROTO_VERSION}: flash firmware/piecebridge_display"
-                    )
-                    log.error("display link: %s", d.error)
                 d.info = hello
-                d._synced = False
-                self.saw_hello = False
-                self.sync_sent = float("inf")  # never SYNC this session
+                self.refuse(f"display firmware {hello.fw_version} speaks protocol {hello.proto}")
                 return
             if hello.reply and hello.echo_seq == self.sync_seq:
                 d.info = hello
@@ -644,6 +671,20 @@ class _Session:
             else:
                 self.event_ack = frame.seq
             self.pump(now)
+
+    def refuse(self, what: str) -> None:
+        """Another protocol (an old firmware): do not sync, or events would be
+        acknowledged in a way it does not understand. The display must be reflashed."""
+        d = self.d
+        if d.error is None:
+            d.error = (
+                f"{what}, this host {P.PROTO_VERSION}: flash firmware/piecebridge_display "
+                "(see firmware/README.md, 'Build and flash')"
+            )
+            log.error("display link: %s", d.error)
+        d._synced = False
+        self.saw_hello = False
+        self.sync_sent = float("inf")  # never SYNC this session
 
     def acknowledged(self, out: _Outgoing) -> None:
         d = self.d

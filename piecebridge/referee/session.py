@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from piecebridge.errors import UserError
 from piecebridge.referee.app import Referee, Stats
@@ -132,10 +133,16 @@ def open_referee_display(spec: str, console: Console):
         leds = device.led_rgb if device is not None else None
     try:
         deadline = time.monotonic() + 5.0
-        while spec != "none" and not display.connected and time.monotonic() < deadline:
+        while (
+            spec != "none"
+            and not display.connected
+            and not getattr(display, "error", None)
+            and time.monotonic() < deadline
+        ):
             time.sleep(0.02)
         if spec != "none" and not display.connected:
-            console.print(f"[yellow]! no display answered on {spec}: refereeing in the terminal")
+            why = display.problem() if hasattr(display, "problem") else "no display answered"
+            console.print(f"[yellow]! {escape(why)} ({escape(spec)}): refereeing in the terminal")
         yield display, presser, leds, board
     finally:
         display.close()
