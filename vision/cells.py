@@ -172,6 +172,30 @@ _DISC = (
 )
 
 
+#: Fine detail is what is left after a blur of this sigma (PX pixels, about 0.04 cell).
+DETAIL_SIGMA = 1.0
+
+
+def detail_energies(rel_lo: np.ndarray) -> np.ndarray:
+    """RMS fine detail of each cell inside the central disc (64,): the relative Lab board at
+    PX minus its blur of ``DETAIL_SIGMA``.
+
+    Shadows (a pawn's, a hand's) and uneven light change a cell smoothly; a piece has crisp
+    edges (a coin's rim and symbol, a pawn's outline), so only they leave fine detail above
+    the sensor noise.
+
+    >>> flat = np.zeros((round((N + 2 * MARGIN) * PX),) * 2 + (3,), np.float32)
+    >>> float(detail_energies(flat).max())
+    0.0
+    """
+    rel = np.ascontiguousarray(rel_lo, np.float32)
+    det = rel - cv2.GaussianBlur(rel, (0, 0), DETAIL_SIGMA)
+    o = round(MARGIN * PX) + (PX - CROP) // 2
+    block = det[o : o + N * PX, o : o + N * PX].reshape(N, PX, N, PX, 3)[:, :CROP, :, :CROP]
+    cells = block.transpose(0, 2, 1, 3, 4).reshape(N * N, CROP, CROP, 3)[:, _DISC]
+    return np.sqrt((cells**2).sum(axis=-1).mean(axis=-1))
+
+
 def energies(crops: np.ndarray) -> np.ndarray:
     """RMS structure of each cell's centred crop inside a central disc (64,).
 
@@ -218,6 +242,10 @@ class PieceLooks:
     textured_max_similarity: float = 0.5  # a busier cell this unlike any piece is a tile
     quiet_max_similarity: float = 0.6  # a quiet cell this like a piece is not called empty
     pawn_by_hand_similarity: float = 0.85  # a pawn beside a covered cell must fit this well
+    # Fine detail (over the board's quietest cells) under which a tile-coloured cell is
+    # empty whatever its smooth shading (a shadow): pieces measure 3.4 and up on the tune
+    # split, empty cells beside a pawn or a hand up to ~5.
+    detail_empty: float = 2.5
     learned: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -333,6 +361,7 @@ class CellDecision:
     confidence: float = 1.0
     similarity: float = 0.0  # best look's similarity
     energy_ratio: float = 0.0  # structure over the board's noise floor
+    detail_ratio: float = 99.0  # fine detail over the board's noise floor of it
     margin: float = 0.0  # best look over the best look with another kind or suit
     facing_margin: float = 0.0  # 1 - best turn's residual / second turn's residual (coins)
     tint: float = 0.0  # mean colour away from the tile colour
@@ -418,6 +447,8 @@ def measure(
     energy = energies(crops)
     floor = max(float(np.median(np.sort(energy)[:16])), 1.0)
     ratio = energy / floor
+    detail = detail_energies(views.rel_lo)
+    detail = detail / max(float(np.median(np.sort(detail)[:16])), 0.1)
     # A flat cell of a foreign colour (a hand, a sleeve) is not an empty tile.
     tint = np.linalg.norm(crops[:, CENTRE_SHIFT, :, :, 1:].mean(axis=(1, 2)), axis=-1)
     T, labels = looks.templates()
@@ -440,10 +471,11 @@ def measure(
                 sims[i], offset = found
         d = _features(cell, ratio[i], tint[i], sims[i], labels)
         d.covered = bool(covered[i])
+        d.detail_ratio = float(detail[i])
         # Only a cell that could be a coin needs its facing read (the costly part); a
         # covered cell is left unknown whatever it shows.
         maybe = ratio[i] >= looks.empty_ratio or d.similarity >= looks.strong_similarity
-        maybe = maybe and not d.covered
+        maybe = maybe and not d.covered and d.detail_ratio >= looks.detail_empty
         if d.best[0] == "coin" and maybe:
             best = int(np.argmax(sims[i]))
             shift = int(np.argmax(all_sims[i, :, best]))
@@ -528,6 +560,8 @@ def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
     """Turn measurements into a verdict with a confidence, or ``unknown``.
 
     * a cell whose printed lines are hidden (a hand over it): unknown;
+    * a cell of tile colour without fine detail (under ``detail_empty`` x its noise floor;
+      smooth shading such as a shadow does not count): empty;
     * quiet cell (structure under ``empty_ratio`` x noise floor) of tile colour: empty;
     * a look that is similar enough and clearly ahead of other kinds/suits (and, for a coin,
       one turn clearly ahead): that piece;
@@ -539,6 +573,10 @@ def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
     foreign = d.tint > looks.max_empty_tint
     if d.covered:
         d.kind, d.suit, d.facing, d.confidence = "unknown", None, None, 0.0
+        return d
+    if d.detail_ratio < looks.detail_empty and not foreign:
+        d.kind, d.suit, d.facing = "empty", None, None
+        d.confidence = float(np.clip(1.5 - d.detail_ratio / looks.detail_empty, 0.5, 1.0))
         return d
     # A quiet cell is empty unless a piece's look fits it closely (a low-contrast coin).
     if d.energy_ratio < t and d.similarity < looks.strong_similarity:
