@@ -87,7 +87,7 @@ class TruthReader:
     reads: list = field(default_factory=list)
     pose: TruthPose = field(default_factory=TruthPose)
 
-    def read(self, frame: np.ndarray) -> SimpleNamespace:
+    def read(self, frame: np.ndarray, cells=None) -> SimpleNamespace:
         index = int(frame[64, 0, 0]) * 256 + int(frame[64, 0, 1])
         self.reads.append(index)
         m = self.script.moments[index]
@@ -405,9 +405,11 @@ class Reads:
     def __init__(self, *boards):
         self.boards = list(boards)
         self.calls = 0
+        self.asked: list = []  # the cells asked for, per read (None: all)
 
-    def __call__(self):
+    def __call__(self, cells=None):
         self.calls += 1
+        self.asked.append(cells)
         board = self.boards[min(self.calls, len(self.boards)) - 1]
         return board, list(board["unknown"]), False
 
@@ -483,6 +485,47 @@ def test_tracker_reads_afresh_what_it_was_unsure_of():
     assert commit.commit is not None and "f6" not in commit.commit.reused
     facings = {c["cell"]: c["facing"] for c in commit.commit.board["coins"]}
     assert facings == {"c5": "north", "f6": "north"}  # now read
+
+
+def test_tracker_asks_the_vision_for_the_cells_changed_since_they_were_read():
+    tr = tracker_with_cells()
+    read = Reads(obs("c4", "f6"), obs("c5", "f6"), obs("c5", "f7"), obs("c5", "f7"))
+
+    def settle(t0, levels, seed=0):
+        return [tr.feed(t0 + i * 0.25, Pic(levels, 2, seed + i), read) for i in range(3)]
+
+    assert settle(0.0, {"c4": 200, "f6": 200})[-1].commit is not None
+    assert read.asked == [None]  # nothing read before: the whole board
+    tr.feed(0.8, Pic({"c4": 90, "d4": 250, "e4": 250}), read)  # a hand moves c4 to c5
+    assert settle(1.0, {"c5": 200, "f6": 200}, 10)[-1].commit is not None
+    assert read.asked[1] == ["c4", "c5"]  # the hand's cells look as before: not read
+    # f6 -> f7 next: c5 was read in the last read, so only the new change is asked for
+    tr.feed(1.8, Pic({"f6": 50, "g6": 250}), read)
+    assert settle(2.0, {"c5": 200, "f7": 200}, 20)[-1].commit is not None
+    assert read.asked[2] == ["f6", "f7"]
+    # a cell creeping 4 levels between reads is re-read once it is 5 off its last read
+    tr.feed(2.8, Pic({"b2": 250}), read)  # a coin comes to a1; h8 gets a bit darker
+    settle(3.0, {"c5": 200, "f7": 200, "a1": 200, "h8": 96}, 30)
+    tr.feed(3.8, Pic({"b2": 250}), read)  # a coin comes to a2; h8 darker still
+    settle(4.0, {"c5": 200, "f7": 200, "a1": 200, "a2": 200, "h8": 92}, 40)
+    assert read.asked[3:] == [["a1"], ["a2", "h8"]]
+
+
+def test_tracker_reads_the_whole_board_after_a_reset_or_a_moved_camera():
+    tr = tracker_with_cells()
+    read = Reads(obs("c4"), obs("c4"), obs("c5"))
+    for i in range(3):
+        tr.feed(i * 0.25, Pic({"c4": 200}), read)
+    tr.reset()  # the camera came back, or the board was out of view
+    for i in range(3):
+        tr.feed(1 + i * 0.25, Pic({"c4": 200}), read)
+    assert read.asked == [None, None]
+    tr2 = tracker_with_cells(partial=False)
+    tr2.feed(0.0, Pic({"c4": 200}), read)
+    tr2.feed(0.25, Pic({"c4": 200}), read)
+    tr2.feed(0.5, Pic({"c4": 250}), read)
+    tr2.feed(0.75, Pic({"c4": 250}), read)
+    assert read.asked[2:] == [None, None]  # partial=False: always the whole board
 
 
 def test_tracker_without_outlines_reads_and_compares_readings():
@@ -794,12 +837,12 @@ def test_a_board_lost_from_view_before_the_hold_ends_commits_nothing(tmp_path):
     gone = {"n": 0}
     real_read = referee.reader.read
 
-    def read(image):
+    def read(image, cells=None):
         index = int(image[64, 0, 0]) * 256 + int(image[64, 0, 1])
         if index >= 8 and gone["n"] < 3:  # the board goes out of view for three reads
             gone["n"] += 1
             raise RuntimeError("no board in view")
-        return real_read(image)
+        return real_read(image, cells)
 
     referee.reader.read = read
     for frame in list(frames(script))[:20]:

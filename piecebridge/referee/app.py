@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from piecebridge.referee.judge import Event, Judge
+from piecebridge.referee.motion import CELLS
 from piecebridge.referee.sources import Frame, FrameSource, UndecodableFrame
 from piecebridge.referee.tracker import StableTracker, observation_board
 from piecebridge.referee.view import DisplayPresenter, TerminalView
@@ -55,6 +56,7 @@ class Stats:
     #: target of issue 8 (frame times in real seconds: a live source or a 1x replay)
     still_ms: list[float] = field(default_factory=list)
     reused_cells: int = 0  # cells whose committed reading was kept (unchanged since)
+    cells_read: list[int] = field(default_factory=list)  # cells measured, per vision read
     events: list[Event] = field(default_factory=list)
     camera_lost: int = 0
     moved: int = 0
@@ -160,7 +162,7 @@ class Referee:
         reads, t0 = len(self.stats.read_ms), time.perf_counter()
         self._failed = False
         try:
-            track = self.tracker.feed(frame.t, frame, lambda: self._read(frame))
+            track = self.tracker.feed(frame.t, frame, lambda cells: self._read(frame, cells))
         except UndecodableFrame as error:  # a torn camera buffer or a corrupt file: skip it
             self.stats.dropped += 1
             if not self._dropping:  # once per run of bad frames
@@ -200,9 +202,12 @@ class Referee:
             self.stats.hold_s.append(commit.t - commit.since)
             self.stats.still_ms.append((first - arrived + commit.t - commit.since) * 1e3)
 
-    def _read(self, frame: Frame) -> tuple[dict, list[str], bool] | None:
-        """The vision's reading of ``frame`` (the tracker asks only for still frames), or
-        None when the analysis rate is used up or no board is in view."""
+    def _read(
+        self, frame: Frame, cells: list[str] | None = None
+    ) -> tuple[dict, list[str], bool, list[str] | None] | None:
+        """The vision's reading of ``frame`` (the tracker asks only for still frames; with
+        ``cells``, only those are measured and the reader keeps its reading of the others),
+        or None when the analysis rate is used up or no board is in view."""
         if (
             self.max_fps
             and self._last_read_t is not None
@@ -213,7 +218,7 @@ class Referee:
         image = frame.image  # UndecodableFrame goes up to step(): a dropped frame, not "no board"
         t0 = time.perf_counter()
         try:
-            obs = self.reader.read(image)
+            obs = self.reader.read(image) if cells is None else self.reader.read(image, cells=cells)
         except Exception as error:  # BoardNotFound and friends: keep the game, say why
             if self._board_seen:
                 self._board_seen = False
@@ -232,8 +237,10 @@ class Referee:
             self._pose = pose
             size = (image.shape[1], image.shape[0])
             self.tracker.watch.set_cells(*_cell_outlines(pose, self.reader, size))
+        self.stats.cells_read.append(len(getattr(obs, "cells_read", CELLS)))
         board, unknown = observation_board(obs)
-        return board, unknown, bool(obs.moved)
+        measured = getattr(obs, "cells_read", None)
+        return board, unknown, bool(obs.moved), None if measured is None else list(measured)
 
     def poll(self, t: float) -> None:
         """Display buttons, terminal commands, display connection changes."""

@@ -90,6 +90,23 @@ class CellWatch:
         sq = np.bincount(self._labels, weights=d * d, minlength=64)
         return np.sqrt(sq / self._counts)
 
+    def merge(
+        self, ref: np.ndarray | None, small: np.ndarray, cells: list[str] | None
+    ) -> np.ndarray:
+        """``ref`` with the pixels of ``cells`` taken from ``small`` (``cells`` None, or no
+        ``ref`` of this size: all of ``small``): a picture of each cell as it was when last
+        read, so a partial read is compared cell by cell with what it measured.
+        """
+        if cells is None or ref is None or ref.shape != small.shape:
+            return small
+        if self._shape != small.shape:
+            self._build(small.shape)
+        assert self._index is not None and self._labels is not None
+        out = ref.copy()
+        take = self._index[np.isin(self._labels, [CELLS.index(c) for c in cells])]
+        out.reshape(-1)[take] = small.reshape(-1)[take]
+        return out
+
 
 def changed_cells(change: np.ndarray, threshold: float) -> list[str]:
     """Names of the cells whose change is above ``threshold``."""

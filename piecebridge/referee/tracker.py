@@ -6,7 +6,10 @@ something changed since the last reading. A *run* of still frames that has laste
 ``hold_s`` seconds and ``hold_frames`` frames commits the reading (if it is not covered by
 a hand and differs from the last commit). The board is read early in the run, as soon as
 it has been still for ``read_after`` seconds, so that at the end of the hold the reading is
-ready: the commit then costs no vision time at all.
+ready: the commit then costs no vision time at all. The read is *partial*: only the cells
+whose picture changed since they were last read are measured again (``read(cells)``; the
+vision keeps its previous measurement of the others), so a move costs the read of a few
+cells, not of the board.
 
 * moving: some cell changed more than ``max_motion`` since the frame before — the run ends;
 * a cell changed more than ``max_change`` since the frame that was read (a slow change, a
@@ -23,7 +26,7 @@ ready: the commit then costs no vision time at all.
 >>> tracker = StableTracker(hold_s=0.5, hold_frames=3)
 >>> board = {"coins": [{"cell": "c4", "suit": "suns", "facing": "north", "confidence": 0.9}],
 ...          "pawns": [], "unknown": []}
->>> read = lambda: (board, [], False)
+>>> read = lambda cells: (board, [], False)
 >>> [tracker.feed(t, Still(), read).state for t in (0.0, 0.25, 0.5)]
 ['settling', 'settling', 'committed']
 """
@@ -36,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from piecebridge.referee.motion import CELLS, CellWatch
+from piecebridge.referee.motion import CELLS, CellWatch, changed_cells
 
 #: A cell reading: ("coin", suit, facing) or ("pawn", suit, "") ; None is an empty cell.
 #: A coin whose suit is clear but whose facing is not reads ("coin", suit, "?").
@@ -46,8 +49,10 @@ UNKNOWN = ("?", "", "")
 #: not a hand (a hand looks like no piece at all).
 COIN_SIMILARITY = 0.7
 
-#: what ``read()`` gives the tracker: (reflec-board/1 dict, unknown cells, camera moved)
-ReadResult = tuple[dict[str, Any], list[str], bool]
+#: what ``read(cells)`` gives the tracker: (reflec-board/1 dict of the whole board, unknown
+#: cells, camera moved), optionally followed by the cells measured in this frame (None or
+#: left out: the cells asked for, all of them when none were named)
+ReadResult = tuple[Any, ...]
 
 
 def observation_board(obs: Any) -> tuple[dict[str, Any], list[str]]:
@@ -121,7 +126,10 @@ class StableTracker:
     """Turns a stream of frames into committed boards (see the module docstring).
 
     ``max_motion`` and ``max_change`` are RMS grey differences of a cell (0-255 levels; see
-    :mod:`.motion`); ``reuse``: keep the committed reading of cells unchanged since then.
+    :mod:`.motion`); ``reuse``: keep the committed reading of cells unchanged since then;
+    ``partial``: ask the vision to read only the cells that changed by more than
+    ``read_change`` since they were last read (half of ``max_change``: a cell is re-read
+    well before a change could go unnoticed; camera noise gives 2-3).
     """
 
     def __init__(
@@ -134,6 +142,8 @@ class StableTracker:
         reuse: bool = True,
         watch: CellWatch | None = None,
         read_after: float = 0.15,
+        partial: bool = True,
+        read_change: float = 5.0,
     ) -> None:
         self.hold_s = hold_s
         #: the board is read once the view has been still this long (a hand that pauses
@@ -144,7 +154,11 @@ class StableTracker:
         self.max_change = max_change
         self.max_unknown = max_unknown
         self.reuse = reuse
+        self.partial = partial
+        self.read_change = read_change
         self.watch = watch or CellWatch()
+        #: each cell's small picture as it was when last read (what the vision holds)
+        self._ref: np.ndarray | None = None
         self._prev: tuple[float, np.ndarray] | None = None
         self._run: tuple[float, int] | None = None  # (start time, frames)
         self._reading: _Reading | None = None
@@ -158,6 +172,7 @@ class StableTracker:
         self._reading = None
         self._committed = None
         self._last_key = None
+        self._ref = None
 
     def _small(self, frame: Any) -> np.ndarray | None:
         return self.watch.small(frame) if self.watch.ready else None
@@ -168,11 +183,15 @@ class StableTracker:
         return self.watch.change(small, other)
 
     def feed(
-        self, t: float, frame: Any, read: Callable[[], ReadResult | None] | None
+        self,
+        t: float,
+        frame: Any,
+        read: Callable[[list[str] | None], ReadResult | None] | None,
     ) -> TrackState:
-        """One frame (anything with ``grey(reduction)``); ``read()`` is called when the
-        board must be read now and returns ``(board, unknown, moved)``, or None when it
-        cannot (the analysis rate, no board in view)."""
+        """One frame (anything with ``grey(reduction)``); ``read(cells)`` is called when the
+        board must be read now (``cells``: the ones to measure, None for all) and returns
+        ``(board, unknown, moved[, cells measured])``, or None when it cannot (the
+        analysis rate, no board in view)."""
         small = self._small(frame)
         prev, self._prev = self._prev, (None if small is None else (t, small))
         change = self._changed(small, prev[1] if prev else None)
@@ -203,13 +222,15 @@ class StableTracker:
             return TrackState("settling", motion=motion)
         if reading is None or blind:
             # no reading yet, or no cheap look (no board outline yet): read the board
-            got = read() if read is not None else None
+            cells = self._to_read(small)
+            got = read(cells) if read is not None else None
             if got is None:
                 if reading is None:
                     return TrackState("settling", motion=motion)
             else:
                 did_read = True
-                board, unknown, moved = got
+                board, unknown, moved = got[:3]
+                measured = got[3] if len(got) > 3 and got[3] is not None else cells
                 if moved:
                     # re-located and read with the new pose: the reading stands, but
                     # nothing committed before may be compared with or kept
@@ -218,6 +239,11 @@ class StableTracker:
                 small = small if small is not None else self._small(frame)
                 if self._prev is None and small is not None:
                     self._prev = (t, small)
+                if small is None:
+                    self._ref = None
+                else:
+                    whole = moved or measured is None or len(measured) >= len(CELLS)
+                    self._ref = self.watch.merge(self._ref, small, None if whole else measured)
                 fresh = self._take(board, unknown, small, t)
                 if reading is not None and _key(fresh) != _key(reading):
                     self._run = (t, 1)  # the blind re-read saw a change
@@ -228,6 +254,12 @@ class StableTracker:
         state = self._state(t, reading, did_read)
         state.motion = motion
         return state
+
+    def _to_read(self, small: np.ndarray | None) -> list[str] | None:
+        """The cells to measure now: those changed since they were last read (None: all)."""
+        if not self.partial or small is None or self._ref is None:
+            return None
+        return changed_cells(self.watch.change(small, self._ref), self.read_change)
 
     def _take(
         self, board: dict[str, Any], unknown: list[str], small: np.ndarray | None, t: float
