@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
+import scipy.fft as sfft
 from piecebridge.vision.geometry import N
 from piecebridge.vision.raster import (
     CENTRE_SHIFT,
@@ -155,10 +156,101 @@ def face_scores(
 
 
 def read_facings(jobs: list[tuple[CellDecision, np.ndarray]], turned: dict) -> None:
-    """:func:`_read_facing` for each (decision, window). (One batched product over all
-    coins was tried: its gathered shift copies cost 2.5x the per-coin correlations.)"""
-    for d, window in jobs:
-        _read_facing(d, window, turned[d.best[1]])
+    """:func:`_read_facing` for each (decision, window), all coins at once in the frequency
+    domain (:func:`face_scores_batch`: a quarter of the time of one correlation per coin and
+    turn; one batched product over gathered shift copies had cost 2.5x the correlations)."""
+    if not jobs:
+        return
+    scores = face_scores_batch([w for _, w in jobs], [turned[d.best[1]] for d, _ in jobs])
+    for (d, _), s in zip(jobs, scores, strict=True):
+        _set_facing(d, s)
+
+
+_SPECTRA: dict[tuple[int, int], tuple] = {}
+
+
+def _spectra(turned: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Conjugate spectra (4, 3, size, size // 2 + 1) of the prepared turned looks (see
+    :func:`_prepared`) zero-padded to ``size``, and their norms (4,); made once per look."""
+    hit = _SPECTRA.get((id(turned), size))
+    if hit is not None and hit[0] is turned:
+        return hit[1], hit[2]
+    prepared = _prepared(turned)
+    k = prepared[0][0].shape[0]
+    pad = np.zeros((len(prepared), 3, size, size), np.float32)
+    for j, (tmpl, _) in enumerate(prepared):
+        pad[j, :, :k, :k] = tmpl.transpose(2, 0, 1)
+    spectra = np.conj(sfft.rfft2(pad))
+    norms = np.array([n for _, n in prepared], np.float32)
+    if len(_SPECTRA) > 64:
+        _SPECTRA.clear()
+    _SPECTRA[(id(turned), size)] = (turned, spectra, norms)
+    return spectra, norms
+
+
+def face_scores_batch(windows: list[np.ndarray], turned: list[np.ndarray]) -> np.ndarray:
+    """``face_scores(w, t)[0]`` for each window and its suit's turned looks, (n, 4): the
+    same correlations, all windows together as products of spectra (scipy.fft, one forward
+    and one inverse transform over the whole batch). Windows may differ in size.
+
+    >>> rng = np.random.default_rng(0)
+    >>> t = rng.normal(size=(4, FACE_CROP, FACE_CROP, 3)).astype(np.float32)
+    >>> w = [rng.normal(size=(FACE_CROP + 2 * e,) * 2 + (3,)).astype(np.float32) for e in (4, 6)]
+    >>> got = face_scores_batch(w, [t, t])
+    >>> bool(np.allclose(got, [face_scores(x, t)[0] for x in w], atol=1e-4))
+    True
+    """
+    c = turned[0].shape[1]
+    b = _DISC_BORDER
+    k = c - 2 * b  # the prepared looks' size
+    sizes = [w.shape[0] - 2 * b for w in windows]
+    size = sfft.next_fast_len(max(sizes), real=True)
+    n = len(windows)
+    # Per window: its fine detail (3 channels) and the detail's squares summed over the
+    # channels, zero-padded; zeros beyond a window cannot reach its valid shifts.
+    stack = np.zeros((n, 4, size, size), np.float32)
+    for i, (w, s) in enumerate(zip(windows, sizes, strict=True)):
+        detail = fine_detail(w)[b : b + s, b : b + s].transpose(2, 0, 1)
+        stack[i, :3, :s, :s] = detail
+        stack[i, 3, :s, :s] = (detail * detail).sum(axis=0)
+    spec = sfft.rfft2(stack)
+    products = np.empty((n, 8, *spec.shape[2:]), spec.dtype)
+    t_norm = np.empty((n, 4), np.float32)
+    # Windows of one suit together: no gathered copies of the looks' spectra.
+    groups: dict[int, list[int]] = {}
+    for i, t in enumerate(turned):
+        groups.setdefault(id(t), []).append(i)
+    for members in groups.values():
+        t_spec, norms = _spectra(turned[members[0]], size)  # (4, 3, size, size // 2 + 1)
+        w = spec[members, None]
+        products[members, :4] = w[:, :, 0] * t_spec[:, 0] + w[:, :, 1] * t_spec[:, 1]
+        products[members, :4] += w[:, :, 2] * t_spec[:, 2]
+        t_norm[members] = norms
+    products[:, 4:] = spec * _mask_spectrum(size)  # sums (3 channels), squares in the disc
+    # Only shifts that keep the disc inside the window count: the first h of each axis.
+    h = np.array(sizes) - k + 1
+    top = int(h.max())
+    # The inverse transform of those rows and columns only (irfft2 = ifft down, irfft across).
+    corr = sfft.irfft(sfft.ifft(products, axis=-2)[..., :top, :], n=size, axis=-1)[..., :top]
+    s1, s2 = corr[:, 4:7], corr[:, 7]
+    w_norm = np.sqrt(np.maximum(s2 - (s1 * s1).sum(axis=1) / (c * c), 1e-12))
+    r = corr[:, :4] / (w_norm[:, None] * t_norm[:, :, None, None])
+    valid = np.arange(top) < h[:, None]
+    r = np.where((valid[:, :, None] & valid[:, None, :])[:, None], r, -2.0)
+    return r.reshape(n, 4, -1).max(axis=2)
+
+
+def _mask_spectrum(size: int) -> np.ndarray:
+    """Conjugate spectrum of the disc (its bounding box) zero-padded to ``size``."""
+    hit = _SPECTRA.get((-1, size))
+    if hit is None:
+        b = _DISC_BORDER
+        m = FACE_MASK[b : FACE_MASK.shape[0] - b, b : FACE_MASK.shape[1] - b, 0]
+        pad = np.zeros((size, size), np.float32)
+        pad[: m.shape[0], : m.shape[1]] = m
+        hit = (None, np.conj(sfft.rfft2(pad)), None)
+        _SPECTRA[(-1, size)] = hit
+    return hit[1]
 
 
 def _read_facing(d: CellDecision, window: np.ndarray, turned: np.ndarray) -> None:
