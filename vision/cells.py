@@ -396,14 +396,16 @@ class BoardViews:
         return relative_lab(lab, self.tile_ab)
 
 
-def board_views(rect_hi: np.ndarray) -> BoardViews:
-    """Views of a board rectified at ``FACE_PX`` px/cell with ``MARGIN`` cells of margin."""
+def board_views(rect_hi: np.ndarray, lab_hi: np.ndarray | None = None) -> BoardViews:
+    """Views of a board rectified at ``FACE_PX`` px/cell with ``MARGIN`` cells of margin
+    (``lab_hi``: its Lab conversion, when the caller has made it already)."""
     n = round((N + 2 * MARGIN) * PX)
     rect_lo = cv2.resize(rect_hi, (n, n), interpolation=cv2.INTER_AREA)
     lab, tile_ab = board_lab(rect_lo)
     rel_lo = relative_lab(lab, tile_ab)
     crops = raw_crops(lab, tile_ab, rel_lo)
-    lab_hi = cv2.cvtColor(rect_hi, cv2.COLOR_BGR2LAB)
+    if lab_hi is None:
+        lab_hi = cv2.cvtColor(rect_hi, cv2.COLOR_BGR2LAB)
     light = lab_hi[..., 0].copy()
     return BoardViews(lab_hi, tile_ab, crops, rel_lo, light)
 
