@@ -321,10 +321,31 @@ class PieceLooks:
                 cols.append(masked(np.rot90(t, FACING_ROT[facing])).ravel())
                 labels.append(("coin", suit, facing))
         for suit, t in self.pawns.items():
-            for k in range(4):  # a pawn leans a different way on each side of the camera
-                cols.append(masked(np.rot90(t, k)).ravel())
+            for turned in _pawn_turns(t):
+                cols.append(masked(turned).ravel())
                 labels.append(("pawn", suit, None))
         return _unit(np.asarray(cols)).T.astype(np.float32), labels
+
+
+#: A pawn leans away from the camera's foot point: towards a side of the board, or towards
+#: a corner. Its look is tried turned in these steps (degrees) about the cell centre.
+PAWN_TURN_DEG = 45
+
+
+def _pawn_turns(look: np.ndarray) -> list[np.ndarray]:
+    """The pawn ``look`` (CROP, CROP, 3) turned in ``PAWN_TURN_DEG`` steps: quarter turns
+    exactly, the steps between by interpolation (the compared disc stays inside the crop)."""
+    out = []
+    c = (CROP - 1) / 2
+    for k in range(360 // PAWN_TURN_DEG):
+        deg = k * PAWN_TURN_DEG
+        if deg % 90 == 0:
+            out.append(np.rot90(look, deg // 90))
+            continue
+        M = cv2.getRotationMatrix2D((c, c), deg, 1.0)  # counter-clockwise, as np.rot90
+        out.append(cv2.warpAffine(look, M, (CROP, CROP), flags=cv2.INTER_LINEAR,
+                                  borderMode=cv2.BORDER_REPLICATE))  # fmt: skip
+    return out
 
 
 def _face_from_patch(patch_bgr: np.ndarray) -> np.ndarray:
