@@ -446,7 +446,9 @@ def test_tracker_slow_change_rereads_and_restarts_the_hold():
         tr.feed(0.2 + 0.1 * i, Pic({"c4": 200, "c5": 100 + 8 * i}), read) for i in range(1, 4)
     ]
     assert all(s.state != "moving" for s in states)
-    assert read.calls == 1 and not states[1].read  # 16 levels from the read picture: stale
+    assert not states[1].read  # 16 levels from the read picture: stale, the run restarts
+    # one cell changed: read as soon as the restarted run is known still (2 frames)
+    assert states[2].read and read.asked[-1] == ["c5"] and read.calls == 2
     after = [tr.feed(0.5 + 0.1 * i, Pic({"c4": 200, "c5": 124}), read) for i in range(1, 8)]
     assert read.calls == 2
     commit = next(s.commit for s in after if s.commit)
@@ -584,6 +586,27 @@ def test_short_hold_a_change_after_the_read_is_not_committed():
     after = [tr.feed((5 + i) / 30, Pic({"c4": 200, "c5": 118}), read) for i in range(6)]
     commit = next(s.commit for s in after if s.commit)
     assert [c["cell"] for c in commit.board["coins"]] == ["c4", "c5"]
+
+
+def test_a_moved_piece_is_read_at_once_a_pausing_hand_only_after_read_after():
+    from piecebridge.vision.reader import cell_polygons
+
+    tr = StableTracker(hold_s=0.05, hold_frames=3)  # 3 frames at 30 fps: 67 ms
+    tr.watch.set_cells(cell_polygons(TruthPose()), 8.0)
+    hand = {f"{c}{r}": 230 for c in "abcd" for r in "1234"}
+    read = Reads(obs("c4"), obs("c5"))
+    first = [tr.feed(i / 30, Pic({"c4": 200}, 2, i), read) for i in range(8)]
+    assert any(s.commit for s in first) and read.asked == [None]
+    # a hand over 16 cells, each pose held 3 frames (two frame periods still): not read
+    poses = [Pic({**hand, "e5": 60 + 40 * (i // 3 % 4)}, 2, i) for i in range(24)]
+    states = [tr.feed((8 + i) / 30, p, read) for i, p in enumerate(poses)]
+    assert read.calls == 1 and not any(s.commit or s.read for s in states)
+    # the hand leaves a coin moved c4 -> c5: read on the first frame known still (2 cells),
+    # committed on the next one: 67 ms after the first still frame
+    still = [tr.feed((32 + i) / 30, Pic({"c5": 200}, 2, 50 + i), read) for i in range(3)]
+    assert [s.read for s in still] == [False, True, False] and read.asked[1] == ["c4", "c5"]
+    commit = still[2].commit
+    assert commit is not None and commit.since == 32 / 30 and commit.t == 34 / 30
 
 
 def test_buttons_aim_then_fire_and_end_the_turn():

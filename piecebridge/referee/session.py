@@ -43,6 +43,7 @@ class SessionOptions:
     hold: float = 0.5
     hold_frames: int = 3  # ...and this many still frames (both must be met)
     read_after: float = 0.15  # read the board once the view has been still this long
+    partial_reads: bool = True  # read only the cells changed since they were last read
     live: bool = False
     quiet: bool = False
     png: str | None = ""  # "" = next to the log; None = no picture
@@ -177,7 +178,10 @@ def run_session(opts: SessionOptions, console: Console | None = None) -> Session
             view.note(f"{source.description}; {what}; {judge.summary()}", "info")
         with open_referee_display(opts.display, console) as (display, presser, leds, board):
             tracker = StableTracker(
-                hold_s=opts.hold, hold_frames=opts.hold_frames, read_after=opts.read_after
+                hold_s=opts.hold,
+                hold_frames=opts.hold_frames,
+                read_after=opts.read_after,
+                partial=opts.partial_reads,
             )
             referee = Referee(
                 judge,

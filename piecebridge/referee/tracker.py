@@ -4,9 +4,11 @@ Every frame gets the cheap look (:mod:`.motion`: a small grey picture, compared 
 cell with the frame before); only a still view is read by the vision, and only when
 something changed since the last reading. A *run* of still frames that has lasted
 ``hold_s`` seconds and ``hold_frames`` frames commits the reading (if it is not covered by
-a hand and differs from the last commit). The board is read early in the run, as soon as
-it has been still for ``read_after`` seconds, so that at the end of the hold the reading is
-ready: the commit then costs no vision time at all. The read is *partial*: only the cells
+a hand and differs from the last commit). The board is read early in the run, so that at
+the end of the hold the reading is ready and the commit costs no vision time at all: on the
+first frame known still when only a few cells changed (a piece moved), after ``read_after``
+seconds of stillness when many did (a hand pausing over the board is not worth a read, and
+is never committed before that). The read is *partial*: only the cells
 whose picture changed since they were last read are measured again (``read(cells)``; the
 vision keeps its previous measurement of the others), so a move costs the read of a few
 cells, not of the board.
@@ -144,11 +146,17 @@ class StableTracker:
         read_after: float = 0.15,
         partial: bool = True,
         read_change: float = 5.0,
+        quick_cells: int = 4,
     ) -> None:
         self.hold_s = hold_s
         #: the board is read once the view has been still this long (a hand that pauses
         #: for a moment is not worth a read), well before the hold ends
-        self.read_after = min(read_after, hold_s / 2)
+        self.read_after = read_after
+        #: ...unless only this many cells changed since they were last read (a piece
+        #: moved, not a hand over the board): then it is read on the first frame known
+        #: still. A change of more cells waits ``read_after`` even if the hold is shorter:
+        #: a hand pausing over the board is neither read nor committed.
+        self.quick_cells = quick_cells
         self.hold_frames = hold_frames
         self.max_motion = max_motion
         self.max_change = max_change
@@ -213,16 +221,16 @@ class StableTracker:
                     self._run = (t, 1)  # changed slowly since read in this run: not still
                 reading = self._reading = None
         did_read = False
-        if (
-            reading is None
-            and small is not None
-            and (self._run[1] < 2 or t - self._run[0] < self.read_after - 1e-9)
-        ):
+        changed = self._to_read(small) if reading is None else None
+        if reading is None and small is not None:
             # a pause of a moving hand? (one frame alone is not known to be still)
-            return TrackState("settling", motion=motion)
+            quick = changed is not None and len(changed) <= self.quick_cells
+            wait = 0.0 if quick else self.read_after
+            if self._run[1] < 2 or t - self._run[0] < wait - 1e-9:
+                return TrackState("settling", motion=motion)
         if reading is None or blind:
             # no reading yet, or no cheap look (no board outline yet): read the board
-            cells = self._to_read(small)
+            cells = changed if self.partial else None
             got = read(cells) if read is not None else None
             if got is None:
                 if reading is None:
@@ -256,8 +264,8 @@ class StableTracker:
         return state
 
     def _to_read(self, small: np.ndarray | None) -> list[str] | None:
-        """The cells to measure now: those changed since they were last read (None: all)."""
-        if not self.partial or small is None or self._ref is None:
+        """The cells changed since they were last read (None: not known, read them all)."""
+        if small is None or self._ref is None:
             return None
         return changed_cells(self.watch.change(small, self._ref), self.read_change)
 
