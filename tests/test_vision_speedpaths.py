@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from piecebridge.calibration.board import learn_setup
-from piecebridge.vision.reader import BoardReader
+from piecebridge.vision.reader import CHANGED, BoardReader
 from test_vision_board import as_sets, draw_board, layout_image
 
 BEFORE = dict(
@@ -20,7 +20,7 @@ AFTER = dict(
     coins=[("c5", "suns", "south"), ("d5", "arms", "east"), ("e2", "moons", "west")],
     pawns=[("a1", "suns"), ("g7", "moons")],
 )
-CHANGED = {"c4", "c5", "h8", "g7"}
+CHANGED_CELLS = {"c4", "c5", "h8", "g7"}
 
 
 @pytest.fixture(scope="module")
@@ -41,10 +41,10 @@ def test_partial_read_of_the_changed_cells_equals_a_full_read(setup):
     reader = BoardReader(setup=setup)
     first = reader.read(before)
     assert as_sets(first.board) == (set(BEFORE["coins"]), set(BEFORE["pawns"]))
-    part = reader.read(after, cells=CHANGED)
+    part = reader.read(after, cells=CHANGED_CELLS)
     full = BoardReader(setup=setup).read(after)
     assert part.partial and not full.partial
-    assert set(part.cells_read) == CHANGED and part.fallback == ""
+    assert set(part.cells_read) == CHANGED_CELLS and part.fallback == ""
     assert as_sets(part.board) == (set(AFTER["coins"]), set(AFTER["pawns"]))
     assert summary(part) == summary(full)
     assert part.board == full.board
@@ -92,3 +92,36 @@ def test_empty_cell_set_keeps_every_decision_and_bad_names_are_refused(setup):
     with pytest.raises(ValueError, match="i9"):
         reader.read(after, cells={"d4", "i9"})
     assert reader.read(after, cells="c5").cells_read == ("c5",)  # one name, not letters
+
+
+def test_changed_cells_rereads_only_what_a_move_touched(setup):
+    reader = BoardReader(setup=setup)
+    before = draw_board(**BEFORE, seed=5)[0]
+    assert len(reader.read(before, cells=CHANGED).cells_read) == 64  # nothing to keep yet
+    still = reader.read(draw_board(**BEFORE, seed=6)[0], cells=CHANGED)  # new sensor noise
+    assert still.cells_read == () and still.fallback == ""
+    assert as_sets(still.board) == (set(BEFORE["coins"]), set(BEFORE["pawns"]))
+    # The suns coin turned in place: only its mark moved.
+    turned = dict(BEFORE, coins=[("c4", "suns", "east"), *BEFORE["coins"][1:]])
+    obs = reader.read(draw_board(**turned, seed=7)[0], cells=CHANGED)
+    assert "c4" in obs.cells_read and len(obs.cells_read) <= 4
+    assert as_sets(obs.board) == (set(turned["coins"]), set(BEFORE["pawns"]))
+    after = draw_board(**AFTER, seed=8)[0]
+    obs = reader.read(after, cells=CHANGED)
+    assert set(obs.cells_read) >= CHANGED_CELLS and len(obs.cells_read) <= 8
+    assert summary(obs) == summary(BoardReader(setup=setup).read(after))
+
+
+def test_change_is_judged_against_the_last_measurement_not_the_last_frame(setup):
+    # A change too slow to see between two frames still adds up to a re-read.
+    reader = BoardReader(setup=setup)
+    base = draw_board(**BEFORE, seed=5)[0]
+    reader.read(base)
+    x0, y0 = 560, 300  # a patch of board darkening a little more each frame (a shadow)
+    read = set()
+    for step in range(1, 7):
+        frame = base.copy()
+        patch = frame[y0 : y0 + 40, x0 : x0 + 40].astype(np.int16) - 6 * step
+        frame[y0 : y0 + 40, x0 : x0 + 40] = np.clip(patch, 0, 255).astype(np.uint8)
+        read |= set(reader.read(frame, cells=CHANGED).cells_read)
+    assert read and len(read) <= 9

@@ -36,6 +36,7 @@ import numpy as np
 from piecebridge.vision.cells import CellDecision, PieceLooks, board_views, decide_all, measure
 from piecebridge.vision.geometry import (
     CANONICAL_CORNERS,
+    N,
     closest_turns,
     north_up_turns,
     project,
@@ -121,6 +122,9 @@ class BoardReader:
         self._previous: np.ndarray | None = None
         # Undecided measurements of the last observation, per cell (for partial reads).
         self._measured: dict[str, CellDecision] | None = None
+        self._decisions: list[CellDecision] = []
+        # Each cell's lightness block when it was last measured (see change_blocks).
+        self._blocks: np.ndarray | None = None
 
     # ------------------------------------------------------------------ pose
 
@@ -141,7 +145,7 @@ class BoardReader:
 
     # ------------------------------------------------------------------ frames
 
-    def read(self, frame_bgr: np.ndarray, cells: Iterable[str] | None = None) -> Observation:
+    def read(self, frame_bgr: np.ndarray, cells: Iterable[str] | str | None = None) -> Observation:
         """Observe one BGR frame. Raises BoardNotFound when no board can be found.
 
         ``cells`` (names such as ``{"d4", "e4"}``) asks for a *partial read*: only those
@@ -153,12 +157,18 @@ class BoardReader:
         (noise floor, tile colour, which cells a hand covers) come from this frame, so an
         asked cell reads exactly as it would in a full read of this frame.
 
+        ``cells=CHANGED`` (the string ``"changed"``) is the same with the cells chosen by
+        the reader: those whose rectified pixels (lightness, the cell and 0.35 cell around
+        it) changed beyond the frame's noise since that cell was last measured; for a camera
+        stream, where most frames show the board as it was.
+
         A partial read becomes a full read, and says why in ``Observation.fallback``, when
         there is no previous observation (``"no previous observation"``) or when the lock
         check finds the camera or board moved (``"board moved"``; ``moved`` is True too).
         A slow drift is followed (the pose is refined) and the read stays partial.
         ``Observation.cells_read`` names the cells measured in this frame. ``cells=None``
-        (the default) is a full read; an empty set re-reads no cell (lock check only).
+        (the default) is a full read; an empty set re-reads no cell (lock check only; the
+        decisions are then the previous observation's own objects).
 
         >>> reader = BoardReader()
         >>> reader.read(np.zeros((8, 8, 3), np.uint8), cells={"z9"})
@@ -166,7 +176,8 @@ class BoardReader:
         ...
         ValueError: not a cell of the board: 'z9'
         """
-        wanted = None if cells is None else _cell_indices(cells)
+        auto = isinstance(cells, str) and cells == CHANGED
+        wanted = None if cells is None or auto else _cell_indices(cells)
         t0 = time.perf_counter()
         timings: dict[str, float] = {}
         frame = self.undistort(frame_bgr) if self.undistort is not None else frame_bgr
@@ -175,32 +186,45 @@ class BoardReader:
         if self.pose is None:
             self.pose = self.locate(frame)
             timings["locate"] = (time.perf_counter() - t0) * 1e3
-        views = board_views(self.pose.rectify(frame, FACE_PX, MARGIN))
-        state, seen, _ = self._check_lock(lines_dark(views.light, self.pose))
+        rect, lab_hi = self._rectify(frame)
+        state, seen, _ = self._check_lock(lines_dark(lab_hi[..., 0], self.pose))
         if state in ("moved", "lost"):
             self._measured = None  # if the board is not found, the next read is a full one
             self.pose = self.locate(frame)
             moved = True
-            views = board_views(self.pose.rectify(frame, FACE_PX, MARGIN))
+            rect, lab_hi = self._rectify(frame)
         elif state == "drift":
             gray = lines_dark(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), self.pose)
             pose = refine_pose(gray, self.pose, px_per_cell=32, search=0.25)
             if pose is not None:
                 self.pose = pose
-                views = board_views(self.pose.rectify(frame, FACE_PX, MARGIN))
+                rect, lab_hi = self._rectify(frame)
         timings["pose"] = (time.perf_counter() - t0) * 1e3
-        if wanted is not None and (moved or self._measured is None):
+        if (auto or wanted is not None) and (moved or self._measured is None):
             fallback = "board moved" if moved else "no previous observation"
-            wanted = None
-        fresh = measure(views, self.looks, self.pose.inverted, cells=wanted)
-        measured = dict(self._measured or {}) if wanted is not None else {}
-        measured.update((d.cell, d) for d in fresh)
-        self._measured = measured
-        # decide() writes into what it decides: keep the measurements themselves clean.
-        undecided = [copy.copy(measured[c]) for c in CELL_ORDER]
-        decisions = decide_all(undecided, self.looks)
+            auto, wanted = False, None
+        light = lab_hi[..., 0]
+        blocks = change_blocks(light)
+        if auto:
+            occupied = np.array([d.kind != "empty" for d in self._decisions])
+            wanted = np.flatnonzero(changed_cells(blocks, self._blocks, occupied)).tolist()
+        if wanted is None or wanted:
+            views = board_views(rect, lab_hi)
+            fresh = measure(views, self.looks, self.pose.inverted, cells=wanted)
+            measured = dict(self._measured or {}) if wanted is not None else {}
+            measured.update((d.cell, d) for d in fresh)
+            self._measured = measured
+            # decide() writes into what it decides: keep the measurements themselves clean.
+            decisions = decide_all([copy.copy(measured[c]) for c in CELL_ORDER], self.looks)
+            if wanted is None or self._blocks is None:
+                self._blocks = blocks.copy()
+            else:
+                self._blocks[wanted] = blocks[wanted]  # compared with what was measured
+            self._decisions = decisions
+        else:  # nothing to re-read: the previous decisions stand
+            fresh, decisions = [], self._decisions
         timings["total"] = (time.perf_counter() - t0) * 1e3
-        small = cv2.resize(views.light, (54, 54), interpolation=cv2.INTER_AREA)
+        small = cv2.resize(light, (54, 54), interpolation=cv2.INTER_AREA)
         motion = 0.0
         if self._previous is not None and not moved:
             motion = float(np.abs(small.astype(np.int16) - self._previous).mean())
@@ -218,6 +242,74 @@ class BoardReader:
             cells_read=tuple(d.cell for d in fresh),
             fallback=fallback,
         )
+
+    def _rectify(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The board rectified by the current pose (FACE_PX, MARGIN), and its Lab."""
+        rect = self.pose.rectify(frame, FACE_PX, MARGIN)
+        return rect, cv2.cvtColor(rect, cv2.COLOR_BGR2LAB)
+
+
+#: ``cells=CHANGED``: re-read the cells whose pixels changed since they were last measured.
+CHANGED = "changed"
+#: Change is looked for at this many px per cell (half of FACE_PX: noise averages out, a
+#: coin's turned mark still covers pixels) ...
+CHANGE_PX = 20
+#: ... over each cell and this far beyond its sides (px at CHANGE_PX): 0.35 cell for a cell
+#: that holds something (its coin's facing window and the wider search reach about there),
+#: 0.1 cell for an empty one (its crops stay inside it; the printed lines beside it count).
+CHANGE_REACH = 7
+CHANGE_REACH_EMPTY = 2
+#: A pixel changed when its lightness moved more than this many times the frame's noise
+#: (a robust spread of all blocks' changes), and by at least CHANGE_LEVEL (Lab L, 0..255).
+CHANGE_NOISE = 4.5
+CHANGE_LEVEL = 8
+#: A cell changed when at least this many of its pixels did.
+CHANGE_PIXELS = 3
+#: A shift of the whole board's lightness beyond this (light, exposure) re-reads every cell.
+CHANGE_GLOBAL = 12
+
+
+def change_blocks(light: np.ndarray) -> np.ndarray:
+    """Each cell's lightness block (64, k, k) int16 at CHANGE_PX, CHANGE_REACH around it,
+    from the board's lightness rectified at FACE_PX with MARGIN (a new array)."""
+    n = round((N + 2 * MARGIN) * CHANGE_PX)
+    small = cv2.resize(light, (n, n), interpolation=cv2.INTER_AREA).astype(np.int16)
+    k = CHANGE_PX + 2 * CHANGE_REACH
+    o = round(MARGIN * CHANGE_PX) - CHANGE_REACH
+    windows = np.lib.stride_tricks.sliding_window_view(small[o:, o:], (k, k))
+    return windows[: N * CHANGE_PX : CHANGE_PX, : N * CHANGE_PX : CHANGE_PX].reshape(N * N, k, k)
+
+
+def changed_cells(
+    blocks: np.ndarray, reference: np.ndarray | None, occupied: np.ndarray | None = None
+) -> np.ndarray:
+    """Which cells (bool, 64) changed between their ``reference`` blocks and ``blocks``
+    (see :func:`change_blocks`); all when there is no reference. Cells not ``occupied``
+    (bool, 64; default all) were empty: only their own square counts (CHANGE_REACH_EMPTY).
+
+    >>> rng = np.random.default_rng(0)
+    >>> ref = rng.normal(120, 3, (64, 34, 34)).astype(np.int16)
+    >>> now = ref + rng.normal(0, 3, ref.shape).astype(np.int16) + 5  # noise, a bit lighter
+    >>> now[27, 10:13, 10:14] += 40  # a coin's mark moved in d5
+    >>> np.flatnonzero(changed_cells(now, ref)).tolist()
+    [27]
+    """
+    if reference is None:
+        return np.ones(len(blocks), bool)
+    diff = blocks - reference
+    sample = diff[:, ::3, ::3]
+    shift = float(np.median(sample))
+    if abs(shift) > CHANGE_GLOBAL:
+        return np.ones(len(blocks), bool)
+    noise = 1.4826 * float(np.median(np.abs(sample - shift)))
+    level = max(CHANGE_LEVEL, CHANGE_NOISE * noise)
+    moved = np.abs(diff - shift) > level
+    wide = moved.sum(axis=(1, 2)) >= CHANGE_PIXELS
+    if occupied is None:
+        return wide
+    a = CHANGE_REACH - CHANGE_REACH_EMPTY
+    own = moved[:, a : moved.shape[1] - a, a : moved.shape[2] - a].sum(axis=(1, 2))
+    return (own >= CHANGE_PIXELS) | (wide & occupied)
 
 
 def _cell_indices(cells: Iterable[str]) -> list[int]:
