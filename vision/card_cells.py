@@ -44,7 +44,14 @@ RADIAL_EDGES = (0.0, 0.08, 0.16, 0.24, 0.32, 0.42, 0.55, 0.75)  # cells from the
 N_SHAPE = POLAR_BINS + len(RADIAL_EDGES) - 1 + 6
 N_SHADE = 8
 N_FEATURES = PATCH_BINS * PATCH_BINS + N_STATS + HOG_FEATURES + N_SHAPE + N_SHADE
+PATCH_PX = 32  # a cell and half a cell around it, at half resolution
+NET_CONTEXT = 8  # more half-resolution pixels around a patch the convolutions see
+N_CELL_STATS = 24
+N_SCALARS = N_CELL_STATS + N_SHADE
 MODEL_PATH = Path(__file__).with_name("card_cells_model.json")
+NET_MODEL_PATH = Path(__file__).with_name("card_cells_model.npz")
+NET_CHANNELS = (8, 16, 32)  # convolution widths, each followed by a 2x2 max-pool
+NET_HIDDEN = 64
 #: below this confidence a cell goes to ``unknown`` (tuned on the tuning split)
 DEFAULT_MIN_CONFIDENCE = 0.6
 
@@ -103,15 +110,8 @@ def _strokes(img, smooth, cell, margin) -> np.ndarray:
     return strokes
 
 
-def grid_features(
-    rect: np.ndarray, cell: int = CELL_PX, margin: float = MARGIN_CELLS
-) -> np.ndarray:
-    """Feature matrix (100 x ``N_FEATURES``, row-major A1, B1, ... J10) of a grid.
-
-    Per cell: the stroke layer over the cell and a quarter cell around it (marks
-    cross the lines), pooled to ``PATCH_BINS`` squared; and statistics of the
-    shading and strokes inside the cell.
-    """
+def _layers(rect: np.ndarray, cell: int, margin: float) -> dict:
+    """The pencil layers every reader of a grid starts from (see :func:`pencil_layers`)."""
     img = rect.astype(np.float32)
     smooth = _smooth(img, cell)
     papers = {w: np.maximum(_paper(img, w, cell), 1) for w in (1.2, 3, 6)}
@@ -122,6 +122,109 @@ def grid_features(
     # pencil then look alike; a faint erased ghost stays faint).
     ref = max(float(np.percentile(strokes[m : m + 10 * cell, m : m + 10 * cell], 99.7)), 0.15)
     norm = np.clip(strokes / ref, 0, 1.5)
+    return {
+        "img": img,
+        "smooth": smooth,
+        "papers": papers,
+        "shade": shade,
+        "norm": norm,
+        "ref": ref,
+        "m": m,
+        "inset": round(0.12 * cell),
+    }
+
+
+def _blocks(a, m, cell, inset, n=10, start=None):
+    """Per-cell pixel blocks (n*n, k) of ``a`` from ``start`` (default ``m``), inset."""
+    start = m if start is None else start
+    g = a[start : start + n * cell, start : start + n * cell].reshape(n, cell, n, cell)
+    g = g[:, inset : cell - inset, :, inset : cell - inset]
+    return g.transpose(0, 2, 1, 3).reshape(n * n, -1)
+
+
+def _cell_stats(lay: dict, cell: int) -> np.ndarray:
+    """Shading and stroke statistics per cell (100, ``N_CELL_STATS``)."""
+    m, inset, shade, norm = lay["m"], lay["inset"], lay["shade"], lay["norm"]
+    sh = _blocks(shade, m, cell, inset)
+    st = _blocks(norm, m, cell, 0)
+    q = np.percentile(sh, (10, 25, 50, 75, 90), axis=1).T
+    other = [
+        np.median(_blocks(np.clip(1 - lay["smooth"] / lay["papers"][w], 0, 1), m, cell, inset), 1)
+        for w in (1.2, 6)
+    ]
+    # Texture: graphite is grainy, a shadow is smooth.
+    img = lay["img"]
+    hp = np.abs(img - cv2.GaussianBlur(img, (0, 0), 1.2)) / lay["papers"][3]
+    texture = _blocks(hp, m, cell, inset).mean(1)
+    # Context: the shading of the 8 neighbours (the ring outside the grid is paper).
+    ext = np.median(_blocks(shade, m, cell, inset, 12, m - cell), axis=1).reshape(12, 12)
+    ring = np.stack(
+        [
+            ext[1 + dy : 11 + dy, 1 + dx : 11 + dx]
+            for dy in (-1, 0, 1)
+            for dx in (-1, 0, 1)
+            if dy or dx
+        ],
+        axis=-1,
+    ).reshape(100, 8)
+    ring = np.sort(ring, axis=1)
+    return np.column_stack(
+        [
+            q,
+            *other,
+            texture,
+            ring,
+            sh.mean(1),
+            st.mean(1),
+            st.max(1),
+            (st > 0.3).mean(1),
+            (st > 0.6).mean(1),
+            np.full(100, lay["ref"]),
+            np.full(100, np.percentile(q[:, 2], 90)),
+            np.full(100, np.percentile(q[:, 2], 10)),
+        ]
+    ).astype(np.float32)
+
+
+def cell_maps(
+    rect: np.ndarray, cell: int = CELL_PX, margin: float = MARGIN_CELLS
+) -> tuple[np.ndarray, np.ndarray]:
+    """What the cell network sees of a grid: ``(maps, scalars)``.
+
+    ``maps`` (2, H, W) float32 at the rectified resolution: the darkness against
+    the paper within three cells (strokes, shading and printed lines: 0 paper,
+    1 black), and the stroke layer with the lines bridged over, normalised by the
+    grid's darkest strokes (0..1.5). ``scalars`` (100, ``N_SCALARS``): shading
+    judged against the whole grid and per-cell statistics (:func:`_cell_stats`,
+    :func:`_shade_context`), which a small patch cannot see.
+    """
+    lay = _layers(rect, cell, margin)
+    dark = np.clip(1 - lay["img"] / lay["papers"][3], 0, 1)
+    maps = np.stack([dark, lay["norm"]])
+    ctx = _shade_context(lay["smooth"], lay["shade"], lay["m"], cell, lay["inset"])
+    return maps, np.column_stack([_cell_stats(lay, cell), ctx])
+
+
+def half_maps(maps: np.ndarray) -> np.ndarray:
+    """:func:`cell_maps` maps at half resolution (2x2 means), what the network reads."""
+    c, h, w = maps.shape
+    half = maps[:, : h // 2 * 2, : w // 2 * 2].reshape(c, h // 2, 2, w // 2, 2)
+    return half.mean(axis=(2, 4), dtype=np.float32)
+
+
+def grid_features(
+    rect: np.ndarray, cell: int = CELL_PX, margin: float = MARGIN_CELLS
+) -> np.ndarray:
+    """Feature matrix (100 x ``N_FEATURES``, row-major A1, B1, ... J10) of a grid.
+
+    Per cell: the stroke layer over the cell and a quarter cell around it (marks
+    cross the lines), pooled to ``PATCH_BINS`` squared; and statistics of the
+    shading and strokes inside the cell.
+    """
+    lay = _layers(rect, cell, margin)
+    img, smooth, papers, shade, norm, ref, m = (
+        lay[k] for k in ("img", "smooth", "papers", "shade", "norm", "ref", "m")
+    )
     b = cell * 3 // (2 * PATCH_BINS) if cell % 8 == 0 else 1  # pooling bin (px)
     pad = (PATCH_BINS * b - cell) // 2
     pooled = cv2.resize(
@@ -430,6 +533,102 @@ class CellClassifier:
         return cls.from_json(json.loads(Path(path).read_text()))
 
 
+def _pool2(y: np.ndarray) -> np.ndarray:
+    """2x2 max-pool of (H, W, C)."""
+    return np.maximum(
+        np.maximum(y[0::2, 0::2], y[1::2, 0::2]), np.maximum(y[0::2, 1::2], y[1::2, 1::2])
+    )
+
+
+def _conv_planes(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """3x3 'same' convolution + ReLU + 2x2 max-pool of a few planes (C, H, W) -> (H, W, F).
+
+    With two input planes OpenCV's filter2D per (output, input) pair is far
+    cheaper than building im2col columns.
+    """
+    out = np.empty((x.shape[1], x.shape[2], w.shape[0]), np.float32)
+    for f in range(w.shape[0]):
+        acc = cv2.filter2D(x[0], -1, w[f, 0], borderType=cv2.BORDER_CONSTANT)
+        for c in range(1, x.shape[0]):
+            acc += cv2.filter2D(x[c], -1, w[f, c], borderType=cv2.BORDER_CONSTANT)
+        out[:, :, f] = acc
+    out += b
+    np.maximum(out, 0, out=out)
+    return _pool2(out)
+
+
+def _conv_hwc(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """3x3 'same' convolution + ReLU + 2x2 max-pool, channels last (H, W, C) -> (H, W, F):
+    im2col from nine shifted copies, then one matrix product."""
+    h, wd, c = x.shape
+    xp = np.pad(x, ((1, 1), (1, 1), (0, 0)))
+    cols = np.concatenate([xp[dy : dy + h, dx : dx + wd] for dy in range(3) for dx in range(3)], 2)
+    y = cols.reshape(h * wd, 9 * c) @ w.transpose(2, 3, 1, 0).reshape(9 * c, -1)
+    y += b
+    np.maximum(y, 0, out=y)
+    return _pool2(y.reshape(h, wd, -1))
+
+
+@dataclass
+class CellNet:
+    """The cell network: three 3x3 convolutions (each ReLU + 2x2 max-pool) over a
+    cell's patch, then one hidden layer that also sees the grid-level shading
+    statistics, and two heads: mark (softmax over :data:`MARK_CLASSES`) and
+    shaded (sigmoid). Trained with PyTorch by ``benchmarks/card_train_net.py``;
+    run here in plain numpy (no PyTorch needed to read a card).
+    """
+
+    arrays: dict
+    min_confidence: float = DEFAULT_MIN_CONFIDENCE
+    info: dict | None = None
+
+    @classmethod
+    def load(cls, path: Path | str) -> CellNet:
+        with np.load(path, allow_pickle=False) as d:
+            arrays = {k: d[k] for k in d.files if k not in ("info", "min_confidence")}
+            conf = float(d["min_confidence"])
+            info = json.loads(str(d["info"])) if "info" in d.files else None
+        if arrays["scalar_mean"].shape != (N_SCALARS,):
+            raise ValueError("card cell model does not match this version's inputs")
+        return cls(arrays, conf, info)
+
+    def predict_maps(self, maps: np.ndarray, scalars: np.ndarray):
+        """``(mark_probs (100, 7), shaded_prob (100,))`` from :func:`cell_maps`.
+
+        The convolutions run once over the whole grid at half resolution; each
+        cell then takes the pooled features over its patch (a cell and half a cell
+        around). Training sees each patch with ``NET_CONTEXT`` pixels around it,
+        enough that zero padding at a training crop's edge never reaches these
+        features, so both give the same numbers.
+        """
+        a = self.arrays
+        k = 2 ** len(NET_CHANNELS)  # half-resolution pixels per feature
+        m = round(MARGIN_CELLS * CELL_PX)
+        # only the patches and their context: the paper margin beyond adds nothing
+        lo = (m - CELL_PX // 2) // 2 - NET_CONTEXT
+        hi = lo + 9 * CELL_PX // 2 + PATCH_PX + 2 * NET_CONTEXT
+        x = _conv_planes(half_maps(maps)[:, lo:hi, lo:hi], a["conv0_w"], a["conv0_b"])
+        for i in range(1, len(NET_CHANNELS)):
+            x = _conv_hwc(x, a[f"conv{i}_w"], a[f"conv{i}_b"])
+        side = PATCH_PX // k
+        first = NET_CONTEXT // k
+        step = CELL_PX // 2 // k
+        win = np.lib.stride_tricks.sliding_window_view(x, (side, side), axis=(0, 1))
+        idx = first + step * np.arange(10)
+        # (10, 10, C, side, side): flattened per cell in PyTorch's (C, H, W) order
+        h = win[idx[:, None], idx[None, :]].reshape(100, -1)
+        sc = (scalars.astype(np.float32) - a["scalar_mean"]) / a["scalar_scale"]
+        h = np.maximum(np.concatenate([h, sc], 1) @ a["fc1_w"] + a["fc1_b"], 0)
+        out = h @ a["fc2_w"] + a["fc2_b"]
+        logits = out[:, :-1]
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True), 1 / (1 + np.exp(-out[:, -1]))
+
+    def predict_grid(self, rect: np.ndarray):
+        """Probabilities for the 100 cells of a rectified grid."""
+        return self.predict_maps(*cell_maps(rect))
+
+
 @dataclass
 class Ensemble:
     """Several :class:`CellClassifier` trained from different seeds; probabilities
@@ -466,8 +665,10 @@ def load_classifier(path: Path | str) -> CellClassifier | Ensemble:
 
 
 @functools.lru_cache(maxsize=1)
-def default_classifier() -> CellClassifier | Ensemble:
-    """The classifier shipped with piecebridge (``card_cells_model.json``)."""
+def default_classifier() -> CellNet | CellClassifier | Ensemble:
+    """The classifier shipped with piecebridge (``card_cells_model.npz``)."""
+    if NET_MODEL_PATH.exists():
+        return CellNet.load(NET_MODEL_PATH)
     return load_classifier(MODEL_PATH)
 
 
@@ -551,7 +752,10 @@ def classify_grid(rect: np.ndarray, clf: CellClassifier, min_confidence: float |
     from piecebridge.vision.card import CellReading
 
     thr = clf.min_confidence if min_confidence is None else min_confidence
-    pm, ps = clf.predict(grid_features(rect))
+    if isinstance(clf, CellNet):
+        pm, ps = clf.predict_grid(rect)
+    else:
+        pm, ps = clf.predict(grid_features(rect))
     cells: dict = {}
     unknown: list[str] = []
     for i in range(100):
