@@ -304,36 +304,160 @@ def why(split: str, rigs: range, cache: Path) -> list[str]:
 # --------------------------------------------------------------------------- speed
 
 
+STREAM_SPLIT, STREAM_RIG = "test", 0  # the speed figures' shots (baseline difficulty)
+
+
+def _moves(board: dict) -> list[dict]:
+    """Positions of a short game stream from ``board``: a coin slides to an empty neighbour,
+    then turns a quarter, then a pawn steps (each a new position after the one before)."""
+    from piecebridge.synth.reflec import FACINGS
+
+    def around(cell: str, taken: set[str]) -> str:
+        f, r = "abcdefgh".index(cell[0]), int(cell[1])
+        for df, dr in ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1)):
+            c = f"{'abcdefgh'[min(max(f + df, 0), 7)]}{min(max(r + dr, 1), 8)}"
+            if c not in taken:
+                return c
+        raise ValueError(f"no empty cell next to {cell}")
+
+    taken = {p["cell"] for p in board["coins"] + board["pawns"]}
+    out, b = [], json.loads(json.dumps(board))
+    coin = b["coins"][0]
+    coin["cell"] = around(coin["cell"], taken)
+    out.append(json.loads(json.dumps(b)))
+    coin["facing"] = FACINGS[(FACINGS.index(coin["facing"]) + 1) % 4]
+    out.append(json.loads(json.dumps(b)))
+    taken = {p["cell"] for p in b["coins"] + b["pawns"]}
+    if b["pawns"]:
+        b["pawns"][0]["cell"] = around(b["pawns"][0]["cell"], taken)
+        out.append(json.loads(json.dumps(b)))
+    return out
+
+
+def stream_frames(cache: Path, still: int = 3) -> list[tuple[np.ndarray, dict]]:
+    """A camera stream of one rig: shot 0 of the speed rig and the positions of
+    :func:`_moves`, each position held for ``still`` frames that differ only in their
+    sensor noise (same light, same camera), rendered once and cached."""
+    from piecebridge.synth.reflec import (
+        SHOTS_PER_RIG,
+        Difficulty,
+        _rngs,
+        random_board,
+        render_shot,
+        rig_for,
+    )
+
+    diff = Difficulty.baseline()
+    rig = rig_for(STREAM_SPLIT, STREAM_RIG, diff)
+    rngs = lambda: _rngs(STREAM_SPLIT, STREAM_RIG, 0)  # noqa: E731  fresh, same seeds
+    levels = diff.levels(rngs()["shot_levels"])
+    levels.update(rig.levels)
+    first = random_board(rngs()["position"])
+    frames = []
+    for p, board in enumerate([first, *_moves(first)]):
+        for k in range(still):
+            tag = f"stream-{STREAM_SPLIT}-r{STREAM_RIG:03d}-p{p}-n{k}-of{SHOTS_PER_RIG}"
+            frames.append(
+                _load_or_render(
+                    cache / tag,
+                    lambda b=board, p=p, k=k: render_shot(
+                        b, rig, levels, rngs()["shot"], noise_rng=np.random.default_rng([p, k])
+                    ),
+                )
+            )
+    return frames
+
+
+def _wrong(board: dict, truth: dict) -> int:
+    """Decided cells that differ from the truth."""
+    want, got = _items(truth), _items(board)
+    return sum(1 for c in CELLS if c not in board["unknown"] and want.get(c) != got.get(c))
+
+
 def speed(cache: Path, repeats: int = 40) -> dict[str, float]:
-    """Median ms per 1080p frame: locked setup, from scratch, and warpPerspective baseline."""
-    cal, shots = rig_images("test", 0, "baseline", cache)
+    """Median ms per 1080p frame, and the warpPerspective baseline measured alongside.
+
+    * ``worst``: the locked reader cycling the rig's four shots (every cell may differ from
+      the frame before): a full read (``cells=None``) and the stream read (``cells=CHANGED``);
+    * ``stream``: a camera stream (:func:`stream_frames`) read with ``cells=CHANGED``: the
+      frames where the position is as before (``still``) and those just after a move;
+    * ``scratch``: a new reader without a setup (finds the board from nothing).
+    CPU times (``*_cpu``) are given too: they are less swayed by other loads.
+    """
+    from piecebridge.vision.reader import CHANGED
+
+    cal, shots = rig_images(STREAM_SPLIT, STREAM_RIG, "baseline", cache)
     setup, _ = learn_setup(cal)
     frames = [img for img, _ in shots]
-    reader = BoardReader(setup=setup)
-    reader.read(frames[0])
+    stream = stream_frames(cache)
     M = np.linalg.inv(setup.pose.H)
     S = np.diag([64.0, 64.0, 1.0]) @ M  # the board at 64 px per cell: 512 x 512
-    t_lock, t_scratch, t_warp, c_lock = [], [], [], []
+    t: dict[str, list[float]] = {}
+
+    def timed(name: str, fn):
+        w, c = time.perf_counter(), time.process_time()
+        out = fn()
+        t.setdefault(name, []).append(time.perf_counter() - w)
+        t.setdefault(name + "_cpu", []).append(time.process_time() - c)
+        return out
+
+    full, changed, streaming = (BoardReader(setup=setup) for _ in range(3))
+    full.read(frames[-1])
+    changed.read(frames[-1])
+    streaming.read(stream[-1][0])
+    wrong = {"stream": 0, "full": 0}
     for i in range(repeats):
         f = frames[i % len(frames)]
-        t = time.perf_counter()
-        cv2.warpPerspective(f, S, (512, 512))
-        t_warp.append(time.perf_counter() - t)
-        t, c = time.perf_counter(), time.process_time()
-        reader.read(f)
-        t_lock.append(time.perf_counter() - t)
-        c_lock.append(time.process_time() - c)  # CPU time: less swayed by other loads
+        timed("warp", lambda f=f: cv2.warpPerspective(f, S, (512, 512)))
+        timed("worst_full", lambda f=f: full.read(f))
+        timed("worst_changed", lambda f=f: changed.read(f, cells=CHANGED))
         if i % 4 == 0:
-            t = time.perf_counter()
-            BoardReader().read(f)
-            t_scratch.append(time.perf_counter() - t)
-    med = lambda v: 1e3 * statistics.median(v)  # noqa: E731
-    return {
-        "locked_ms": med(t_lock),
-        "locked_cpu_ms": med(c_lock),
-        "scratch_ms": med(t_scratch),
-        "warp_ms": med(t_warp),
-    }
+            timed("scratch", lambda f=f: BoardReader().read(f))
+    for i in range(repeats * 2):
+        k = i % len(stream)
+        img, truth = stream[k]
+        before = stream[k - 1][1]
+        moved = {k: v for k, v in before.items() if k != "synth"} != {
+            k: v for k, v in truth.items() if k != "synth"
+        }
+        obs = timed("stream_move" if moved else "stream_still", lambda img=img: streaming.read(
+            img, cells=CHANGED))  # fmt: skip
+        if i < len(stream):  # each frame once: the stream read against a full read
+            wrong["stream"] += _wrong(obs.board, truth)
+            wrong["full"] += _wrong(BoardReader(setup=setup).read(img).board, truth)
+    out = {k: 1e3 * statistics.median(v) for k, v in t.items()}
+    out.update({f"wrong_{k}": float(v) for k, v in wrong.items()})
+    out["stream_frames"] = float(len(stream))
+    return out
+
+
+def speed_text(sp: dict[str, float], threads_before: int) -> str:
+    """The markdown lines of a :func:`speed` run."""
+    w = sp["warp"]
+    rows = [
+        ("stream, position as before (`cells=CHANGED`)", "stream_still"),
+        ("stream, frame just after a move (`cells=CHANGED`)", "stream_move"),
+        ("worst case, every frame another shot, full read (`cells=None`)", "worst_full"),
+        ("worst case, every frame another shot, `cells=CHANGED`", "worst_changed"),
+        ("from scratch, no setup", "scratch"),
+    ]
+    lines = [
+        f"Speed, 1920x1080, one core (cv2.setNumThreads(1); was {threads_before}); baseline "
+        f"cv2.warpPerspective of the frame to a 512x512 board: {w:.2f} ms (CPU "
+        f"{sp['warp_cpu']:.2f} ms), measured in the same run. Stream: "
+        f"{sp['stream_frames']:.0f} frames (4 positions, 3 noisy frames each) read cyclically; "
+        f"wrong cells over one pass: stream read {sp['wrong_stream']:.0f}, full reads "
+        f"{sp['wrong_full']:.0f}.",
+        "",
+        "| median per frame | ms | x warp | CPU ms | CPU x warp |",
+        "|---|---|---|---|---|",
+    ]
+    for label, k in rows:
+        cpu = sp[k + "_cpu"]
+        lines.append(
+            f"| {label} | {sp[k]:.1f} | {sp[k] / w:.1f} | {cpu:.1f} | {cpu / sp['warp_cpu']:.1f} |"
+        )
+    return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- main
@@ -375,15 +499,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(why(args.split, rigs, cache)))
         return 0
     if args.speed:
-        sp = speed(cache)
-        lines.append(
-            f"Speed, 1920x1080, one core (cv2.setNumThreads(1); was {cpu_one_core}): "
-            f"locked setup median {sp['locked_ms']:.1f} ms/frame "
-            f"({sp['locked_ms'] / sp['warp_ms']:.1f}x warpPerspective; CPU time "
-            f"{sp['locked_cpu_ms']:.1f} ms), from scratch "
-            f"{sp['scratch_ms']:.1f} ms ({sp['scratch_ms'] / sp['warp_ms']:.1f}x); baseline "
-            f"cv2.warpPerspective of the frame to a 512x512 board: {sp['warp_ms']:.2f} ms."
-        )
+        lines.append(speed_text(speed(cache), cpu_one_core))
     else:
         lines.append(HEADER)
         all_notes = []

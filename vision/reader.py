@@ -261,10 +261,12 @@ CHANGE_REACH = 7
 CHANGE_REACH_EMPTY = 2
 #: A pixel changed when its lightness moved more than this many times the frame's noise
 #: (a robust spread of all blocks' changes), and by at least CHANGE_LEVEL (Lab L, 0..255).
-CHANGE_NOISE = 4.5
-CHANGE_LEVEL = 8
+#: Rendered sensor noise (signal-dependent, sharpened, JPEG) moves a few pixels per cell by
+#: up to 11 between frames; a coin turned in place moves tens of pixels by 70 or more.
+CHANGE_NOISE = 5.0
+CHANGE_LEVEL = 16
 #: A cell changed when at least this many of its pixels did.
-CHANGE_PIXELS = 3
+CHANGE_PIXELS = 4
 #: A shift of the whole board's lightness beyond this (light, exposure) re-reads every cell.
 CHANGE_GLOBAL = 12
 
