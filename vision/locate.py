@@ -1103,7 +1103,9 @@ def check_lock(
     edges_bad = edges_off >= 2 or int((~found).sum()) >= 3
     # A bump by a whole cell or two lands lines on lines; beyond one side then lie tiles,
     # whose lines run on where the table has none.
-    beyond = np.where(_past_frame(gray, S, margin_cells), 0, lines_beyond(ridge, S, margin_cells))
+    beyond = lines_beyond(ridge, S, margin_cells)
+    if beyond.max() >= LINES_BEYOND:  # unless those margins lie past the photo's edge
+        beyond = np.where(_past_frame(gray, S, margin_cells), 0, beyond)
     edges_bad = edges_bad or bool(beyond.max() >= LINES_BEYOND)
     if seen < 4:
         # Too few crosses to judge: a hand over the board if its edges are still in place,

@@ -23,7 +23,6 @@ piecebridge.vision.locate.BoardNotFound: no board in view: no 8x8 tile grid foun
 
 from __future__ import annotations
 
-import copy
 import os
 import time
 from collections.abc import Iterable
@@ -123,8 +122,9 @@ class BoardReader:
         # Undecided measurements of the last observation, per cell (for partial reads).
         self._measured: dict[str, CellDecision] | None = None
         self._decisions: list[CellDecision] = []
-        # Each cell's lightness block when it was last measured (see change_blocks).
+        # Each cell's grey block when it was last measured (see change_blocks).
         self._blocks: np.ndarray | None = None
+        self._seen = 0  # tile crosses seen by the last lock check
 
     # ------------------------------------------------------------------ pose
 
@@ -158,9 +158,11 @@ class BoardReader:
         asked cell reads exactly as it would in a full read of this frame.
 
         ``cells=CHANGED`` (the string ``"changed"``) is the same with the cells chosen by
-        the reader: those whose rectified pixels (lightness, the cell and 0.35 cell around
+        the reader: those whose rectified pixels (grey, the cell and 0.35 cell around
         it) changed beyond the frame's noise since that cell was last measured; for a camera
-        stream, where most frames show the board as it was.
+        stream, where most frames show the board as it was. When no cell changed, the board
+        has not moved either (a bump moves the lines of every cell): such a frame skips the
+        lock check too and keeps the previous decisions (``cells_read`` is empty).
 
         A partial read becomes a full read, and says why in ``Observation.fallback``, when
         there is no previous observation (``"no previous observation"``) or when the lock
@@ -186,28 +188,36 @@ class BoardReader:
         if self.pose is None:
             self.pose = self.locate(frame)
             timings["locate"] = (time.perf_counter() - t0) * 1e3
-        rect, lab_hi = self._rectify(frame)
+        rect, gray = self._rectify(frame)
+        blocks = change_blocks(gray)
+        if auto and self._measured is not None and not self._changed(blocks).any():
+            # Nothing changed since each cell was measured, so neither did the board's place
+            # (a bump moves the lines of every cell): no lock check, the decisions stand.
+            timings["pose"] = timings["total"] = (time.perf_counter() - t0) * 1e3
+            return self._observation(gray, [], self._decisions, False, self._seen, timings, "")
+        lab_hi = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB)
         state, seen, _ = self._check_lock(lines_dark(lab_hi[..., 0], self.pose))
         if state in ("moved", "lost"):
             self._measured = None  # if the board is not found, the next read is a full one
             self.pose = self.locate(frame)
             moved = True
-            rect, lab_hi = self._rectify(frame)
+            rect, gray = self._rectify(frame)
         elif state == "drift":
-            gray = lines_dark(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), self.pose)
-            pose = refine_pose(gray, self.pose, px_per_cell=32, search=0.25)
+            frame_gray = lines_dark(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), self.pose)
+            pose = refine_pose(frame_gray, self.pose, px_per_cell=32, search=0.25)
             if pose is not None:
                 self.pose = pose
-                rect, lab_hi = self._rectify(frame)
+                rect, gray = self._rectify(frame)
+        if state != "ok":  # the picture was made again with the new pose
+            lab_hi = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB)
+            blocks = change_blocks(gray)
+        self._seen = seen
         timings["pose"] = (time.perf_counter() - t0) * 1e3
         if (auto or wanted is not None) and (moved or self._measured is None):
             fallback = "board moved" if moved else "no previous observation"
             auto, wanted = False, None
-        light = lab_hi[..., 0]
-        blocks = change_blocks(light)
         if auto:
-            occupied = np.array([d.kind != "empty" for d in self._decisions])
-            wanted = np.flatnonzero(changed_cells(blocks, self._blocks, occupied)).tolist()
+            wanted = np.flatnonzero(self._changed(blocks)).tolist()
         if wanted is None or wanted:
             views = board_views(rect, lab_hi)
             fresh = measure(views, self.looks, self.pose.inverted, cells=wanted)
@@ -215,7 +225,7 @@ class BoardReader:
             measured.update((d.cell, d) for d in fresh)
             self._measured = measured
             # decide() writes into what it decides: keep the measurements themselves clean.
-            decisions = decide_all([copy.copy(measured[c]) for c in CELL_ORDER], self.looks)
+            decisions = decide_all([_copy(measured[c]) for c in CELL_ORDER], self.looks)
             if wanted is None or self._blocks is None:
                 self._blocks = blocks.copy()
             else:
@@ -224,11 +234,24 @@ class BoardReader:
         else:  # nothing to re-read: the previous decisions stand
             fresh, decisions = [], self._decisions
         timings["total"] = (time.perf_counter() - t0) * 1e3
-        small = cv2.resize(light, (54, 54), interpolation=cv2.INTER_AREA)
+        return self._observation(gray, fresh, decisions, moved, seen, timings, fallback)
+
+    def _observation(
+        self,
+        gray: np.ndarray,
+        fresh: list[CellDecision],
+        decisions: list[CellDecision],
+        moved: bool,
+        seen: int,
+        timings: dict[str, float],
+        fallback: str,
+    ) -> Observation:
+        """The Observation of a frame (``gray``: its rectified board) and its motion."""
+        small = cv2.resize(gray, (54, 54), interpolation=cv2.INTER_AREA).astype(np.int16)
         motion = 0.0
         if self._previous is not None and not moved:
-            motion = float(np.abs(small.astype(np.int16) - self._previous).mean())
-        self._previous = small.astype(np.int16)
+            motion = float(np.abs(small - self._previous).mean())
+        self._previous = small
         board = board_from_decisions(decisions)
         return Observation(
             board=board,
@@ -244,9 +267,21 @@ class BoardReader:
         )
 
     def _rectify(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The board rectified by the current pose (FACE_PX, MARGIN), and its Lab."""
+        """The board rectified by the current pose (FACE_PX, MARGIN), and its grey."""
         rect = self.pose.rectify(frame, FACE_PX, MARGIN)
-        return rect, cv2.cvtColor(rect, cv2.COLOR_BGR2LAB)
+        return rect, cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY)
+
+    def _changed(self, blocks: np.ndarray) -> np.ndarray:
+        """Cells (bool, 64) whose blocks changed since they were last measured."""
+        occupied = np.array([d.kind != "empty" for d in self._decisions])
+        return changed_cells(blocks, self._blocks, occupied)
+
+
+def _copy(d: CellDecision) -> CellDecision:
+    """A shallow copy (copy.copy of a dataclass takes ten times as long)."""
+    out = object.__new__(CellDecision)
+    out.__dict__.update(d.__dict__)
+    return out
 
 
 #: ``cells=CHANGED``: re-read the cells whose pixels changed since they were last measured.
@@ -259,23 +294,23 @@ CHANGE_PX = 20
 #: 0.1 cell for an empty one (its crops stay inside it; the printed lines beside it count).
 CHANGE_REACH = 7
 CHANGE_REACH_EMPTY = 2
-#: A pixel changed when its lightness moved more than this many times the frame's noise
-#: (a robust spread of all blocks' changes), and by at least CHANGE_LEVEL (Lab L, 0..255).
+#: A pixel changed when its grey level moved more than this many times the frame's noise
+#: (a robust spread of all blocks' changes), and by at least CHANGE_LEVEL (0..255).
 #: Rendered sensor noise (signal-dependent, sharpened, JPEG) moves a few pixels per cell by
 #: up to 11 between frames; a coin turned in place moves tens of pixels by 70 or more.
 CHANGE_NOISE = 5.0
 CHANGE_LEVEL = 16
 #: A cell changed when at least this many of its pixels did.
 CHANGE_PIXELS = 4
-#: A shift of the whole board's lightness beyond this (light, exposure) re-reads every cell.
+#: A shift of the whole board's grey level beyond this (light, exposure) re-reads every cell.
 CHANGE_GLOBAL = 12
 
 
-def change_blocks(light: np.ndarray) -> np.ndarray:
-    """Each cell's lightness block (64, k, k) int16 at CHANGE_PX, CHANGE_REACH around it,
-    from the board's lightness rectified at FACE_PX with MARGIN (a new array)."""
+def change_blocks(gray: np.ndarray) -> np.ndarray:
+    """Each cell's block (64, k, k) int16 at CHANGE_PX, CHANGE_REACH around it, of the
+    board's grey rectified at FACE_PX with MARGIN (a new array)."""
     n = round((N + 2 * MARGIN) * CHANGE_PX)
-    small = cv2.resize(light, (n, n), interpolation=cv2.INTER_AREA).astype(np.int16)
+    small = cv2.resize(gray, (n, n), interpolation=cv2.INTER_AREA).astype(np.int16)
     k = CHANGE_PX + 2 * CHANGE_REACH
     o = round(MARGIN * CHANGE_PX) - CHANGE_REACH
     windows = np.lib.stride_tricks.sliding_window_view(small[o:, o:], (k, k))
