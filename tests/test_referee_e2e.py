@@ -46,6 +46,20 @@ def is_grey(rgb) -> bool:
     return 0 < rgb[0] < 30 and rgb[0] == rgb[1] == rgb[2]
 
 
+def shots_until(device, done, seconds: float = 5.0) -> list:
+    """LED pictures of the emulated display, taken until ``done(pictures)`` (or the time
+    is up): the test waits on what the display shows, not on a guess of how long the link
+    and the animations take on a loaded machine."""
+    shots = []
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        shots.append(device.led_rgb())
+        if done(shots):
+            break
+        time.sleep(0.02)
+    return shots
+
+
 def test_bundled_recording_through_vision_to_the_sim_display(tmp_path):
     snaps: dict[str, list] = {}
 
@@ -53,15 +67,17 @@ def test_bundled_recording_through_vision_to_the_sim_display(tmp_path):
         device = referee.display.sim_device
         for e in events:
             if e.kind == "fired" and "fired" not in snaps:
-                time.sleep(0.06 * len(e.path) + 0.3)  # the beam is drawn cell by cell
-                snaps["fired"] = [device.led_rgb()]
+                # the beam is drawn cell by cell, and its last cells blink white (the loop
+                # to remove): a picture with the whole beam shows in the blink's off phase
+                path = [cell_index(c) for c in e.path]
+                shots = shots_until(device, lambda s, p=path: all(is_laser(s[-1][c]) for c in p))
+                snaps["fired"] = shots[-1:]
                 snaps["path"] = e.path
             if e.kind == "remove" and "remove" not in snaps:
-                shots = []
-                for _ in range(6):  # blinking: catch both phases
-                    shots.append(device.led_rgb())
-                    time.sleep(0.1)
-                snaps["remove"] = shots
+                cells = [cell_index(c) for c in e.cells]
+                snaps["remove"] = shots_until(  # blinking: until each cell was seen white
+                    device, lambda s, c=cells: all(any(is_white(x[k]) for x in s) for k in c)
+                )
                 snaps["remove_cells"] = e.cells
 
     opts = SessionOptions(
