@@ -238,6 +238,10 @@ class PieceLooks:
     min_similarity: float = 0.7
     min_margin: float = 0.02
     min_facing_margin: float = 0.15
+    # The separate mark is checked on coins read with a lead under mark_check_below (none
+    # above 0.6 was misread on the tune split); when it agrees, a smaller lead is enough.
+    mark_check_below: float = 0.6
+    agreed_facing_margin: float = 0.05
     max_empty_tint: float = 25.0
     textured_ratio: float = 2.0
     strong_similarity: float = 0.75
@@ -387,6 +391,7 @@ class CellDecision:
     detail_ratio: float = 99.0  # fine detail over the board's noise floor of it
     margin: float = 0.0  # best look over the best look with another kind or suit
     facing_margin: float = 0.0  # 1 - best turn's residual / second turn's residual (coins)
+    mark: int = 0  # the coin's separate mark agrees (1), points elsewhere (-1), unseen (0)
     tint: float = 0.0  # mean colour away from the tile colour
     covered: bool = False  # the printed lines around it are hidden (a hand, an arm)
     best: tuple = ()  # (kind, suit) of the best look, kept even when undecided
@@ -518,7 +523,39 @@ def measure(
         out.append(d)
     if facing_jobs:
         read_facings(facing_jobs, turned)
+        for d, _ in facing_jobs:
+            if d.facing_margin < looks.mark_check_below:
+                _check_mark(d, views, CELL_ORDER.index(d.cell))
     return out
+
+
+def _check_mark(d: CellDecision, views: BoardViews, i: int) -> None:
+    """Set ``d.mark``: does the coin's small separate mark (if it has one) point the way
+    the learned look's turn says?
+
+    The learned look can carry what does not turn with the coin: seen from a tilted camera
+    a coin's rim and side are lit and foreshortened the same way whatever its facing, and
+    a coin with a faint mark (light blue on white) is then read as the calibration's
+    north. The mark is a second, independent read (see ``facing.read_facing_from_mark``).
+    """
+    mark = CellDecision(d.cell, "unknown")
+    read_facing_from_mark(mark, views, i, CENTRE_SHIFT)
+    if mark.facing is not None and mark.facing_margin >= MARK_SURE:
+        d.mark = 1 if mark.facing == d.facing else -1
+
+
+#: A separate mark read with at least this lead counts (see :func:`_check_mark`).
+MARK_SURE = 0.6
+
+
+def facing_sure(d: CellDecision, looks: PieceLooks) -> bool:
+    """Is a coin's facing read clearly enough? The learned look's lead must reach
+    ``min_facing_margin``, or ``agreed_facing_margin`` when the separate mark points the
+    same way; a mark pointing another way leaves it undecided."""
+    if d.mark < 0:
+        return False
+    need = looks.agreed_facing_margin if d.mark > 0 else looks.min_facing_margin
+    return d.facing_margin >= need
 
 
 def _wide_search(
@@ -612,7 +649,7 @@ def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
     kind, suit = d.best
     sure = d.similarity >= looks.min_similarity and d.margin >= looks.min_margin
     if kind == "coin":
-        sure = sure and d.facing_margin >= looks.min_facing_margin
+        sure = sure and facing_sure(d, looks)
     if sure:
         d.kind, d.suit = kind, suit
         c = min(d.margin / (3 * looks.min_margin), 1.0)
