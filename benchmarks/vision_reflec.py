@@ -334,10 +334,16 @@ def _moves(board: dict) -> list[dict]:
     return out
 
 
-def stream_frames(cache: Path, still: int = 3) -> list[tuple[np.ndarray, dict]]:
-    """A camera stream of one rig: shot 0 of the speed rig and the positions of
-    :func:`_moves`, each position held for ``still`` frames that differ only in their
-    sensor noise (same light, same camera), rendered once and cached."""
+def stream_frames(
+    cache: Path,
+    still: int = 3,
+    split: str = STREAM_SPLIT,
+    rig_index: int = STREAM_RIG,
+    difficulty: str = "baseline",
+) -> list[tuple[np.ndarray, dict]]:
+    """A camera stream of one rig: its shot 0 and the positions of :func:`_moves`, each
+    position held for ``still`` frames that differ only in their sensor noise (same light,
+    same camera, same hand if any), rendered once and cached."""
     from piecebridge.synth.reflec import (
         SHOTS_PER_RIG,
         Difficulty,
@@ -347,16 +353,16 @@ def stream_frames(cache: Path, still: int = 3) -> list[tuple[np.ndarray, dict]]:
         rig_for,
     )
 
-    diff = Difficulty.baseline()
-    rig = rig_for(STREAM_SPLIT, STREAM_RIG, diff)
-    rngs = lambda: _rngs(STREAM_SPLIT, STREAM_RIG, 0)  # noqa: E731  fresh, same seeds
+    diff = Difficulty.parse(difficulty)
+    rig = rig_for(split, rig_index, diff)
+    rngs = lambda: _rngs(split, rig_index, 0)  # noqa: E731  fresh, same seeds
     levels = diff.levels(rngs()["shot_levels"])
     levels.update(rig.levels)
     first = random_board(rngs()["position"])
     frames = []
     for p, board in enumerate([first, *_moves(first)]):
         for k in range(still):
-            tag = f"stream-{STREAM_SPLIT}-r{STREAM_RIG:03d}-p{p}-n{k}-of{SHOTS_PER_RIG}"
+            tag = f"stream-{split}-{difficulty}-r{rig_index:03d}-p{p}-n{k}-of{SHOTS_PER_RIG}"
             frames.append(
                 _load_or_render(
                     cache / tag,

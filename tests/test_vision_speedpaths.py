@@ -5,6 +5,7 @@ These use the plain drawn board of test_vision_board.py (milliseconds per frame)
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 from piecebridge.calibration.board import learn_setup
@@ -125,3 +126,21 @@ def test_change_is_judged_against_the_last_measurement_not_the_last_frame(setup)
         frame[y0 : y0 + 40, x0 : x0 + 40] = np.clip(patch, 0, 255).astype(np.uint8)
         read |= set(reader.read(frame, cells=CHANGED).cells_read)
     assert read and len(read) <= 9
+
+
+def test_undecided_cells_are_tried_again_after_a_while(setup):
+    from piecebridge.vision.geometry import cell_centre, project
+    from piecebridge.vision.reader import RETRY_UNKNOWN
+
+    def frame(seed):
+        img, M = draw_board(**BEFORE, seed=seed)
+        x, y = project(M, np.array(cell_centre("d5")) * 80)[0]
+        cv2.ellipse(img, (int(x), int(y)), (45, 70), 30, 0, 360, (120, 160, 220), -1)  # a hand
+        return img
+
+    reader = BoardReader(setup=setup)
+    unknown = set(reader.read(frame(20)).unknown)
+    assert "d5" in unknown
+    reads = [reader.read(frame(21 + k), cells=CHANGED).cells_read for k in range(RETRY_UNKNOWN)]
+    assert all(r == () for r in reads[:-1])
+    assert set(reads[-1]) == unknown

@@ -125,6 +125,7 @@ class BoardReader:
         # Each cell's grey block when it was last measured (see change_blocks).
         self._blocks: np.ndarray | None = None
         self._seen = 0  # tile crosses seen by the last lock check
+        self._idle = 0  # frames since a cell was last measured
 
     # ------------------------------------------------------------------ pose
 
@@ -162,7 +163,9 @@ class BoardReader:
         it) changed beyond the frame's noise since that cell was last measured; for a camera
         stream, where most frames show the board as it was. When no cell changed, the board
         has not moved either (a bump moves the lines of every cell): such a frame skips the
-        lock check too and keeps the previous decisions (``cells_read`` is empty).
+        lock check too and keeps the previous decisions (``cells_read`` is empty). Cells
+        left undecided (``unknown``) are read again with any other change, and after at
+        most RETRY_UNKNOWN frames when nothing changes (sensor noise may settle them).
 
         A partial read becomes a full read, and says why in ``Observation.fallback``, when
         there is no previous observation (``"no previous observation"``) or when the lock
@@ -190,9 +193,11 @@ class BoardReader:
             timings["locate"] = (time.perf_counter() - t0) * 1e3
         rect, gray = self._rectify(frame)
         blocks = change_blocks(gray)
-        if auto and self._measured is not None and not self._changed(blocks).any():
+        retry = self._idle + 1 >= RETRY_UNKNOWN
+        if auto and self._measured is not None and not self._changed(blocks, retry).any():
             # Nothing changed since each cell was measured, so neither did the board's place
             # (a bump moves the lines of every cell): no lock check, the decisions stand.
+            self._idle += 1
             timings["pose"] = timings["total"] = (time.perf_counter() - t0) * 1e3
             return self._observation(gray, [], self._decisions, False, self._seen, timings, "")
         lab_hi = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB)
@@ -217,8 +222,9 @@ class BoardReader:
             fallback = "board moved" if moved else "no previous observation"
             auto, wanted = False, None
         if auto:
-            wanted = np.flatnonzero(self._changed(blocks)).tolist()
+            wanted = np.flatnonzero(self._changed(blocks, True)).tolist()
         if wanted is None or wanted:
+            self._idle = 0
             views = board_views(rect, lab_hi)
             fresh = measure(views, self.looks, self.pose.inverted, cells=wanted)
             measured = dict(self._measured or {}) if wanted is not None else {}
@@ -271,10 +277,14 @@ class BoardReader:
         rect = self.pose.rectify(frame, FACE_PX, MARGIN)
         return rect, cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY)
 
-    def _changed(self, blocks: np.ndarray) -> np.ndarray:
-        """Cells (bool, 64) whose blocks changed since they were last measured."""
+    def _changed(self, blocks: np.ndarray, with_unknown: bool) -> np.ndarray:
+        """Cells (bool, 64) whose blocks changed since they were last measured, and with
+        ``with_unknown`` the undecided ones too (see ``cells=CHANGED``)."""
         occupied = np.array([d.kind != "empty" for d in self._decisions])
-        return changed_cells(blocks, self._blocks, occupied)
+        changed = changed_cells(blocks, self._blocks, occupied)
+        if with_unknown:
+            changed |= np.array([d.kind == "unknown" for d in self._decisions])
+        return changed
 
 
 def _copy(d: CellDecision) -> CellDecision:
@@ -302,6 +312,8 @@ CHANGE_NOISE = 5.0
 CHANGE_LEVEL = 16
 #: A cell changed when at least this many of its pixels did.
 CHANGE_PIXELS = 4
+#: ``cells=CHANGED`` reads undecided cells again after at most this many frames.
+RETRY_UNKNOWN = 10
 #: A shift of the whole board's grey level beyond this (light, exposure) re-reads every cell.
 CHANGE_GLOBAL = 12
 
