@@ -31,7 +31,15 @@ from typing import Any
 
 import cv2
 import numpy as np
-from piecebridge.vision.cells import SUITS, BoardViews, PieceLooks, board_views, energies
+from piecebridge.vision.cells import (
+    MARK_SURE,
+    SUITS,
+    BoardViews,
+    PieceLooks,
+    board_views,
+    energies,
+    mark_facing,
+)
 from piecebridge.vision.facing import coin_centre, face_scores
 from piecebridge.vision.geometry import N
 from piecebridge.vision.locate import find_board
@@ -175,7 +183,9 @@ def learn_setup(
     # mean, nearer the empty side: pieces lose contrast under glare and blur, tiles less),
     # kept within sane bounds so one odd cell cannot set it.
     empty_ratio = float(np.clip(max(hi_empty, 1.0) ** 0.65 * lo_occ**0.35, 1.8, 6.0))
-    looks = PieceLooks(coins, pawns, faces, empty_ratio=empty_ratio, learned=True)
+    looks = PieceLooks(
+        coins, pawns, faces, empty_ratio=empty_ratio, learned=True, marked=_marked(views)
+    )
     h, w = frame_bgr.shape[:2]
     setup = BoardSetup(pose, (w, h), found.tile_color_lab, looks, camera_calibration)
     matched, claimed = _read_back(views, setup)
@@ -197,6 +207,24 @@ def learn_setup(
         "read_back": matched,
     }
     return setup, report
+
+
+#: A suit's separate mark is trusted when it reads at least half of its six
+#: calibration coins as north, clearly (art whose symbol has small loose parts fails this).
+MIN_MARKS_READ = 3
+
+
+def _marked(views: BoardViews) -> tuple[str, ...]:
+    """Suits whose coins' small separate mark (see ``cells.mark_facing``) reads as north
+    on at least ``MIN_MARKS_READ`` of their calibration coins (all face north there)."""
+    index = {c: i for i, c in enumerate(CELL_ORDER)}
+    out = []
+    for suit in SUITS:
+        cells = [c for c, (kind, s) in calibration_layout().items() if (kind, s) == ("coin", suit)]
+        reads = [mark_facing(views, index[c]) for c in cells]
+        if sum(f == "north" and lead >= MARK_SURE for f, lead in reads) >= MIN_MARKS_READ:
+            out.append(suit)
+    return tuple(out)
 
 
 #: The learned setup must read at least this many of the layout's 28 pieces back as the

@@ -253,6 +253,9 @@ class PieceLooks:
     # split, empty cells beside a pawn or a hand up to ~5.
     detail_empty: float = 2.5
     learned: bool = False
+    # Suits whose coins' separate mark reads reliably (learned: the calibration's coins
+    # read as north by it); only their facings are checked against the mark.
+    marked: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -264,6 +267,7 @@ class PieceLooks:
             "faces": {s: _encode(t) for s, t in self.faces.items()},
             "empty_ratio": self.empty_ratio,
             "learned": self.learned,
+            "marked": list(self.marked),
         }
 
     @classmethod
@@ -274,6 +278,7 @@ class PieceLooks:
             faces={s: _decode(t) for s, t in d["faces"].items()},
             empty_ratio=float(d["empty_ratio"]),
             learned=bool(d.get("learned", True)),
+            marked=tuple(d.get("marked", ())),
         )
 
     @classmethod
@@ -524,7 +529,7 @@ def measure(
     if facing_jobs:
         read_facings(facing_jobs, turned)
         for d, _ in facing_jobs:
-            if d.facing_margin < looks.mark_check_below:
+            if d.facing_margin < looks.mark_check_below and d.best[1] in looks.marked:
                 _check_mark(d, views, CELL_ORDER.index(d.cell))
     return out
 
@@ -536,16 +541,23 @@ def _check_mark(d: CellDecision, views: BoardViews, i: int) -> None:
     The learned look can carry what does not turn with the coin: seen from a tilted camera
     a coin's rim and side are lit and foreshortened the same way whatever its facing, and
     a coin with a faint mark (light blue on white) is then read as the calibration's
-    north. The mark is a second, independent read (see ``facing.read_facing_from_mark``).
+    north. The mark is a second, independent read (see ``facing.read_facing_from_mark``),
+    used only for suits whose calibration coins it read as north (``PieceLooks.marked``).
     """
-    mark = CellDecision(d.cell, "unknown")
-    read_facing_from_mark(mark, views, i, CENTRE_SHIFT)
-    if mark.facing is not None and mark.facing_margin >= MARK_SURE:
-        d.mark = 1 if mark.facing == d.facing else -1
+    facing, lead = mark_facing(views, i)
+    if facing is not None and lead >= MARK_SURE:
+        d.mark = 1 if facing == d.facing else -1
 
 
 #: A separate mark read with at least this lead counts (see :func:`_check_mark`).
 MARK_SURE = 0.6
+
+
+def mark_facing(views: BoardViews, i: int) -> tuple[str | None, float]:
+    """The facing of cell ``i``'s coin by its small separate mark, and the read's lead."""
+    mark = CellDecision(CELL_ORDER[i], "unknown")
+    read_facing_from_mark(mark, views, i, CENTRE_SHIFT)
+    return mark.facing, mark.facing_margin
 
 
 def facing_sure(d: CellDecision, looks: PieceLooks) -> bool:
