@@ -275,6 +275,11 @@ def _set_facing(d: CellDecision, scores: np.ndarray) -> None:
     d.facing_margin = float(1.0 - (1.0 - scores[order[0]]) / (1.0 - scores[order[1]] + 1e-6))
 
 
+#: The patch a separate mark is looked for in (FACE_PX pixels), and the coin's disc in it.
+_MARK_SIZE = 2 * round(0.36 * FACE_PX) + 1
+_MARK_INSIDE = disc(_MARK_SIZE, 0.34 * FACE_PX).astype(bool)
+
+
 def read_facing_from_mark(d: CellDecision, views: BoardViews, i: int, shift: int) -> None:
     """Without a learned look: the facing is where the coin's small separate mark sits (a
     dot or a small triangle at the top of the suit side, as on standard Piecepack coins)."""
@@ -283,9 +288,8 @@ def read_facing_from_mark(d: CellDecision, views: BoardViews, i: int, shift: int
         dy, dx = OFFSETS[shift]
         k = FACE_PX / PX
         c = ((MARGIN + i % N + 0.5) * FACE_PX + dx * k, (MARGIN + i // N + 0.5) * FACE_PX + dy * k)
-    size = 2 * round(0.36 * FACE_PX) + 1
+    size, inside = _MARK_SIZE, _MARK_INSIDE
     patch = cv2.getRectSubPix(views.rel_hi, (size, size), c)
-    inside = disc(size, 0.34 * FACE_PX).astype(bool)
     base = np.median(patch[inside], axis=0)
     ink = (np.linalg.norm(patch - base, axis=-1) > 30) & inside
     n, _, stats, cents = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)

@@ -12,6 +12,8 @@ reading a coin's facing. Cell ``i`` counts from the north-west corner, row by ro
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from piecebridge.vision.geometry import N, cell_name
 
@@ -30,11 +32,15 @@ OFFSETS = [(dy, dx) for dy in SHIFTS for dx in SHIFTS]
 CENTRE_SHIFT = len(SHIFTS) ** 2 // 2
 
 
+@functools.cache
 def disc(size: int, radius: float) -> np.ndarray:
-    """A ``size`` x ``size`` float32 mask, 1 within ``radius`` pixels of the centre.
+    """A ``size`` x ``size`` float32 mask, 1 within ``radius`` pixels of the centre (made once
+    per size and radius, and read-only: it is shared).
 
     >>> disc(5, 1.0).astype(int)[2].tolist()
     [0, 1, 1, 1, 0]
     """
     r = np.arange(size) - (size - 1) / 2
-    return (np.hypot(*np.meshgrid(r, r)) <= radius).astype(np.float32)
+    mask = (np.hypot(*np.meshgrid(r, r)) <= radius).astype(np.float32)
+    mask.flags.writeable = False
+    return mask
