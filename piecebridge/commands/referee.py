@@ -16,6 +16,7 @@ from piecebridge.calibration.camera import add_camera_calibration_argument, undi
 from piecebridge.cli import non_negative, positive, positive_int
 from piecebridge.errors import UserError
 from piecebridge.referee.session import SessionOptions, run_session
+from piecebridge.referee.tracker import HOLD_FRAMES, HOLD_S
 
 
 def register(cli) -> None:
@@ -57,20 +58,25 @@ def register(cli) -> None:
         help="replay speed of a recording (1 = real time, 0 = as fast as possible; default 2)",
     )
     p.add_argument(
-        "--hold", type=non_negative, default=0.5, help="seconds of stillness to commit a view"
+        "--hold",
+        type=non_negative,
+        default=HOLD_S,
+        help=f"seconds of stillness to commit a view (default {HOLD_S:g}; 0.5 = the "
+        "cautious hold of earlier versions)",
     )
     p.add_argument(
         "--hold-frames",
         type=positive_int,
-        default=3,
-        help="still frames needed as well as --hold seconds",
+        default=HOLD_FRAMES,
+        help=f"still frames needed as well as --hold seconds (default {HOLD_FRAMES}: at 30 "
+        "fps a view still for 67 ms; a hand pausing for 2 frames is never a state)",
     )
     p.add_argument(
         "--read-after",
         type=non_negative,
         default=0.15,
-        help="seconds of stillness before the board is read (with --hold 0.1 --read-after 0, "
-        "a move shows ~0.14 s after the hand leaves instead of ~0.5 s, at about twice the CPU)",
+        help="seconds of stillness before a change of many cells (a hand over the board?) is "
+        "read; a moved piece (a few cells) is read on the first frame known still",
     )
     p.add_argument("--fps", type=positive, default=4.0, help="frame rate of a folder of frames")
     p.add_argument("--png", metavar="FILE.png", help="where to write the final display picture")

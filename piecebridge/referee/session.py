@@ -25,7 +25,7 @@ from piecebridge.referee.app import Referee, Stats
 from piecebridge.referee.gamelog import GameLog, read_log
 from piecebridge.referee.judge import Judge
 from piecebridge.referee.sources import FrameSource, RecordingSource, open_source
-from piecebridge.referee.tracker import StableTracker
+from piecebridge.referee.tracker import HOLD_FRAMES, HOLD_S, StableTracker
 from piecebridge.referee.view import TerminalView
 from piecebridge.rules import reflec as R
 
@@ -40,9 +40,9 @@ class SessionOptions:
     log: str | None = None
     players: str = "suns,moons,crowns"
     speed: float = 1.0
-    hold: float = 0.5
-    hold_frames: int = 3  # ...and this many still frames (both must be met)
-    read_after: float = 0.15  # read the board once the view has been still this long
+    hold: float = HOLD_S
+    hold_frames: int = HOLD_FRAMES  # ...and this many still frames (both must be met)
+    read_after: float = 0.15  # a change of many cells (a hand?) is read after this long
     partial_reads: bool = True  # read only the cells changed since they were last read
     live: bool = False
     quiet: bool = False

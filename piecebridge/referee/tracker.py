@@ -43,6 +43,12 @@ import numpy as np
 
 from piecebridge.referee.motion import CELLS, CellWatch, changed_cells
 
+#: The default hold: this long AND ``HOLD_FRAMES`` frames of a still view (at 30 fps the
+#: frames rule: 3 frames = 67 ms; at the recordings' 4 fps 3 frames = 0.5 s). A hand or an
+#: arm (more than ``quick_cells`` changed cells) is not even read before ``read_after``.
+HOLD_S = 0.06
+HOLD_FRAMES = 3
+
 #: A cell reading: ("coin", suit, facing) or ("pawn", suit, "") ; None is an empty cell.
 #: A coin whose suit is clear but whose facing is not reads ("coin", suit, "?").
 Reading = tuple[str, str, str] | None
@@ -136,8 +142,8 @@ class StableTracker:
 
     def __init__(
         self,
-        hold_s: float = 0.5,
-        hold_frames: int = 3,
+        hold_s: float = HOLD_S,
+        hold_frames: int = HOLD_FRAMES,
         max_motion: float = 10.0,
         max_change: float = 10.0,
         max_unknown: int = 12,
