@@ -23,6 +23,7 @@ piecebridge.vision.locate.BoardNotFound: no board in view: no 8x8 tile grid foun
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from collections.abc import Iterable
@@ -114,7 +115,7 @@ class BoardReader:
         if isinstance(camera_calibration, str | os.PathLike):
             camera_calibration = load_undistorter(camera_calibration)
         self.undistort = camera_calibration
-        self.looks: PieceLooks = setup.looks if setup is not None else PieceLooks.default()
+        self.looks: PieceLooks = setup.looks if setup is not None else default_looks()
         self.pose: BoardPose | None = None if setup is None else setup.pose
         self._reference = None if setup is None else project(setup.pose.H, CANONICAL_CORNERS)
         self._tile_lab = None if setup is None else np.array(setup.tile_color_lab)
@@ -372,6 +373,13 @@ def _cell_indices(cells: Iterable[str]) -> list[int]:
             raise ValueError(f"not a cell of the board: {c!r}")
         out.add(index[c])
     return sorted(out)
+
+
+@functools.cache
+def default_looks() -> PieceLooks:
+    """:meth:`PieceLooks.default`, made once and shared by the readers without a setup
+    (drawing the looks and their templates took a sixth of a read from scratch)."""
+    return PieceLooks.default()
 
 
 def cell_polygons(pose: BoardPose) -> dict[str, np.ndarray]:
