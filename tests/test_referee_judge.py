@@ -757,6 +757,25 @@ def test_an_alias_survives_an_unread_cell_and_the_piece_moving_ends_it(tmp_path)
     assert "c4" in _notes(tmp_path / "g.jsonl", "alias_dropped")[-1]
 
 
+def test_an_alias_on_a_piece_shot_off_the_board_ends_with_the_shot(tmp_path):
+    script = demo_script()
+    judge, _, log_path, _ = run(script, tmp_path, stop=48)  # the suns are about to fire
+    c3 = R.parse_cell("c3")
+    coin = judge.state.board.squares[c3]
+    judge.aliases[c3] = (None, coin)  # as if the players had confirmed "c3 looks empty"
+    ref = Referee(judge, None, open_display_none(), TerminalView(quiet=True))
+    ref.button("east", 12.0)
+    events = ref.button("end_turn", 12.5)
+    assert "c3" in judge.removal and judge.aliases == {}
+    said = [e for e in events if e.kind == "info" and "no longer applies" in e.text]
+    assert said and "c3 its piece must come off the board" in said[0].text
+    # the loop is taken off: c3 (empty, as it always looked) counts as removed
+    gone = judge.expected_board().to_json()
+    gone["coins"] = [c for c in gone["coins"] if c["cell"] not in judge.removal]
+    assert "removed" in [e.kind for e in judge.observe(gone, [], 13.0)]
+    assert judge.removal == []
+
+
 def test_resume_of_a_log_holding_only_a_torn_line_says_so(tmp_path):
     from piecebridge.errors import UserError
 

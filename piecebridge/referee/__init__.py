@@ -11,12 +11,13 @@ goes through them:
 * :mod:`.motion` — the cheap look at every frame: a small grey picture (a JPEG decoded
   straight at 1/2-1/8 size) and each cell's change against earlier frames.
 * :mod:`.tracker` — ``StableTracker.feed(t, frame, read)`` commits a view only when it has
-  been still and unobstructed for ``hold_s`` seconds (a hand, a blur or a half-moved piece
-  never commits). It asks for a vision read (``BoardReader.read(frame)``: a
-  ``reflec-board/1`` view with confidences and ``unknown`` cells, from
-  :mod:`piecebridge.vision.reader`) only once the view is still and something changed since
-  the last reading, early in the hold, so a commit waits for no vision work; cells unchanged
-  since the last commit keep its reading.
+  been still and unobstructed for ``hold_s`` seconds and ``hold_frames`` frames (a hand, a
+  blur or a half-moved piece never commits). It asks for a vision read
+  (``BoardReader.read(frame, cells=...)``: a ``reflec-board/1`` view with confidences and
+  ``unknown`` cells, from :mod:`piecebridge.vision.reader`) only once the view is still and
+  something changed since the last reading, and only of the cells that changed since they
+  were last read; a moved piece is read on the first frame known still, a change of many
+  cells (a hand) after ``read_after``; cells unchanged since the last commit keep its reading.
 * :mod:`.judge` — ``Judge.observe(board, unknown)`` explains each committed view with the rules
   engine (cheapest legal actions since the turn began or the last shot), charges the points,
   flags impossible changes in one sentence; ``fire``, ``end_turn``, ``confirm``.

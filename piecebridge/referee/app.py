@@ -55,6 +55,8 @@ class Stats:
     #: the same commits: first still frame -> first display command (ms); the literal
     #: target of issue 8 (frame times in real seconds: a live source or a 1x replay)
     still_ms: list[float] = field(default_factory=list)
+    #: the same commits: wall ms of the vision reads since the view became still
+    hold_read_ms: list[float] = field(default_factory=list)
     reused_cells: int = 0  # cells whose committed reading was kept (unchanged since)
     cells_read: list[int] = field(default_factory=list)  # cells measured, per vision read
     events: list[Event] = field(default_factory=list)
@@ -93,6 +95,7 @@ class Referee:
         self._pose: Any = None
         self._failed = False  # this frame's read found no board
         self._dropping = False  # the frame before did not decode either
+        self._still_read_ms = 0.0
         self.stats = Stats()
         self.commands: queue.Queue[str] = queue.Queue()
         self.aim: tuple[str, int] | None = None
@@ -170,8 +173,10 @@ class Referee:
             self._dropping = True
             return
         self._dropping = False
-        look = (time.perf_counter() - t0) * 1e3 - sum(self.stats.read_ms[reads:])
-        self.stats.look_ms.append(look)
+        read_ms = sum(self.stats.read_ms[reads:])
+        self.stats.look_ms.append((time.perf_counter() - t0) * 1e3 - read_ms)
+        # vision time spent since the view became still (for the latency's breakdown)
+        self._still_read_ms = 0.0 if track.state == "moving" else self._still_read_ms + read_ms
         if self._failed:
             self.tracker.reset()  # no board in view: nothing read before may commit now
             return
@@ -201,6 +206,7 @@ class Referee:
             self.stats.latency_ms.append((first - arrived) * 1e3)
             self.stats.hold_s.append(commit.t - commit.since)
             self.stats.still_ms.append((first - arrived + commit.t - commit.since) * 1e3)
+            self.stats.hold_read_ms.append(self._still_read_ms)
 
     def _read(
         self, frame: Frame, cells: list[str] | None = None
