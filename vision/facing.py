@@ -289,7 +289,7 @@ def read_facing_from_mark(d: CellDecision, views: BoardViews, i: int, shift: int
         k = FACE_PX / PX
         c = ((MARGIN + i % N + 0.5) * FACE_PX + dx * k, (MARGIN + i // N + 0.5) * FACE_PX + dy * k)
     size, inside = _MARK_SIZE, _MARK_INSIDE
-    patch = cv2.getRectSubPix(views.rel_hi, (size, size), c)
+    patch = _sub_pixel_patch(views, size, c)
     base = np.median(patch[inside], axis=0)
     ink = (np.linalg.norm(patch - base, axis=-1) > 30) & inside
     n, _, stats, cents = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
@@ -315,6 +315,18 @@ def read_facing_from_mark(d: CellDecision, views: BoardViews, i: int, shift: int
     # Another small blob about as far out (a symbol's loose petal) makes the mark doubtful.
     alone = 1.0 if not others.any() else float(np.clip(2 * (1 - r[others].max() / r[j]), 0, 1))
     d.facing_margin = float((1 - abs((ang - 90 * k + 180) % 360 - 180) / 45) * alone)
+
+
+def _sub_pixel_patch(views: BoardViews, size: int, c: tuple[float, float]) -> np.ndarray:
+    """``cv2.getRectSubPix(views.rel_hi, (size, size), c)`` from a window around ``c`` (a
+    whole-board ``rel_hi`` costs more than the few patches a frame needs)."""
+    x0, y0 = int(np.floor(c[0] - (size - 1) / 2)) - 1, int(np.floor(c[1] - (size - 1) / 2)) - 1
+    n = size + 3
+    h, w = views.lab_hi.shape[:2]
+    if x0 < 0 or y0 < 0 or x0 + n > w or y0 + n > h:  # at the raster's edge: as before
+        return cv2.getRectSubPix(views.rel_hi, (size, size), c)
+    window = np.ascontiguousarray(views.rel_hi_window(y0, x0, n))
+    return cv2.getRectSubPix(window, (size, size), (c[0] - x0, c[1] - y0))
 
 
 def turned_looks(look: np.ndarray) -> list[np.ndarray]:
