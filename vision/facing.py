@@ -18,7 +18,6 @@ import numpy as np
 import scipy.fft as sfft
 from piecebridge.vision.geometry import N
 from piecebridge.vision.raster import (
-    CENTRE_SHIFT,
     FACE_CROP,
     FACE_PX,
     FACE_SEARCH,
@@ -48,8 +47,12 @@ def coin_centre(views: BoardViews, i: int) -> tuple[float, float] | None:
     The coin's rim is the strongest circle of a coin-like radius near the cell centre.
     """
     extra = round(0.2 * FACE_PX)
-    win = face_window(views, i, CENTRE_SHIFT, extra=extra)
-    light = cv2.normalize(win[..., 0], None, 0, 255, cv2.NORM_MINMAX).astype(np.uint8)
+    x0 = round((MARGIN + i % N + 0.5) * FACE_PX - FACE_CROP / 2) - extra
+    y0 = round((MARGIN + i // N + 0.5) * FACE_PX - FACE_CROP / 2) - extra
+    size = FACE_CROP + 2 * extra
+    # The window's lightness (the relative Lab of face_window keeps it as it is).
+    win = views.lab_hi[y0 : y0 + size, x0 : x0 + size, 0].astype(np.float32)
+    light = cv2.normalize(win, None, 0, 255, cv2.NORM_MINMAX).astype(np.uint8)
     circles = cv2.HoughCircles(
         cv2.GaussianBlur(light, (0, 0), 1.0), cv2.HOUGH_GRADIENT, dp=1, minDist=FACE_PX,
         param1=80, param2=8, minRadius=round(0.28 * FACE_PX), maxRadius=round(0.47 * FACE_PX),
@@ -57,9 +60,7 @@ def coin_centre(views: BoardViews, i: int) -> tuple[float, float] | None:
     if circles is None:
         return None
     x, y, _ = circles[0, 0]
-    cx = (MARGIN + i % N + 0.5) * FACE_PX - FACE_CROP / 2 - extra
-    cy = (MARGIN + i // N + 0.5) * FACE_PX - FACE_CROP / 2 - extra
-    return round(cx) + float(x), round(cy) + float(y)
+    return x0 + float(x), y0 + float(y)
 
 
 def face_window(
