@@ -407,10 +407,11 @@ def speed(cache: Path, repeats: int = 40) -> dict[str, float]:
         t.setdefault(name + "_cpu", []).append(time.process_time() - c)
         return out
 
-    full, changed, streaming = (BoardReader(setup=setup) for _ in range(3))
+    full, changed, streaming, named = (BoardReader(setup=setup) for _ in range(4))
     full.read(frames[-1])
     changed.read(frames[-1])
     streaming.read(stream[-1][0])
+    named.read(stream[-1][0])
     wrong = {"stream": 0, "full": 0}
     for i in range(repeats):
         f = frames[i % len(frames)]
@@ -428,6 +429,11 @@ def speed(cache: Path, repeats: int = 40) -> dict[str, float]:
         }
         obs = timed("stream_move" if moved else "stream_still", lambda img=img: streaming.read(
             img, cells=CHANGED))  # fmt: skip
+        # As the referee does: name the cells the move touched (none when still).
+        was, now = _items(before), _items(truth)
+        touched = {c for c in CELLS if was.get(c) != now.get(c)}
+        timed("named_move" if moved else "named_still", lambda img=img, t=touched: named.read(
+            img, cells=t))  # fmt: skip
         if i < len(stream):  # each frame once: the stream read against a full read
             wrong["stream"] += _wrong(obs.board, truth)
             wrong["full"] += _wrong(BoardReader(setup=setup).read(img).board, truth)
@@ -443,6 +449,8 @@ def speed_text(sp: dict[str, float], threads_before: int) -> str:
     rows = [
         ("stream, position as before (`cells=CHANGED`)", "stream_still"),
         ("stream, frame just after a move (`cells=CHANGED`)", "stream_move"),
+        ("stream, position as before, no cell named (`cells=set()`)", "named_still"),
+        ("stream, frame after a move, the moved cells named (`cells={...}`)", "named_move"),
         ("worst case, every frame another shot, full read (`cells=None`)", "worst_full"),
         ("worst case, every frame another shot, `cells=CHANGED`", "worst_changed"),
         ("from scratch, no setup", "scratch"),
