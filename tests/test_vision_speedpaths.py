@@ -144,3 +144,20 @@ def test_undecided_cells_are_tried_again_after_a_while(setup):
     reads = [reader.read(frame(21 + k), cells=CHANGED).cells_read for k in range(RETRY_UNKNOWN)]
     assert all(r == () for r in reads[:-1])
     assert set(reads[-1]) == unknown
+
+
+def test_batched_facing_scores_equal_one_coin_at_a_time():
+    from piecebridge.vision.facing import face_scores, face_scores_batch
+    from piecebridge.vision.raster import FACE_CROP
+
+    rng = np.random.default_rng(3)
+    looks = [rng.normal(size=(4, FACE_CROP, FACE_CROP, 3)).astype(np.float32) for _ in range(2)]
+    windows, turned = [], []
+    for k, extra in enumerate((4, 12, 7, 4, 9)):  # sizes and suits mixed in one batch
+        size = FACE_CROP + 2 * extra
+        windows.append((rng.normal(size=(size, size, 3)) * 20 + 40).astype(np.float32))
+        turned.append(looks[k % 2])
+    got = face_scores_batch(windows, turned)
+    want = [face_scores(w, t)[0] for w, t in zip(windows, turned, strict=True)]
+    assert got.shape == (5, 4)
+    assert np.allclose(got, want, atol=1e-4)
