@@ -161,3 +161,12 @@ def test_batched_facing_scores_equal_one_coin_at_a_time():
     want = [face_scores(w, t)[0] for w, t in zip(windows, turned, strict=True)]
     assert got.shape == (5, 4)
     assert np.allclose(got, want, atol=1e-4)
+
+
+def test_changed_cells_after_a_bump_reads_everything(setup):
+    before = frames()[0]
+    reader = BoardReader(setup=setup)
+    reader.read(before, cells=CHANGED)
+    obs = reader.read(np.roll(before, (40, 60), axis=(0, 1)), cells=CHANGED)
+    assert obs.moved and obs.fallback == "board moved" and len(obs.cells_read) == 64
+    assert as_sets(obs.board) == (set(BEFORE["coins"]), set(BEFORE["pawns"]))
