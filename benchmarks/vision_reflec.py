@@ -250,10 +250,14 @@ def why(split: str, rigs: range, cache: Path) -> list[str]:
     The cause names the test of ``decide`` that declined: ``covered`` (the lines around it
     are hidden), ``quiet-tint`` / ``quiet-doubtful`` (structure under the empty threshold,
     but foreign colour or piece-like), ``sim`` / ``margin`` / ``facing`` (below the
-    similarity, kind/suit margin or facing margin threshold), ``second-pawn`` (another cell
-    claims the suit's pawn). Cells the renderer reports covered are counted apart.
+    similarity, kind/suit margin or facing margin threshold), ``mark`` (the coin's separate
+    mark points another way than the learned look's turn), ``second-pawn`` (another cell
+    claims the suit's pawn, or a pawn beside a covered cell fits too loosely). Cells the
+    renderer reports covered are counted apart.
     """
     from collections import Counter
+
+    from piecebridge.vision.cells import facing_sure
 
     causes: Counter = Counter()
     for rig in rigs:
@@ -293,7 +297,8 @@ def why(split: str, rigs: range, cache: Path) -> list[str]:
                     tests = (
                         ("sim", d.similarity < lk.min_similarity),
                         ("margin", d.margin < lk.min_margin),
-                        ("facing", is_coin and d.facing_margin < lk.min_facing_margin),
+                        ("mark", is_coin and d.mark < 0),
+                        ("facing", is_coin and d.mark >= 0 and not facing_sure(d, lk)),
                     )
                     parts = [name for name, low in tests if low]
                     cause = "+".join(parts) or "second-pawn"
