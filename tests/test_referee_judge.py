@@ -759,7 +759,7 @@ def test_an_alias_survives_an_unread_cell_and_the_piece_moving_ends_it(tmp_path)
 
 def test_an_alias_on_a_piece_shot_off_the_board_ends_with_the_shot(tmp_path):
     script = demo_script()
-    judge, _, log_path, _ = run(script, tmp_path, stop=48)  # the suns are about to fire
+    judge, *_ = run(script, tmp_path, stop=48)  # the suns are about to fire
     c3 = R.parse_cell("c3")
     coin = judge.state.board.squares[c3]
     judge.aliases[c3] = (None, coin)  # as if the players had confirmed "c3 looks empty"
