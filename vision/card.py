@@ -19,10 +19,10 @@ The pipeline, each step a function you can call on its own:
 :meth:`CardReading.to_card1` is the ``card/1`` object of ``shared/spec/formats.md``.
 
 >>> import numpy as np
->>> read_card(np.full((480, 640), 200, np.uint8))
+>>> read_card(np.full((480, 640), 200, np.uint8))  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-piecebridge.vision.card.CardError: no card found: no printed 10x10 grid in the photo (is the card in view and in focus?)
+piecebridge.vision.card.CardError: no card found: no printed 10x10 grid in the photo ...
 """
 
 from __future__ import annotations
