@@ -4,6 +4,9 @@ Line 1 is the rules engine's record header; ``{"action": ...}`` lines are the ac
 referee accepted, so ``piecebridge reflec check LOG`` replays the game. The other lines are
 for people and for ``--resume``: ``{"observed": board, "t": ...}`` (a committed view),
 ``{"referee": {...}}`` (flags, pieces awaiting removal, notes). Replay skips them.
+A misread the players confirmed is ``{"referee": {"confirmed": [cells], "aliases": {cell:
+[shown, meant]}}}``; when it stops applying (see ``Judge.aliases``) the log says
+``{"referee": {"alias_dropped": {cell: why}}}``, and ``--resume`` forgets it too.
 
 >>> import tempfile, pathlib
 >>> from piecebridge.rules import reflec
@@ -38,8 +41,9 @@ class Resumed:
     removal: list[str] = field(default_factory=list)
     removal_pieces: dict[str, Any] = field(default_factory=dict)
     frame: int | None = None
-    #: cell -> [what the camera shows, what it means] (misreads the players confirmed);
-    #: each a piece as JSON ({"coin": suit, "facing": dir}, {"pawn": suit}) or None
+    #: cell -> [what the camera shows, what it means] (misreads the players confirmed and
+    #: not dropped since); each a piece as JSON ({"coin": suit, "facing": dir},
+    #: {"pawn": suit}) or None
     aliases: dict[str, list[Any]] = field(default_factory=dict)
 
 
