@@ -261,3 +261,30 @@ def test_lattice_shift_undoes_a_whole_cell_slip(sx, sy):
     # A fit that slipped a cell: lines on lines, the crosses on tile gaps.
     slipped = refine_pose(gray, shifted_pose(pose, sx, sy), px_per_cell=24, search=0.3)
     assert lattice_shift(shot.image, gray, slipped, 24) == (-sx, -sy)
+
+
+def test_check_lock_tells_a_diagonal_slide_of_a_cell_or_so_from_a_hand():
+    # Slid 0.9 cell east and 0.6 south, the lines fall between the places the lock looks
+    # at and the board's edges land on lines: as few crosses show as under a hand, but the
+    # lines are all there, shifted alike (the plain board of test_vision_board).
+    from test_vision_board import POSITION, draw_board
+
+    img, _ = draw_board(**POSITION)
+    locked = find_board(img)
+    gray = cv2.cvtColor(np.roll(img, (40, 60), axis=(0, 1)), cv2.COLOR_BGR2GRAY)
+    state, seen, _ = check_lock(locked.rectify(gray, 40, 0.5), 40, 0.5)
+    assert seen < 4 and state == "moved"
+
+
+def test_check_lock_keeps_the_lock_under_a_hand_over_most_crosses():
+    H = tilted_homography()
+    img = photo(H)
+    # A skin-coloured arm over all but the north-west tile (its outer edges still show).
+    for x0, y0 in ((2.0, 0.1), (0.1, 2.0)):
+        quad = project(H, np.array([[x0, y0], [7.9, y0], [7.9, 7.9], [x0, 7.9]]))
+        cv2.fillConvexPoly(img, quad.astype(np.int32), (120, 160, 220))
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    px, margin = 40, 0.5
+    state, seen, _ = check_lock(BoardPose(H).rectify(gray, px, margin), px, margin)
+    assert seen < 4  # the arm hides nearly every cross
+    assert state == "ok"

@@ -1060,6 +1060,33 @@ def _past_frame(gray: np.ndarray, px_per_cell: int, margin_cells: float) -> np.n
     return np.asarray(steps) < 0.5
 
 
+def _lines_shifted(ridge: np.ndarray, px_per_cell: int, margin_px: int, moved_cells: float) -> bool:
+    """Whether grid lines show in most tiles (10 of 16) within 0.6 cell of each cross's two
+    lines, all at one offset (within 0.1 cell) of more than ``moved_cells``.
+
+    When the lock sees few crosses, a hand may hide them or the board may have slid by about
+    half a cell, its lines falling between the places looked at; the lines beside those
+    places tell the two apart (printed lines run every cell, so one within 0.6 cell shows).
+    """
+    S, m = px_per_cell, margin_px
+    sw = int(0.6 * S)
+    span = np.arange(-sw, sw + 1)
+    centre = (np.arange(4) * 2 + 1) * S  # cross lines in board pixels
+    board = ridge[m : m + N * S, m : m + N * S]
+    cols = board.reshape(4, 2 * S, N * S).sum(axis=1)
+    rows = board.reshape(N * S, 4, 2 * S).sum(axis=2)
+    prof_x = cols[:, centre[:, None] + span].reshape(16, -1)
+    prof_y = rows[centre[:, None] + span].transpose(0, 2, 1).reshape(16, -1)
+    pos, prom = _peaks(np.concatenate([prof_x, prof_y]).astype(np.float32))
+    ok = (prom[:16] > 4.0) & (prom[16:] > 4.0)
+    if ok.sum() < 10:
+        return False
+    off = np.stack([pos[:16], pos[16:]], axis=1)[ok] - sw
+    med = np.median(off, axis=0)
+    agree = np.abs(off - med).max(axis=1) < 0.1 * S
+    return bool(agree.sum() >= 10 and np.hypot(*med) > moved_cells * S)
+
+
 def check_lock(
     gray: np.ndarray,
     px_per_cell: int,
@@ -1112,6 +1139,9 @@ def check_lock(
         # else the board (or camera) moved half a cell or so: lines fall between the looks.
         if seen == 0 and not found.any():
             return "lost", seen, None
+        # Lines at one common offset across most tiles: the board slid, no hand does that.
+        if _lines_shifted(ridge, S, m, moved_cells):
+            return "moved", seen, None
         # Both sides across one axis gone as well: the board slid along it (a hand big
         # enough to hide both leaves nothing to read anyway).
         across = (not found[0] and not found[2]) or (not found[1] and not found[3])

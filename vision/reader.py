@@ -311,6 +311,10 @@ CHANGE_REACH_EMPTY = 2
 #: up to 11 between frames; a coin turned in place moves tens of pixels by 70 or more.
 CHANGE_NOISE = 5.0
 CHANGE_LEVEL = 16
+#: A "noise" (the blocks' median change) beyond this means most of the board changed: a
+#: bumped camera or board, or another scene; every cell is then read (and the lock checked).
+#: Rendered sensor noise measures 1.5 to 3.
+CHANGE_MAX_NOISE = 6.0
 #: A cell changed when at least this many of its pixels did.
 CHANGE_PIXELS = 4
 #: ``cells=CHANGED`` reads undecided cells again after at most this many frames.
@@ -352,6 +356,8 @@ def changed_cells(
     if abs(shift) > CHANGE_GLOBAL:
         return np.ones(len(blocks), bool)
     noise = 1.4826 * float(np.median(np.abs(sample - shift)))
+    if noise > CHANGE_MAX_NOISE:  # most of the board changed (a bump, a new scene)
+        return np.ones(len(blocks), bool)
     level = max(CHANGE_LEVEL, CHANGE_NOISE * noise)
     moved = np.abs(diff - shift) > level
     wide = moved.sum(axis=(1, 2)) >= CHANGE_PIXELS
