@@ -1060,6 +1060,25 @@ def _past_frame(gray: np.ndarray, px_per_cell: int, margin_cells: float) -> np.n
     return np.asarray(steps) < 0.5
 
 
+def _cross_line_peaks(
+    ridge: np.ndarray, px_per_cell: int, margin_px: int, sw: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Peak position (0..2 sw, ``sw`` where the lock puts it) and prominence of the two lines
+    of each tile cross, each line's ridge summed over its whole tile, searched ``sw`` pixels
+    each way: (32,) each, vertical lines of crosses 0..15 (4j + i) then horizontal ones."""
+    S, m = px_per_cell, margin_px
+    span = np.arange(-sw, sw + 1)
+    centre = (np.arange(4) * 2 + 1) * S  # cross lines, x (columns) or y (rows), board pixels
+    board = ridge[m : m + N * S, m : m + N * S]
+    # Vertical lines: each tile row's band summed down its rows -> (4 rows, width).
+    cols = board.reshape(4, 2 * S, N * S).sum(axis=1)
+    prof_x = cols[:, centre[:, None] + span].reshape(16, -1)  # cross 4j + i
+    # Horizontal lines: each tile column's band summed along -> (height, 4 columns).
+    rows = board.reshape(N * S, 4, 2 * S).sum(axis=2)
+    prof_y = rows[centre[:, None] + span].transpose(0, 2, 1).reshape(16, -1)
+    return _peaks(np.concatenate([prof_x, prof_y]).astype(np.float32))
+
+
 def _lines_shifted(ridge: np.ndarray, px_per_cell: int, margin_px: int, moved_cells: float) -> bool:
     """Whether grid lines show in most tiles (10 of 16) within 0.6 cell of each cross's two
     lines, all at one offset (within 0.1 cell) of more than ``moved_cells``.
@@ -1068,16 +1087,9 @@ def _lines_shifted(ridge: np.ndarray, px_per_cell: int, margin_px: int, moved_ce
     half a cell, its lines falling between the places looked at; the lines beside those
     places tell the two apart (printed lines run every cell, so one within 0.6 cell shows).
     """
-    S, m = px_per_cell, margin_px
+    S = px_per_cell
     sw = int(0.6 * S)
-    span = np.arange(-sw, sw + 1)
-    centre = (np.arange(4) * 2 + 1) * S  # cross lines in board pixels
-    board = ridge[m : m + N * S, m : m + N * S]
-    cols = board.reshape(4, 2 * S, N * S).sum(axis=1)
-    rows = board.reshape(N * S, 4, 2 * S).sum(axis=2)
-    prof_x = cols[:, centre[:, None] + span].reshape(16, -1)
-    prof_y = rows[centre[:, None] + span].transpose(0, 2, 1).reshape(16, -1)
-    pos, prom = _peaks(np.concatenate([prof_x, prof_y]).astype(np.float32))
+    pos, prom = _cross_line_peaks(ridge, S, margin_px, sw)
     ok = (prom[:16] > 4.0) & (prom[16:] > 4.0)
     if ok.sum() < 10:
         return False
@@ -1111,16 +1123,7 @@ def check_lock(
     S, m = px_per_cell, round(margin_cells * px_per_cell)
     ridge = _ridge_map(gray, S)
     sw = int(search * S)
-    span = np.arange(-sw, sw + 1)
-    centre = (np.arange(4) * 2 + 1) * S + m  # cross lines, x (columns) or y (rows)
-    board = ridge[m : m + N * S, m : m + N * S]
-    # Vertical lines: each tile row's band summed down its rows -> (4 rows, width).
-    cols = board.reshape(4, 2 * S, N * S).sum(axis=1)
-    prof_x = cols[:, (centre - m)[:, None] + span].reshape(16, -1)  # cross 4j + i
-    # Horizontal lines: each tile column's band summed along -> (height, 4 columns).
-    rows = board.reshape(N * S, 4, 2 * S).sum(axis=2)
-    prof_y = rows[(centre - m)[:, None] + span].transpose(0, 2, 1).reshape(16, -1)
-    pos, prom = _peaks(np.concatenate([prof_x, prof_y]).astype(np.float32))
+    pos, prom = _cross_line_peaks(ridge, S, m, sw)
     seen_xy = prom > 4.0
     ok = seen_xy[:16] & seen_xy[16:]
     seen = int(ok.sum())
