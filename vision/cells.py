@@ -77,19 +77,39 @@ def board_lab(rect_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return lab, np.median(inner[:, 1:], axis=0)
 
 
-def raw_crops(lab: np.ndarray, tile_ab: np.ndarray, rel: np.ndarray | None = None) -> np.ndarray:
-    """Crops (64, shifts, CROP, CROP, 3): L minus its crop mean, a and b minus tile chroma."""
+def raw_crops(
+    lab: np.ndarray,
+    tile_ab: np.ndarray,
+    rel: np.ndarray | None = None,
+    cells: Collection[int] | None = None,
+) -> np.ndarray:
+    """Crops (64, shifts, CROP, CROP, 3): L minus its crop mean, a and b minus tile chroma.
+    With ``cells`` (indices) only those cells' crops are cut; the others are zero."""
     o = round(MARGIN * PX) + (PX - CROP) // 2
     if rel is None:
         rel = relative_lab(lab, tile_ab)
+    if cells is not None:
+        return _some_crops(rel, sorted(set(cells)), o)
     crops = np.empty((N * N, len(OFFSETS), CROP, CROP, 3), np.float32)
     for k, (dy, dx) in enumerate(OFFSETS):
         # Cells are PX apart, so all 64 crops of one shift are one reshaped slice.
         block = rel[o + dy : o + dy + N * PX, o + dx : o + dx + N * PX]
-        cells = block.reshape(N, PX, N, PX, 3)[:, :CROP, :, :CROP]
-        crops[:, k] = cells.transpose(0, 2, 1, 3, 4).reshape(N * N, CROP, CROP, 3)
+        cells_k = block.reshape(N, PX, N, PX, 3)[:, :CROP, :, :CROP]
+        crops[:, k] = cells_k.transpose(0, 2, 1, 3, 4).reshape(N * N, CROP, CROP, 3)
     light = crops[..., 0]
     light -= light.mean(axis=(2, 3), keepdims=True)
+    return crops
+
+
+def _some_crops(rel: np.ndarray, cells: list[int], o: int) -> np.ndarray:
+    """:func:`raw_crops` of the listed cells only (the others zero): the same values."""
+    crops = np.zeros((N * N, len(OFFSETS), CROP, CROP, 3), np.float32)
+    for i in cells:
+        y, x = o + (i // N) * PX, o + (i % N) * PX
+        for k, (dy, dx) in enumerate(OFFSETS):
+            crops[i, k] = rel[y + dy : y + dy + CROP, x + dx : x + dx + CROP]
+    light = crops[cells, :, :, :, 0]
+    crops[cells, :, :, :, 0] = light - light.mean(axis=(2, 3), keepdims=True)
     return crops
 
 
@@ -178,9 +198,10 @@ _DISC = (
 DETAIL_SIGMA = 1.0
 
 
-def detail_energies(rel_lo: np.ndarray) -> np.ndarray:
+def detail_energies(rel_lo: np.ndarray, cells: Collection[int] | None = None) -> np.ndarray:
     """RMS fine detail of each cell inside the central disc (64,): the relative Lab board at
-    PX minus its blur of ``DETAIL_SIGMA``.
+    PX minus its blur of ``DETAIL_SIGMA``. With ``cells`` (indices) only those (the others
+    0; the same values: each is blurred with room for the whole kernel).
 
     Shadows (a pawn's, a hand's) and uneven light change a cell smoothly; a piece has crisp
     edges (a coin's rim and symbol, a pawn's outline), so only they leave fine detail above
@@ -190,12 +211,32 @@ def detail_energies(rel_lo: np.ndarray) -> np.ndarray:
     >>> float(detail_energies(flat).max())
     0.0
     """
+    if cells is not None:
+        return _some_detail(rel_lo, cells)
     rel = np.ascontiguousarray(rel_lo, np.float32)
     det = rel - cv2.GaussianBlur(rel, (0, 0), DETAIL_SIGMA)
     o = round(MARGIN * PX) + (PX - CROP) // 2
     block = det[o : o + N * PX, o : o + N * PX].reshape(N, PX, N, PX, 3)[:, :CROP, :, :CROP]
     cells = block.transpose(0, 2, 1, 3, 4).reshape(N * N, CROP, CROP, 3)[:, _DISC]
     return np.sqrt((cells**2).sum(axis=-1).mean(axis=-1))
+
+
+#: Room (PX pixels) a cell's window needs around its crop for the detail blur to equal the
+#: whole board's (OpenCV's float kernel for DETAIL_SIGMA reaches 4 sigma).
+_DETAIL_ROOM = int(np.ceil(4 * DETAIL_SIGMA)) + 1
+
+
+def _some_detail(rel_lo: np.ndarray, cells: Collection[int]) -> np.ndarray:
+    """:func:`detail_energies` of ``cells`` only, from a window around each."""
+    out = np.zeros(N * N)
+    o = round(MARGIN * PX) + (PX - CROP) // 2
+    r = _DETAIL_ROOM
+    for i in cells:
+        y, x = o + (i // N) * PX - r, o + (i % N) * PX - r
+        win = np.ascontiguousarray(rel_lo[y : y + CROP + 2 * r, x : x + CROP + 2 * r], np.float32)
+        det = (win - cv2.GaussianBlur(win, (0, 0), DETAIL_SIGMA))[r : r + CROP, r : r + CROP]
+        out[i] = np.sqrt((det[_DISC] ** 2).sum(axis=-1).mean())
+    return out
 
 
 def energies(crops: np.ndarray) -> np.ndarray:
@@ -427,14 +468,25 @@ class BoardViews:
         return relative_lab(lab, self.tile_ab)
 
 
-def board_views(rect_hi: np.ndarray, lab_hi: np.ndarray | None = None) -> BoardViews:
+def board_views(
+    rect_hi: np.ndarray,
+    lab_hi: np.ndarray | None = None,
+    refs: BoardRefs | None = None,
+    cells: Collection[int] | None = None,
+) -> BoardViews:
     """Views of a board rectified at ``FACE_PX`` px/cell with ``MARGIN`` cells of margin
-    (``lab_hi``: its Lab conversion, when the caller has made it already)."""
+    (``lab_hi``: its Lab conversion, when the caller has made it already). With ``refs``
+    the tile colour is theirs (not this board's median); with ``cells`` (indices) only those
+    cells' crops are cut (the others are zero: measure only them)."""
     n = round((N + 2 * MARGIN) * PX)
     rect_lo = cv2.resize(rect_hi, (n, n), interpolation=cv2.INTER_AREA)
-    lab, tile_ab = board_lab(rect_lo)
+    if refs is None:
+        lab, tile_ab = board_lab(rect_lo)
+    else:
+        lab = cv2.cvtColor(cv2.GaussianBlur(rect_lo, (0, 0), 0.8), cv2.COLOR_BGR2LAB)
+        lab, tile_ab = lab.astype(np.float32), refs.tile_ab
     rel_lo = relative_lab(lab, tile_ab)
-    crops = raw_crops(lab, tile_ab, rel_lo)
+    crops = raw_crops(lab, tile_ab, rel_lo, cells)
     if lab_hi is None:
         lab_hi = cv2.cvtColor(rect_hi, cv2.COLOR_BGR2LAB)
     light = lab_hi[..., 0].copy()
@@ -466,24 +518,62 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
     return out
 
 
+@dataclass
+class BoardRefs:
+    """The board-wide references cells are measured against: the tile colour (a, b) and
+    the noise floors of structure and fine detail (over the board's 16 quietest cells).
+    ``energy``/``detail`` (64,) are the cells' own values when made from the same views."""
+
+    tile_ab: np.ndarray
+    energy_floor: float
+    detail_floor: float
+    energy: np.ndarray | None = None
+    detail: np.ndarray | None = None
+
+    def kept(self) -> BoardRefs:
+        """The references alone, for measuring another frame against them."""
+        return BoardRefs(self.tile_ab, self.energy_floor, self.detail_floor)
+
+
+def board_refs(views: BoardViews) -> BoardRefs:
+    """The references of a whole board's views (see :func:`measure`)."""
+    energy = energies(views.crops)
+    detail = detail_energies(views.rel_lo)
+    return BoardRefs(
+        views.tile_ab,
+        max(float(np.median(np.sort(energy)[:16])), 1.0),
+        max(float(np.median(np.sort(detail)[:16])), 0.1),
+        energy,
+        detail,
+    )
+
+
 def measure(
     views: BoardViews,
     looks: PieceLooks,
     light_lines: bool = False,
     cells: Collection[int] | None = None,
+    refs: BoardRefs | None = None,
 ) -> list[CellDecision]:
     """Every cell's measurements (energy, tint, similarities, facing margin), undecided.
     ``light_lines``: the printed lines are lighter than the tiles. ``cells``: measure only
     these (indices into CELL_ORDER; the result holds only them, in board order). The
     board-wide references (noise floor, tile colour, covered cells) still come from the
-    whole board, so a cell measures the same either way."""
+    whole board, so a cell measures the same either way; ``refs`` (see :func:`board_refs`)
+    gives the tile colour and noise floors instead (e.g. kept from an earlier frame of a
+    still camera; then ``views`` may hold only the asked cells' crops)."""
     crops = views.crops
     wanted = range(N * N) if cells is None else sorted(set(cells))
-    energy = energies(crops)
-    floor = max(float(np.median(np.sort(energy)[:16])), 1.0)
-    ratio = energy / floor
-    detail = detail_energies(views.rel_lo)
-    detail = detail / max(float(np.median(np.sort(detail)[:16])), 0.1)
+    if refs is None:
+        refs = board_refs(views)
+    if refs.energy is not None and refs.detail is not None:
+        energy, detail = refs.energy, refs.detail
+    else:  # only the asked cells (the others stay 0 and are not used)
+        energy = np.zeros(N * N)
+        energy[list(wanted)] = energies(crops[list(wanted)])
+        detail = detail_energies(views.rel_lo, wanted)
+    ratio = energy / refs.energy_floor
+    detail = detail / refs.detail_floor
     # A flat cell of a foreign colour (a hand, a sleeve) is not an empty tile.
     tint = np.linalg.norm(crops[:, CENTRE_SHIFT, :, :, 1:].mean(axis=(1, 2)), axis=-1)
     T, labels = looks.templates()
