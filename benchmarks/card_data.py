@@ -58,28 +58,6 @@ def match_views(views, truth: dict, scale: float) -> list[int] | None:
     return out
 
 
-def _variant(rect: np.ndarray, dy: int, dx: int, flip: bool) -> np.ndarray:
-    """A shifted (small lattice error) and/or left-right mirrored rectified grid."""
-    r = rect
-    if dx or dy:
-        r = cv2.warpAffine(
-            rect,
-            np.float32([[1, 0, dx], [0, 1, dy]]),
-            rect.shape[::-1],
-            borderMode=cv2.BORDER_REPLICATE,
-        )
-    return r[:, ::-1].copy() if flip else r
-
-
-def _flip_labels(a: np.ndarray) -> np.ndarray:
-    """Cell labels (row-major) of the mirrored grid: column c becomes 9 - c.
-
-    Mirroring keeps every class (an X stays an X, a triangle keeps its point up,
-    a slash leans the other way but is still a slash); it turns no X into a plus.
-    """
-    return a.reshape(10, 10)[:, ::-1].ravel()
-
-
 def _save(path: Path, **arrays) -> None:
     """``np.savez`` atomically: a parallel reader never sees half a file."""
     tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
@@ -114,23 +92,3 @@ def rects_of(path: Path) -> dict:
     shaded = np.stack([lab[1] for lab in labels])
     _save(cache, rects=rects, mark=mark, shaded=shaded)
     return {"path": str(path), "rects": rects, "mark": mark, "shaded": shaded}
-
-
-def features_from_rects(item: dict, shifts=((0, 0),)) -> dict:
-    """The cell features and truth labels of a :func:`rects_of` item (no photo decoding).
-
-    ``shifts`` are ``(dy, dx)`` or ``(dy, dx, flip)`` variants of every grid.
-    """
-    xs, ms, ss = [], [], []
-    for rect, mark, shaded in zip(item["rects"], item["mark"], item["shaded"], strict=True):
-        for dy, dx, *rest in shifts:
-            flip = bool(rest and rest[0])
-            xs.append(cc.grid_features(_variant(rect, dy, dx, flip)))
-            ms.append(_flip_labels(mark) if flip else mark)
-            ss.append(_flip_labels(shaded) if flip else shaded)
-    return {
-        "path": item["path"],
-        "x": np.concatenate(xs),
-        "mark": np.concatenate(ms),
-        "shaded": np.concatenate(ss),
-    }

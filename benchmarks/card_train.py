@@ -1,170 +1,349 @@
-"""Train the card cell classifier on the *tuning* split only, and tune its threshold.
+"""Train the card cell network (PyTorch, training only) on the *tuning* split.
 
-    python benchmarks/card_train.py --photos 1400 --val 200 --jobs 2
+    pip install -e '.[train]'          # torch: needed here, never at run time
+    python benchmarks/card_train.py --photos 1200 --val 100 --minutes 40
 
-The first ``photos - val`` tuning photos train the network (each grid also
-shifted by a pixel or two, so small lattice errors are learnt, and mirrored left
-to right, which keeps every class); the last ``val`` (still tuning split, never
-the held-out ``test`` split) choose the confidence threshold below which a cell
-is reported ``unknown``. Writes ``vision/card_cells_model.json``.
+The first ``photos - val`` tuning photos train a small convolutional network on
+each cell's patch (:func:`piecebridge.vision.card_cells.cell_patches`) plus the
+grid-level shading statistics (:func:`~piecebridge.vision.card_cells.cell_maps`);
+the last ``val`` photos (still tuning split, never ``test`` or ``print``) choose
+the confidence threshold below which a cell is reported ``unknown``. The held-out
+splits are only read by ``benchmarks/card_accuracy.py``.
+
+Every training patch is augmented so the network learns pencils and cameras the
+renderer does not make: stroke width (grey dilation/erosion), rotation within
++-10 degrees (an X stays an X, a plus a plus), scale +-10 %, offsets of a few
+pixels (lattice error), left-right mirror (keeps every class), blur, contrast
+and noise. One process, one thread (the machine is shared); training stops at
+``--minutes`` with the learning rate annealed to that budget.
+
+Writes ``vision/card_cells_model.npz``: the weights (batch norm folded into the
+convolutions), read by the numpy inference in ``card_cells.CellNet``.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
+import json
+import math
 import sys
 import time
-from multiprocessing import Pool
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from card_data import CACHE, features_from_rects, photo_path, rects_of
+from card_data import CACHE, photo_path, rects_of
 from piecebridge.vision import card_cells as cc
 
-#: variants of every training grid: (dy, dx, mirrored) — shifts teach small lattice
-#: errors; a left-right mirror keeps every class (no X turns into a plus)
-SHIFTS = ((0, 0, False), (2, -1, True), (-1, 2, False))
+CROP = 128  # full-resolution crop around a cell, room for rotation and shifts
+#: sampled at full resolution, then 2x2 averaged: the patch and its context
+OUT_FULL = 2 * (cc.PATCH_PX + 2 * cc.NET_CONTEXT)
 
 
-FEATURE_CACHE = CACHE / "features"
+def grid_data(indices, size) -> dict:
+    """Maps (uint8), scalars and labels of every grid of the given tuning photos."""
+    cache = CACHE / f"net_tune_{indices[0]}_{indices[-1]}_{size[0]}x{size[1]}_v1.npz"
+    if cache.exists():
+        d = np.load(cache)
+        return {k: d[k] for k in d}
+    maps, scal, mark, shaded = [], [], [], []
+    t0 = time.time()
+    for n, i in enumerate(indices):
+        item = rects_of(photo_path("tune", i, size))
+        if "error" in item:
+            print(f"  skipped tune {i}: {item['error']}")
+            continue
+        for rect, mk, sh in zip(item["rects"], item["mark"], item["shaded"], strict=True):
+            mp, sc = cc.cell_maps(rect)
+            q = np.stack([mp[0] * 255, mp[1] * 170]).round().clip(0, 255).astype(np.uint8)
+            maps.append(q)
+            scal.append(sc)
+            mark.append(mk)
+            shaded.append(sh)
+        if n % 200 == 0:
+            print(f"  maps of photo {i} ({time.time() - t0:.0f}s)", flush=True)
+    out = {
+        "maps": np.stack(maps),
+        "scalars": np.stack(scal).astype(np.float32),
+        "mark": np.stack(mark).astype(np.int64),
+        "shaded": np.stack(shaded).astype(np.float32),
+    }
+    np.savez(cache, **out)
+    return out
 
 
-def _cached(i, size, shifts, tag):
-    """Features of one photo, cached per photo (so adding photos re-extracts only them)."""
-    FEATURE_CACHE.mkdir(parents=True, exist_ok=True)
-    f = FEATURE_CACHE / f"tune_{i:05d}_{size[0]}x{size[1]}_{tag}_{cc.N_FEATURES}_v3.npz"
-    if f.exists():
-        d = np.load(f, allow_pickle=False)
-        if "error" in d:
-            return {"path": str(f), "error": str(d["error"])}
-        return {"path": str(f), "x": d["x"], "mark": d["mark"], "shaded": d["shaded"]}
-    item = rects_of(photo_path("tune", i, size))
-    if "error" not in item:
-        item = features_from_rects(item, shifts)
-    if "error" in item:
-        np.savez(f, error=item["error"])
+def dequantise(maps_u8):
+    """uint8 maps back to the float ranges of :func:`cc.cell_maps`."""
+    import torch
+
+    scale = torch.tensor([1 / 255, 1 / 170]).view(1, 2, 1, 1)
+    return maps_u8.float() * scale
+
+
+def build_net(n_scalars: int):
+    import torch
+    from torch import nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            chans = (2, *cc.NET_CHANNELS)
+            layers = []
+            for a, b in itertools.pairwise(chans):
+                layers += [nn.Conv2d(a, b, 3, padding=1), nn.BatchNorm2d(b), nn.ReLU()]
+                layers.append(nn.MaxPool2d(2))
+            self.conv = nn.Sequential(*layers)
+            self.k = 2 ** len(cc.NET_CHANNELS)
+            side = cc.PATCH_PX // self.k
+            self.crop = slice(cc.NET_CONTEXT // self.k, cc.NET_CONTEXT // self.k + side)
+            self.fc1 = nn.Linear(chans[-1] * side * side + n_scalars, cc.NET_HIDDEN)
+            self.drop = nn.Dropout(0.2)
+            self.fc2 = nn.Linear(cc.NET_HIDDEN, len(cc.MARK_CLASSES) + 1)
+
+        def forward(self, patches, scalars):
+            h = self.conv(patches)[:, :, self.crop, self.crop].flatten(1)
+            h = torch.relu(self.fc1(torch.cat([h, scalars], 1)))
+            return self.fc2(self.drop(h))
+
+    return Net()
+
+
+def _max3(x):
+    """3x3 grey dilation (max of shifted views: far faster than a stride-1 max-pool)."""
+    import torch.nn.functional as F
+
+    p = F.pad(x, (1, 1, 1, 1), mode="replicate")
+    h, w = x.shape[-2:]
+    rows = p[..., :, 0:w].maximum(p[..., :, 1 : w + 1]).maximum(p[..., :, 2 : w + 2])
+    return rows[..., 0:h, :].maximum(rows[..., 1 : h + 1, :]).maximum(rows[..., 2 : h + 2, :])
+
+
+def _blur(x, sigma):
+    """Separable Gaussian blur (5 taps) as a weighted sum of shifted views."""
+    import torch.nn.functional as F
+
+    g = np.exp(-0.5 * (np.arange(-2, 3) / sigma) ** 2)
+    g /= g.sum()
+    h, w = x.shape[-2:]
+    p = F.pad(x, (2, 2, 0, 0), mode="replicate")
+    x = sum(float(g[k]) * p[..., :, k : k + w] for k in range(5))
+    p = F.pad(x, (0, 0, 2, 2), mode="replicate")
+    return sum(float(g[k]) * p[..., k : k + h, :] for k in range(5))
+
+
+def augment(crops, rng, train: bool):
+    """Full-resolution crops (B, 2, CROP, CROP) -> patches (B, 2, P, P), augmented."""
+    import torch
+    import torch.nn.functional as F
+
+    b = crops.shape[0]
+    x = crops
+    if train:
+        # stroke width: thicker or thinner pencil (also the printed lines, harmlessly)
+        u = rng.random(b)
+        x = x.clone()
+        for sel, sign in ((u < 0.15, 1.0), (u > 0.85, -1.0)):
+            idx = torch.from_numpy(np.flatnonzero(sel))
+            if len(idx):
+                x[idx] = sign * _max3(sign * x[idx])
+        ang = np.radians(rng.uniform(-10, 10, b))
+        scale = rng.uniform(0.9, 1.1, b)
+        shift = rng.uniform(-3.5, 3.5, (b, 2)) / (CROP / 2)
+        mirror = np.where(rng.random(b) < 0.5, -1.0, 1.0)
     else:
-        np.savez(f, x=item["x"], mark=item["mark"], shaded=item["shaded"])
-    return item
-
-
-def _train_item(args):
-    i, size = args
-    return _cached(i, size, SHIFTS, "train")
-
-
-def _val_item(args):
-    i, size = args
-    return _cached(i, size, ((0, 0),), "val")
-
-
-def collect(indices, size, jobs, fn):
-    with Pool(jobs) as pool:
-        items = pool.map(fn, [(i, size) for i in indices], chunksize=2)
-    bad = [it for it in items if "error" in it]
-    for it in bad:
-        print(f"  skipped {it['path']}: {it['error']}")
-    good = [it for it in items if "error" not in it]
-    return (
-        np.concatenate([it["x"] for it in good]),
-        np.concatenate([it["mark"] for it in good]),
-        np.concatenate([it["shaded"] for it in good]),
+        ang = np.zeros(b)
+        scale = np.ones(b)
+        shift = np.zeros((b, 2))
+        mirror = np.ones(b)
+    k = OUT_FULL / CROP
+    cos, sin = np.cos(ang) * scale * k, np.sin(ang) * scale * k
+    theta = np.zeros((b, 2, 3))
+    theta[:, 0, 0] = cos * mirror
+    theta[:, 0, 1] = -sin
+    theta[:, 1, 0] = sin * mirror
+    theta[:, 1, 1] = cos
+    theta[:, :, 2] = shift
+    grid = F.affine_grid(
+        torch.from_numpy(theta).float(), (b, 2, OUT_FULL, OUT_FULL), align_corners=False
     )
+    x = F.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
+    x = F.avg_pool2d(x, 2)
+    if train:
+        # blur (out of focus, motion), contrast (pencil pressure, exposure), noise
+        idx = torch.from_numpy(np.flatnonzero(rng.random(b) < 0.3))
+        if len(idx):
+            x[idx] = _blur(x[idx], rng.uniform(0.4, 1.0))
+        gain = torch.from_numpy(rng.uniform(0.75, 1.25, (b, 2))).float().view(b, 2, 1, 1)
+        x = x * gain
+        noise = torch.from_numpy(rng.uniform(0, 0.03, b)).float().view(b, 1, 1, 1)
+        x = x + noise * torch.randn_like(x)
+        x = torch.stack([x[:, 0].clamp(0, 1), x[:, 1].clamp(0, 1.5)], 1)
+    return x
 
 
-def choose_threshold(clf, x, mark, shaded) -> tuple[float, dict]:
+def crops_of(maps, g, cell):
+    """Full-resolution crops around cells ``cell`` (0..99) of grids ``g``."""
+    import torch
+
+    m = round(cc.MARGIN_CELLS * cc.CELL_PX)
+    r, c = np.divmod(cell, 10)
+    y0 = m + r * cc.CELL_PX + cc.CELL_PX // 2 - CROP // 2
+    x0 = m + c * cc.CELL_PX + cc.CELL_PX // 2 - CROP // 2
+    crops = np.stack(
+        [maps[gi, :, y : y + CROP, x : x + CROP] for gi, y, x in zip(g, y0, x0, strict=True)]
+    )
+    return dequantise(torch.from_numpy(crops))
+
+
+def predict(net, data, sc_mean, sc_scale):
+    """Probabilities on unaugmented crops (what ``CellNet`` computes at run time)."""
+    import torch
+
+    net.eval()
+    pm, ps = [], []
+    cells = np.arange(100)
+    with torch.no_grad():
+        for g in range(data["maps"].shape[0]):
+            x = augment(crops_of(data["maps"], np.full(100, g), cells), None, train=False)
+            sc = torch.from_numpy((data["scalars"][g] - sc_mean) / sc_scale).float()
+            out = net(x, sc).numpy()
+            e = np.exp(out[:, :-1] - out[:, :-1].max(1, keepdims=True))
+            pm.append(e / e.sum(1, keepdims=True))
+            ps.append(1 / (1 + np.exp(-out[:, -1])))
+    net.train()
+    return np.concatenate(pm), np.concatenate(ps)
+
+
+def choose_threshold(pm, ps, mark, shaded) -> tuple[float, dict]:
     """The threshold minimising ``wrong + unknown / 4`` on the validation photos: an
     ``unknown`` (the player is asked) costs a quarter of a wrong answer (misled)."""
-    pm, ps = clf.predict(x)
     k = pm.argmax(1)
     conf = pm.max(1) * np.maximum(ps, 1 - ps)
     wrong = (k != mark) | ((ps > 0.5) != (shaded > 0.5))
     report = {}
-    for t in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95):
+    for t in (0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95):
         sure = conf >= t
-        w = float((wrong & sure).mean())
-        u = float((~sure).mean())
-        report[t] = (w, u)
-        print(f"  threshold {t:.2f}: wrong {w:.4%}  unknown {u:.4%}")
+        report[t] = (float((wrong & sure).mean()), float((~sure).mean()))
+        print(f"  threshold {t:.2f}: wrong {report[t][0]:.4%}  unknown {report[t][1]:.4%}")
     chosen = min(report, key=lambda t: report[t][0] + report[t][1] / 4)
-    return chosen, {"val_wrong_at_0.5": float(np.mean(wrong)), "val_at_threshold": report[chosen]}
+    return chosen, {"val_wrong_at_0": report[0.0][0], "val_at_threshold": report[chosen]}
 
 
-_DATA: tuple | None = None
-
-
-def _fit(seed: int) -> cc.CellClassifier:
-    x, m, s, a = _DATA
-    t0 = time.time()
-
-    def log(msg):
-        print(f"net {seed}: {msg} ({time.time() - t0:.0f}s)", flush=True)
-
-    return cc.train(
-        x,
-        m,
-        s,
-        epochs=a.epochs,
-        hidden=a.hidden,
-        lr=a.lr,
-        weight_decay=a.weight_decay,
-        seed=seed,
-        batch=a.batch,
-        log=log,
-    )
+def export(net, sc_mean, sc_scale, min_conf, info, path):
+    """Fold batch norm into the convolutions and save plain arrays (.npz)."""
+    arrays = {}
+    convs = [m for m in net.conv if m.__class__.__name__ == "Conv2d"]
+    bns = [m for m in net.conv if m.__class__.__name__ == "BatchNorm2d"]
+    for i, (conv, bn) in enumerate(zip(convs, bns, strict=True)):
+        w = conv.weight.detach().numpy()
+        b = conv.bias.detach().numpy()
+        s = (bn.weight / (bn.running_var + bn.eps).sqrt()).detach().numpy()
+        mu = bn.running_mean.detach().numpy()
+        arrays[f"conv{i}_w"] = (w * s[:, None, None, None]).astype(np.float32)
+        arrays[f"conv{i}_b"] = ((b - mu) * s + bn.bias.detach().numpy()).astype(np.float32)
+    for name in ("fc1", "fc2"):
+        layer = getattr(net, name)
+        arrays[f"{name}_w"] = layer.weight.detach().numpy().T.astype(np.float32)
+        arrays[f"{name}_b"] = layer.bias.detach().numpy().astype(np.float32)
+    arrays["scalar_mean"] = sc_mean.astype(np.float32)
+    arrays["scalar_scale"] = sc_scale.astype(np.float32)
+    arrays["min_confidence"] = np.float32(min_conf)
+    arrays["info"] = np.array(json.dumps(info))
+    np.savez_compressed(path, **arrays)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--photos", type=int, default=1400)
-    ap.add_argument("--val", type=int, default=200, help="last photos: threshold only")
-    ap.add_argument("--extract-only", action="store_true", help="fill the feature cache")
+    ap.add_argument("--photos", type=int, default=1200)
+    ap.add_argument("--val", type=int, default=100, help="last photos: threshold only")
     ap.add_argument("--size", default="2000x1500")
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--epochs", type=int, default=40)
-    ap.add_argument("--hidden", type=int, default=96)
-    ap.add_argument("--weight-decay", type=float, default=5e-4)
-    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--minutes", type=float, default=40, help="training time budget")
     ap.add_argument("--batch", type=int, default=256)
-    ap.add_argument("--seeds", type=int, default=1, help="nets in the ensemble")
-    ap.add_argument("--features", help="cache the extracted features in this .npz")
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--prepare-only", action="store_true")
+    ap.add_argument("--init", help="start from these PyTorch weights (a previous run's .pt)")
     ap.add_argument("--out", default=str(cc.MODEL_PATH))
     a = ap.parse_args()
+
+    import torch
+    import torch.nn.functional as F
+
+    torch.set_num_threads(1)
+    torch.manual_seed(a.seed)
+    rng = np.random.default_rng(a.seed)
     size = tuple(int(v) for v in a.size.split("x"))
     n_train = a.photos - a.val
     t0 = time.time()
-    cache = Path(a.features) if a.features else None
-    if cache and cache.exists():
-        d = np.load(cache)
-        x, m, s, xv, mv, sv = (d[k] for k in ("x", "m", "s", "xv", "mv", "sv"))
-    else:
-        x, m, s = collect(range(n_train), size, a.jobs, _train_item)
-        xv, mv, sv = collect(range(n_train, a.photos), size, a.jobs, _val_item)
-        if a.extract_only:
-            return
-        if cache:
-            np.savez(cache, x=x, m=m, s=s, xv=xv, mv=mv, sv=sv)
-    print(f"features: {len(x)} train cells, {len(xv)} validation cells ({time.time() - t0:.0f}s)")
-    global _DATA
-    _DATA = (x, m, s, a)
-    if a.seeds > 1 and a.jobs > 1:
-        # forked workers share the feature matrix (copy-on-write)
-        with Pool(min(a.jobs, a.seeds)) as pool:
-            nets = pool.map(_fit, range(a.seeds))
-    else:
-        nets = [_fit(k) for k in range(a.seeds)]
-    clf = nets[0] if a.seeds == 1 else cc.Ensemble(nets)
-    thr, info = choose_threshold(clf, xv, mv, sv)
-    clf.min_confidence = thr
-    clf.info = {
-        "trained_on": f"tune split photos 0..{n_train - 1} at {a.size}, shifts {SHIFTS}",
-        "threshold_from": f"tune split photos {n_train}..{a.photos - 1}",
-        **info,
-    }
-    clf.save(a.out)
+    train = grid_data(list(range(n_train)), size)
+    val = grid_data(list(range(n_train, a.photos)), size)
+    print(
+        f"data: {train['maps'].shape[0]} train grids, {val['maps'].shape[0]} val grids "
+        f"({time.time() - t0:.0f}s)",
+        flush=True,
+    )
+    if a.prepare_only:
+        return
+    sc_all = train["scalars"].reshape(-1, cc.N_SCALARS)
+    sc_mean = sc_all.mean(0)
+    sc_scale = sc_all.std(0) + 1e-3
+    scalars = torch.from_numpy((train["scalars"] - sc_mean) / sc_scale).float()
+    mark = torch.from_numpy(train["mark"])
+    shaded = torch.from_numpy(train["shaded"])
+
+    net = build_net(cc.N_SCALARS)
+    if a.init:
+        net.load_state_dict(torch.load(a.init))
+    opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=1e-4)
+    n_grids = train["maps"].shape[0]
+    budget = a.minutes * 60
+    t_start = time.time()
+    step, seen, loss_avg = 0, 0, 0.0
+    while True:
+        frac = (time.time() - t_start) / budget
+        if frac >= 1:
+            break
+        for group in opt.param_groups:
+            group["lr"] = a.lr * 0.5 * (1 + math.cos(math.pi * min(frac, 1)))
+        g = rng.integers(0, n_grids, a.batch)
+        cell = rng.integers(0, 100, a.batch)
+        x = augment(crops_of(train["maps"], g, cell), rng, train=True)
+        gt, ct = torch.from_numpy(g), torch.from_numpy(cell)
+        sc = scalars[gt, ct] + 0.05 * torch.randn(a.batch, cc.N_SCALARS)
+        out = net(x, sc)
+        loss = F.cross_entropy(out[:, :-1], mark[gt, ct]) + F.binary_cross_entropy_with_logits(
+            out[:, -1], shaded[gt, ct]
+        )
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        step += 1
+        seen += a.batch
+        loss_avg = 0.98 * loss_avg + 0.02 * float(loss.detach())
+        if step % 200 == 0:
+            print(
+                f"step {step} ({seen} patches, {seen / n_grids / 100:.2f} epochs), loss "
+                f"{loss_avg:.4f}, lr {opt.param_groups[0]['lr']:.2e} "
+                f"({time.time() - t_start:.0f}s)",
+                flush=True,
+            )
+    pm, ps = predict(net, val, sc_mean, sc_scale)
+    vm, vs = val["mark"].ravel(), val["shaded"].ravel()
+    thr, info = choose_threshold(pm, ps, vm, vs)
+    info.update(
+        trained_on=f"tune split photos 0..{n_train - 1} at {a.size}, augmented patches",
+        threshold_from=f"tune split photos {n_train}..{a.photos - 1}",
+        steps=step,
+        patches_seen=seen,
+        minutes=round((time.time() - t_start) / 60, 1),
+        command=" ".join(sys.argv),
+        continued_from=a.init,
+    )
+    export(net, sc_mean, sc_scale, thr, info, a.out)
+    torch.save(net.state_dict(), CACHE / f"{Path(a.out).stem}.pt")  # to fine-tune from
     print(f"saved {a.out} (min_confidence {thr}); {time.time() - t0:.0f}s")
 
 

@@ -1,23 +1,27 @@
-"""Card cell features: mark shape in the grid's frame, shading against the whole grid."""
+"""Card cells: the network's inputs, its numpy inference, and what it reads off
+marks drawn here (not by the fixture renderer it was trained on)."""
 
 from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 from piecebridge.vision import card_cells as cc
 
 CELL = cc.CELL_PX
 M = round(cc.MARGIN_CELLS * CELL)
 SIZE = 2 * M + 10 * CELL
-# column offsets of the new feature groups
-SHAPE0 = cc.PATCH_BINS**2 + cc.N_STATS + cc.HOG_FEATURES
-SHADE0 = SHAPE0 + cc.N_SHAPE
-C4 = SHAPE0 + cc.POLAR_BINS + 2  # cos(4 theta): +1 for a plus, -1 for an X
+SHADE0 = cc.N_CELL_STATS  # first whole-grid shading column of the scalars
 
 
 def blank_grid(paper: float = 230) -> np.ndarray:
     """A rectified grid: paper with printed lines every ``CELL`` pixels."""
     img = np.full((SIZE, SIZE), paper, np.float32)
+    return lines_over(img)
+
+
+def lines_over(img: np.ndarray) -> np.ndarray:
+    """Print the lines (again) on top: shading does not cover the print."""
     for i in range(11):
         p = M + i * CELL
         img[p - 1 : p + 1, M : M + 10 * CELL] = 40
@@ -25,43 +29,127 @@ def blank_grid(paper: float = 230) -> np.ndarray:
     return img
 
 
-def cell_centre(row: int, col: int) -> tuple[float, float]:
-    return M + (col + 0.5) * CELL, M + (row + 0.5) * CELL
-
-
-def draw(img, row, col, mark, size=0.35, offset=(0.0, 0.0), width=3):
-    cx, cy = cell_centre(row, col)
-    cx += offset[0] * CELL
-    cy += offset[1] * CELL
+def draw(img, row, col, mark, size=0.33, offset=(0.0, 0.0), width=3, angle=0.0, ink=70.0):
+    """A pencil-like mark drawn with OpenCV (another 'renderer' than the training one)."""
+    cx = M + (col + 0.5 + offset[0]) * CELL
+    cy = M + (row + 0.5 + offset[1]) * CELL
     h = size * CELL
-    segs = {
-        "x": [((-h, -h), (h, h)), ((h, -h), (-h, h))],
-        "plus": [((-h, 0), (h, 0)), ((0, -h), (0, h))],
-    }[mark]
-    for (x0, y0), (x1, y1) in segs:
-        p = (round(cx + x0), round(cy + y0))
-        q = (round(cx + x1), round(cy + y1))
-        cv2.line(img, p, q, 60.0, width, cv2.LINE_AA)
+    a = np.radians(angle)
+    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+
+    def pt(x, y):
+        q = rot @ np.array([x, y]) + (cx, cy)
+        return round(q[0] * 16), round(q[1] * 16)  # 4 fractional bits
+
+    def line(p, q):
+        cv2.line(img, pt(*p), pt(*q), ink, width, cv2.LINE_AA, shift=4)
+
+    if mark == "x":
+        line((-h, -h), (h, h))
+        line((h, -h), (-h, h))
+    elif mark == "plus":
+        line((-h, 0), (h, 0))
+        line((0, -h), (0, h))
+    elif mark == "slash":
+        line((-h, h), (h, -h))
+    elif mark == "o":
+        cv2.circle(img, pt(0, 0), round(h * 16), ink, width, cv2.LINE_AA, shift=4)
+    elif mark == "dot":
+        cv2.circle(img, pt(0, 0), round(0.12 * CELL * 16), ink, -1, cv2.LINE_AA, shift=4)
+    elif mark == "triangle":
+        corners = [(0, -h), (h, 0.8 * h), (-h, 0.8 * h)]
+        for p, q in zip(corners, corners[1:] + corners[:1], strict=True):
+            line(p, q)
 
 
-def test_feature_count_matches_the_model_layout():
-    feats = cc.grid_features(blank_grid().astype(np.uint8))
-    assert feats.shape == (100, cc.N_FEATURES)
-    assert np.isfinite(feats).all()
+@pytest.fixture(scope="module")
+def net():
+    return cc.default_classifier()
 
 
-def test_x_and_plus_differ_in_the_four_fold_harmonic_wherever_they_sit():
+def test_shipped_model_is_the_network_small_and_trained_on_the_tuning_split(net):
+    assert isinstance(net, cc.CellNet)
+    assert cc.MODEL_PATH.stat().st_size < 2_000_000
+    assert "tune split" in net.info["trained_on"]
+    assert "tune split" in net.info["threshold_from"]
+    assert 0 < net.min_confidence < 1
+
+
+def test_inputs_shapes_and_ranges():
+    maps, scalars = cc.cell_maps(blank_grid().astype(np.uint8))
+    assert maps.shape == (2, SIZE, SIZE)
+    assert scalars.shape == (100, cc.N_SCALARS)
+    assert np.isfinite(scalars).all()
+    assert maps[0].min() >= 0 and maps[0].max() <= 1
+    assert maps[1].min() >= 0 and maps[1].max() <= 1.5
+    # the printed lines are in the darkness map but bridged out of the stroke map
+    assert maps[0][M + 5 * CELL, M + 3 * CELL + 5] > 0.5
+    assert maps[1][M + 5 * CELL, M + 3 * CELL + 5] < 0.1
+
+
+def _conv_stack(net, x):
+    a = net.arrays
+    x = cc._conv_planes(x, a["conv0_w"], a["conv0_b"])
+    i = 1
+    while f"conv{i}_w" in a:
+        x = cc._conv_hwc(x, a[f"conv{i}_w"], a[f"conv{i}_b"])
+        i += 1
+    return x
+
+
+def test_whole_grid_convolution_equals_each_cells_own_crop(net):
+    """Training runs the convolutions on one crop per cell (the patch and
+    NET_CONTEXT pixels around, zero-padded at its edge); reading runs them once
+    over the whole grid. The features a cell uses must be the same."""
+    rng = np.random.default_rng(1)
     img = blank_grid()
-    # small and large, centred and off-centre marks of both kinds
-    cases = []
-    for k, (size, off) in enumerate([(0.22, (0, 0)), (0.4, (0.1, -0.08)), (0.3, (-0.1, 0.1))]):
-        draw(img, 2, 2 * k, "x", size, off)
-        draw(img, 6, 2 * k, "plus", size, off)
-        cases.append((2 * 10 + 2 * k, 6 * 10 + 2 * k))
-    feats = cc.grid_features(img.astype(np.uint8))
-    for x_cell, plus_cell in cases:
-        assert feats[x_cell, C4] < -0.2
-        assert feats[plus_cell, C4] > 0.2
+    for k, mark in enumerate(["x", "plus", "o", "dot", "slash", "triangle"]):
+        draw(img, k, 9 - k, mark, offset=tuple(rng.uniform(-0.1, 0.1, 2)))
+    half = cc.half_maps(cc.cell_maps(img.astype(np.uint8))[0])
+    whole = _conv_stack(net, half)
+    k = 2 ** len(cc.NET_CHANNELS)
+    side, ctx = cc.PATCH_PX // k, cc.NET_CONTEXT // k
+    for r, c in [(0, 9), (2, 7), (5, 4), (9, 0), (4, 4)]:
+        y0 = (M - CELL // 2) // 2 + r * CELL // 2 - cc.NET_CONTEXT
+        x0 = (M - CELL // 2) // 2 + c * CELL // 2 - cc.NET_CONTEXT
+        n = cc.PATCH_PX + 2 * cc.NET_CONTEXT
+        own = _conv_stack(net, np.ascontiguousarray(half[:, y0 : y0 + n, x0 : x0 + n]))
+        got = whole[y0 // k + ctx : y0 // k + ctx + side, x0 // k + ctx : x0 // k + ctx + side]
+        np.testing.assert_allclose(own[ctx : ctx + side, ctx : ctx + side], got, atol=1e-5)
+
+
+def test_marks_drawn_elsewhere_are_read_whatever_their_size_place_and_slant(net):
+    """X and plus stay apart within +-10 degrees, small or large, off-centre."""
+    rng = np.random.default_rng(5)
+    img = blank_grid()
+    want = {}
+    marks = ["x", "plus", "o", "dot", "slash", "triangle"]
+    cells = rng.permutation(100)[:60]
+    for i, cell in enumerate(cells):
+        mark = marks[i % len(marks)]
+        r, c = divmod(int(cell), 10)
+        draw(
+            img,
+            r,
+            c,
+            mark,
+            size=rng.uniform(0.25, 0.38),
+            offset=tuple(rng.uniform(-0.08, 0.08, 2)),
+            width=int(rng.integers(2, 4)),
+            angle=rng.uniform(-8, 8),
+            ink=rng.uniform(50, 110),
+        )
+        want[int(cell)] = cc.MARK_CLASSES.index(mark)
+    noisy = img + rng.normal(0, 3, img.shape)
+    pm, ps = net.predict_grid(np.clip(noisy, 0, 255).astype(np.uint8))
+    got = pm.argmax(1)
+    wrong = [
+        (cc.MARK_CLASSES[want.get(i, 0)], cc.MARK_CLASSES[got[i]])
+        for i in range(100)
+        if got[i] != want.get(i, 0)
+    ]
+    assert len(wrong) <= 1, wrong
+    assert (ps < 0.5).all()
 
 
 def test_shading_in_the_middle_of_a_territory_stays_dark_against_the_grid():
@@ -70,14 +158,13 @@ def test_shading_in_the_middle_of_a_territory_stays_dark_against_the_grid():
     img = blank_grid()
     y0, x0 = M + 2 * CELL, M + 2 * CELL
     img[y0 : y0 + 5 * CELL, x0 : x0 + 5 * CELL] *= 0.7
-    img = blank_grid_lines_over(img)
-    feats = cc.grid_features(img.astype(np.uint8))
+    img = lines_over(img)
+    _, scalars = cc.cell_maps(img.astype(np.uint8))
     middle, far = 4 * 10 + 4, 8 * 10 + 8
-    darkness = SHADE0  # log-brightness below the fitted paper surface
-    assert feats[middle, darkness] < -0.25
-    assert abs(feats[far, darkness]) < 0.05
+    assert scalars[middle, SHADE0] < -0.25  # log-brightness below the fitted paper
+    assert abs(scalars[far, SHADE0]) < 0.05
     # the grid's light/dark split puts them on opposite sides
-    assert feats[middle, SHADE0 + 3] < 0 < feats[far, SHADE0 + 3]
+    assert scalars[middle, SHADE0 + 3] < 0 < scalars[far, SHADE0 + 3]
 
 
 def test_shading_edge_shows_a_step_and_an_even_light_falloff_does_not():
@@ -86,17 +173,29 @@ def test_shading_edge_shows_a_step_and_an_even_light_falloff_does_not():
     img *= (1 - 0.3 * xx / SIZE).astype(np.float32)  # light falls off across the grid
     y0, x0 = M + 5 * CELL, M + 5 * CELL
     img[y0 : y0 + CELL, x0 : x0 + CELL] *= 0.7  # one shaded cell, F6
-    img = blank_grid_lines_over(img)
-    feats = cc.grid_features(img.astype(np.uint8))
+    img = lines_over(img)
+    _, scalars = cc.cell_maps(img.astype(np.uint8))
     step_min = SHADE0 + 5
-    assert feats[55, step_min] > 0.15
-    assert abs(feats[22, step_min]) < 0.05
+    assert scalars[55, step_min] > 0.15
+    assert abs(scalars[22, step_min]) < 0.05
 
 
-def blank_grid_lines_over(img: np.ndarray) -> np.ndarray:
-    """Print the lines again on top (shading does not cover the print)."""
-    for i in range(11):
-        p = M + i * CELL
-        img[p - 1 : p + 1, M : M + 10 * CELL] = 40
-        img[M : M + 10 * CELL, p - 1 : p + 1] = 40
-    return img
+def test_shaded_cells_under_uneven_light_are_read_shaded(net):
+    img = blank_grid()
+    xx = np.arange(SIZE)[None, :]
+    img *= (1 - 0.25 * xx / SIZE).astype(np.float32)
+    shaded = [11, 12, 21, 22, 57, 58, 67, 68, 93]
+    rng = np.random.default_rng(2)
+    for i in shaded:
+        r, c = divmod(i, 10)
+        y, x = M + r * CELL, M + c * CELL
+        # hatching: thin diagonal strokes over a grey layer, inside the cell only
+        hatch = np.full((CELL, CELL), 255 - rng.uniform(70, 90), np.float32)
+        for t in range(-CELL, CELL, 3):
+            cv2.line(hatch, (t, 0), (t + CELL, CELL), 150.0, 1, cv2.LINE_AA)
+        img[y : y + CELL, x : x + CELL] = np.minimum(img[y : y + CELL, x : x + CELL], hatch)
+    draw(img, 2, 2, "x")  # a mark on top of shading
+    img = lines_over(np.clip(img, 0, 255))
+    pm, ps = net.predict_grid(img.astype(np.uint8))
+    assert sorted(np.flatnonzero(ps > 0.5).tolist()) == shaded
+    assert cc.MARK_CLASSES[pm[22].argmax()] == "x"

@@ -63,24 +63,28 @@ def test_orientation_from_labels_whatever_the_turn(easy_photo, turn):
     want = vc.read_card(grey).to_card1(with_confidence=False)
     got = vc.read_card(cv2.rotate(grey, turn)).to_card1(with_confidence=False)
     assert len(got["grids"]) == 2
-    # Same answers cell for cell (a borderline cell may be unknown in one of them).
+    # Same answers cell for cell (a borderline cell may be unknown in one of them). One
+    # cell may differ: F1 of grid 1 is a small, squashed o with a tail that the cell
+    # network reads as a plus (0.89) upright and as an o once turned. A wrong turn or a
+    # shifted lattice would change dozens of cells.
     disagree = 0
     for g, w in zip(got["grids"], want["grids"], strict=True):
         unsure = set(g.get("unknown", [])) | set(w.get("unknown", []))
         for name in (set(g["cells"]) | set(w["cells"])) - unsure:
             disagree += g["cells"].get(name) != w["cells"].get(name)
-    assert disagree == 0
+    assert disagree <= 1
 
 
 def test_cells_read(easy_photo):
     grey, truth = easy_photo
     reading = vc.read_card(grey).to_card1()
     wrong, unknown = cell_errors(reading, truth)
-    # A regression guard: model v6 reads this photo's o on F1 of grid 1 as a plus, nothing
-    # else wrong (the exact read is the xfail below; the rates are in benchmarks/card_accuracy.py).
+    # A regression guard: the cell network (model v7) reads this photo's o on F1 of grid 1
+    # as a plus, nothing else wrong, and leaves one cell unknown (the exact read is the
+    # xfail below; the rates are in benchmarks/card_accuracy.py).
     # A misplaced lattice or a wrong turn would cost dozens of cells.
     assert wrong <= 1
-    assert unknown <= 12
+    assert unknown <= 3
     assert reading["format"] == "card/1"
     for g in reading["grids"]:
         for item in g["cells"].values():
@@ -88,7 +92,7 @@ def test_cells_read(easy_photo):
             assert item["mark"] or item["shaded"]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 5 not met: v6 reads one o as a plus here")
+@pytest.mark.xfail(strict=True, reason="issue 5 not met: v7 reads one o as a plus here")
 def test_cells_read_exactly(easy_photo):
     grey, truth = easy_photo
     assert cell_errors(vc.read_card(grey).to_card1(), truth) == (0, 0)
@@ -144,10 +148,10 @@ def printed_board_errors():
 def test_printed_board_clean_photo_has_no_wrong_cell(printed_board_errors):
     wrong, unknown = printed_board_errors
     assert wrong == 0
-    assert unknown <= 1  # one unsure cell today, listed as unknown rather than guessed
+    assert unknown <= 2  # two unsure cells today (A10 plus, B1 o), listed, not guessed
 
 
-@pytest.mark.xfail(strict=True, reason="issue 5 not met: one cell of it is left unknown")
+@pytest.mark.xfail(strict=True, reason="issue 5 not met: two cells of it are left unknown")
 def test_printed_board_clean_photo_reads_exactly(printed_board_errors):
     assert printed_board_errors == (0, 0)
 

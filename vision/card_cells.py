@@ -1,8 +1,8 @@
 """Cell-by-cell reading of a rectified card grid: mark + shaded, with a confidence.
 
 Input is a grid resampled by :func:`piecebridge.vision.card.remap_grid` (every
-cell ``CELL_PX`` square, a margin around). Features are chosen to survive other
-pencils and other cameras:
+cell ``CELL_PX`` square, a margin around). What the network sees is chosen to
+survive other pencils and other cameras (:func:`cell_maps`):
 
 * darkness is measured *relative to the paper around the cell* (uneven light,
   shadows and exposure divide out);
@@ -10,16 +10,24 @@ pencils and other cameras:
   keeps) and a thin part (strokes), and the printed lines are bridged over, so a
   mark is seen the same whether it sits on shading or crosses a cell line;
 * stroke darkness is normalised by the darkest strokes on the same grid, so a
-  soft and a hard pencil look alike, while an erased ghost stays faint.
+  soft and a hard pencil look alike, while an erased ghost stays faint;
+* shading is also judged against the whole grid (a fitted light surface), which
+  a patch cannot see.
 
-A small two-headed neural network (numpy only, trained by
-``benchmarks/card_train.py`` on the tuning split of the fixture renderer) maps the
-features to ``mark`` (7 classes incl. none) and ``shaded``. Cells whose best
-answer is below the confidence threshold are reported as unknown, not guessed.
+A small convolutional network (:class:`CellNet`: three 3x3 convolutions over each
+cell's patch at half resolution, then one hidden layer with the shading
+statistics) gives ``mark`` (7 classes incl. none) and ``shaded``. It is trained
+with PyTorch by ``benchmarks/card_train.py`` on the tuning split of the fixture
+renderer, heavily augmented, and runs here in plain numpy and OpenCV. Cells whose
+best answer is below the confidence threshold are reported as unknown, not guessed.
 
->>> clf = CellClassifier.random(np.random.default_rng(0), n_features=N_FEATURES)
->>> clf.predict(np.zeros((3, N_FEATURES), np.float32))[0].shape
-(3, 7)
+>>> rect = np.full((2 * 48 + 10 * CELL_PX,) * 2, 230, np.uint8)
+>>> maps, scalars = cell_maps(rect)
+>>> maps.shape, scalars.shape
+((2, 416, 416), (100, 32))
+>>> probs, shaded = default_classifier().predict_maps(maps, scalars)
+>>> MARK_CLASSES[int(probs[0].argmax())], bool(shaded[0] > 0.5)
+(None, False)
 """
 
 from __future__ import annotations
@@ -36,20 +44,12 @@ from piecebridge.vision.card_layout import cell_name
 CELL_PX = 32
 MARGIN_CELLS = 1.5
 MARK_CLASSES = (None, "dot", "x", "o", "slash", "plus", "triangle")
-PATCH_BINS = 16  # the mark patch (1.5 cells square) is pooled to 16x16 (3 px bins)
-N_STATS = 25
-HOG_FEATURES = 3 * 3 * 9  # stroke orientations in 3x3 half-cell blocks over the patch
-POLAR_BINS = 12  # stroke direction as seen from the mark's centre, over 180 degrees
-RADIAL_EDGES = (0.0, 0.08, 0.16, 0.24, 0.32, 0.42, 0.55, 0.75)  # cells from the centre
-N_SHAPE = POLAR_BINS + len(RADIAL_EDGES) - 1 + 6
 N_SHADE = 8
-N_FEATURES = PATCH_BINS * PATCH_BINS + N_STATS + HOG_FEATURES + N_SHAPE + N_SHADE
 PATCH_PX = 32  # a cell and half a cell around it, at half resolution
 NET_CONTEXT = 8  # more half-resolution pixels around a patch the convolutions see
 N_CELL_STATS = 24
 N_SCALARS = N_CELL_STATS + N_SHADE
-MODEL_PATH = Path(__file__).with_name("card_cells_model.json")
-NET_MODEL_PATH = Path(__file__).with_name("card_cells_model.npz")
+MODEL_PATH = Path(__file__).with_name("card_cells_model.npz")
 NET_CHANNELS = (8, 16, 32)  # convolution widths, each followed by a 2x2 max-pool
 NET_HIDDEN = 64
 #: below this confidence a cell goes to ``unknown`` (tuned on the tuning split)
@@ -212,149 +212,6 @@ def half_maps(maps: np.ndarray) -> np.ndarray:
     return half.mean(axis=(2, 4), dtype=np.float32)
 
 
-def grid_features(
-    rect: np.ndarray, cell: int = CELL_PX, margin: float = MARGIN_CELLS
-) -> np.ndarray:
-    """Feature matrix (100 x ``N_FEATURES``, row-major A1, B1, ... J10) of a grid.
-
-    Per cell: the stroke layer over the cell and a quarter cell around it (marks
-    cross the lines), pooled to ``PATCH_BINS`` squared; and statistics of the
-    shading and strokes inside the cell.
-    """
-    lay = _layers(rect, cell, margin)
-    img, smooth, papers, shade, norm, ref, m = (
-        lay[k] for k in ("img", "smooth", "papers", "shade", "norm", "ref", "m")
-    )
-    b = cell * 3 // (2 * PATCH_BINS) if cell % 8 == 0 else 1  # pooling bin (px)
-    pad = (PATCH_BINS * b - cell) // 2
-    pooled = cv2.resize(
-        norm[: norm.shape[0] // b * b, : norm.shape[1] // b * b],
-        None,
-        fx=1 / b,
-        fy=1 / b,
-        interpolation=cv2.INTER_AREA,
-    )
-    feats = np.zeros((100, N_FEATURES), np.float32)
-    starts = [(m + j * cell - pad) // b for j in range(10)]
-    n2 = PATCH_BINS * PATCH_BINS
-    for r in range(10):
-        for c in range(10):
-            y, x = starts[r], starts[c]
-            feats[r * 10 + c, :n2] = pooled[y : y + PATCH_BINS, x : x + PATCH_BINS].ravel()
-
-    def blocks(a, inset, n=10, start=m):
-        g = a[start : start + n * cell, start : start + n * cell].reshape(n, cell, n, cell)
-        g = g[:, inset : cell - inset, :, inset : cell - inset]
-        return g.transpose(0, 2, 1, 3).reshape(n * n, -1)
-
-    inset = round(0.12 * cell)
-    sh = blocks(shade, inset)
-    st = blocks(norm, 0)
-    q = np.percentile(sh, (10, 25, 50, 75, 90), axis=1).T
-    other = [
-        np.median(blocks(np.clip(1 - smooth / papers[w], 0, 1), inset), axis=1) for w in (1.2, 6)
-    ]
-    # Texture: graphite is grainy, a shadow is smooth.
-    hp = np.abs(img - cv2.GaussianBlur(img, (0, 0), 1.2)) / papers[3]
-    texture = blocks(hp, inset).mean(1)
-    # Context: the shading of the 8 neighbours (the ring outside the grid is paper).
-    ext = np.median(blocks(shade, inset, 12, m - cell), axis=1).reshape(12, 12)
-    ring = np.stack(
-        [
-            ext[1 + dy : 11 + dy, 1 + dx : 11 + dx]
-            for dy in (-1, 0, 1)
-            for dx in (-1, 0, 1)
-            if dy or dx
-        ],
-        axis=-1,
-    ).reshape(100, 8)
-    ring = np.sort(ring, axis=1)
-    stats = np.column_stack(
-        [
-            q,
-            *other,
-            texture,
-            ring,
-            sh.mean(1),
-            st.mean(1),
-            st.max(1),
-            (st > 0.3).mean(1),
-            (st > 0.6).mean(1),
-            feats[:, :n2].mean(1),
-            np.full(100, ref),
-            np.full(100, np.percentile(q[:, 2], 90)),
-            np.full(100, np.percentile(q[:, 2], 10)),
-        ]
-    )
-    feats[:, n2 : n2 + N_STATS] = stats
-    k = n2 + N_STATS
-    feats[:, k : k + HOG_FEATURES] = _hog(norm, m, cell, pad)
-    k += HOG_FEATURES
-    feats[:, k : k + N_SHAPE] = _shape(norm, m, cell)
-    feats[:, k + N_SHAPE :] = _shade_context(smooth, shade, m, cell, inset)
-    return feats
-
-
-@functools.lru_cache(maxsize=4)
-def _patch_coords(size: int) -> tuple[np.ndarray, np.ndarray]:
-    yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
-    return yy.ravel() - (size - 1) / 2, xx.ravel() - (size - 1) / 2
-
-
-def _shape(norm: np.ndarray, m: int, cell: int) -> np.ndarray:
-    """Shape of the strokes about the mark's own centre, in the grid's frame.
-
-    Seen from where its strokes cross, an X has ink at 45 and 135 degrees and a
-    plus at 0 and 90, whatever the pencil's weight, the mark's size or its place
-    in the cell. The centre is the densest spot near the cell's middle (where two
-    strokes cross the ink is doubled), found on the stroke layer at half
-    resolution. Features: the stroke mass per direction (12 bins over 180
-    degrees), the two- and four-fold harmonics of that (slash lean; X versus
-    plus), and the mass per distance from the centre (a dot is solid, an O a ring).
-    """
-    half = cv2.resize(norm, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
-    w_img = np.clip(half - 0.15, 0, None)  # faint paper noise and ghosts weigh nothing
-    c = cell / 2
-    size = round(1.25 * c)
-    starts = np.round(m / 2 - (size - c) / 2 + np.arange(10) * c).astype(int)
-    win = np.lib.stride_tricks.sliding_window_view(w_img, (size, size))
-    w = win[starts[:, None], starts[None, :]].reshape(100, size * size)
-    blur = cv2.GaussianBlur(w_img, (0, 0), 0.12 * c)
-    bwin = np.lib.stride_tricks.sliding_window_view(blur, (size, size))
-    lo_, hi_ = round(0.25 * size), size - round(0.25 * size)
-    core = bwin[starts[:, None], starts[None, :]][:, :, lo_:hi_, lo_:hi_].reshape(100, -1)
-    cy, cx = np.divmod(core.argmax(1), hi_ - lo_)
-    cy = cy + lo_ - (size - 1) / 2
-    cx = cx + lo_ - (size - 1) / 2
-    mass = w.sum(1) + 1e-6
-    dy, dx = _patch_coords(size)
-    ry = dy[None, :] - cy[:, None]
-    rx = dx[None, :] - cx[:, None]
-    r = np.sqrt(ry * ry + rx * rx) / c
-    theta = np.arctan2(ry, rx)
-    ring = w * ((r > 0.1) & (r < 0.7))
-    rmass = ring.sum(1) + 1e-6
-    ang = (theta % np.pi) * (POLAR_BINS / np.pi)
-    lo = np.floor(ang).astype(np.int64)
-    frac = ang - lo
-    lo %= POLAR_BINS
-    hi = (lo + 1) % POLAR_BINS
-    base = (np.arange(100) * POLAR_BINS)[:, None]
-    hist = np.bincount((base + lo).ravel(), (ring * (1 - frac)).ravel(), 100 * POLAR_BINS)
-    hist += np.bincount((base + hi).ravel(), (ring * frac).ravel(), 100 * POLAR_BINS)
-    hist = hist.reshape(100, POLAR_BINS) / rmass[:, None]
-    c2, s2 = np.cos(2 * theta), np.sin(2 * theta)
-    c4, s4 = c2 * c2 - s2 * s2, 2 * s2 * c2
-    harm = [(ring * f).sum(1) / rmass for f in (c2, s2, c4, s4)]
-    nr = len(RADIAL_EDGES) - 1
-    rb = np.minimum(np.digitize(r, RADIAL_EDGES[1:]), nr)  # nr = beyond the last edge
-    rbase = (np.arange(100) * (nr + 1))[:, None]
-    radial = np.bincount((rbase + rb).ravel(), w.ravel(), 100 * (nr + 1)).reshape(100, nr + 1)
-    radial = radial[:, :nr] / mass[:, None]
-    spread = np.sqrt((w * r * r).sum(1) / mass)
-    return np.column_stack([hist, *harm, radial, spread, np.log1p(mass)]).astype(np.float32)
-
-
 def _shade_context(smooth, shade, m: int, cell: int, inset: int) -> np.ndarray:
     """Shading judged against the whole grid, not just the nearby paper.
 
@@ -423,114 +280,7 @@ def _shade_context(smooth, shade, m: int, cell: int, inset: int) -> np.ndarray:
     ).astype(np.float32)
 
 
-@functools.lru_cache(maxsize=4)
-def _block_index(n: int, step: int) -> np.ndarray:
-    yy, xx = np.divmod(np.arange(n * step * n * step), n * step)
-    return ((yy // step) * n + xx // step) * 9
-
-
-def _hog(norm: np.ndarray, m: int, cell: int, pad: int) -> np.ndarray:
-    """Histograms of stroke directions per cell: an X has two diagonals, a plus a
-    horizontal and a vertical, a triangle three sides, an O every direction. They
-    hardly change with pencil darkness or width, unlike raw pixels.
-
-    Gradient magnitude is binned into 9 unsigned orientations over half-cell blocks
-    of one global grid (one pass, no per-cell loop); a cell's feature is the 3x3
-    blocks covering it and ``pad`` pixels around.
-    """
-    step = cell // 2
-    x0 = m - pad
-    n = 21  # blocks of ``step`` px from x0: 10 cells x 2 + 1 for the pad
-    region = norm[x0 - 1 : x0 + n * step + 1, x0 - 1 : x0 + n * step + 1]
-    gx = cv2.Sobel(region, cv2.CV_32F, 1, 0, ksize=3)[1:-1, 1:-1]
-    gy = cv2.Sobel(region, cv2.CV_32F, 0, 1, ksize=3)[1:-1, 1:-1]
-    mag = np.sqrt(gx * gx + gy * gy).ravel()
-    ang = ((np.arctan2(gy, gx) % np.pi) * (9 / np.pi)).ravel()
-    lo = np.floor(ang).astype(np.int64)
-    frac = (ang - lo).astype(np.float32)
-    lo %= 9
-    hi = (lo + 1) % 9
-    block = _block_index(n, step)
-    hist = np.bincount(block + lo, mag * (1 - frac), minlength=n * n * 9)
-    hist += np.bincount(block + hi, mag * frac, minlength=n * n * 9)
-    hist = hist.reshape(n, n, 9) / (2 * cell)
-    out = np.zeros((10, 10, 3, 3, 9), np.float32)
-    for dy in range(3):
-        for dx in range(3):
-            out[:, :, dy, dx] = hist[dy : dy + 20 : 2, dx : dx + 20 : 2]
-    return out.reshape(100, -1)
-
-
 # ----------------------------------------------------------------------------- model
-
-
-@dataclass
-class CellClassifier:
-    """A one-hidden-layer network with two heads: mark (softmax over
-    :data:`MARK_CLASSES`) and shaded (sigmoid). Plain numpy, stored as JSON."""
-
-    mean: np.ndarray
-    scale: np.ndarray
-    w1: np.ndarray
-    b1: np.ndarray
-    w2: np.ndarray
-    b2: np.ndarray
-    min_confidence: float = DEFAULT_MIN_CONFIDENCE
-    info: dict | None = None
-
-    @classmethod
-    def random(cls, rng: np.random.Generator, n_features: int, hidden: int = 96):
-        return cls(
-            np.zeros(n_features, np.float32),
-            np.ones(n_features, np.float32),
-            (rng.normal(0, 1, (n_features, hidden)) / np.sqrt(n_features)).astype(np.float32),
-            np.zeros(hidden, np.float32),
-            (rng.normal(0, 1, (hidden, len(MARK_CLASSES) + 1)) / np.sqrt(hidden)).astype(
-                np.float32
-            ),
-            np.zeros(len(MARK_CLASSES) + 1, np.float32),
-        )
-
-    def forward(self, x: np.ndarray):
-        z = (x - self.mean) / self.scale
-        h = np.maximum(z @ self.w1 + self.b1, 0)
-        return z, h, h @ self.w2 + self.b2
-
-    def predict(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(mark_probs (N, 7), shaded_prob (N,))``."""
-        _, _, out = self.forward(x.astype(np.float32))
-        logits = out[:, :-1]
-        e = np.exp(logits - logits.max(axis=1, keepdims=True))
-        return e / e.sum(axis=1, keepdims=True), 1 / (1 + np.exp(-out[:, -1]))
-
-    def to_json(self) -> dict:
-        def enc(a):
-            return np.round(a.astype(np.float64), 5).tolist()
-
-        return {
-            "format": "piecebridge-card-cells/1",
-            "n_features": int(self.w1.shape[0]),
-            "mark_classes": [m for m in MARK_CLASSES],
-            "min_confidence": self.min_confidence,
-            "info": self.info or {},
-            **{k: enc(getattr(self, k)) for k in ("mean", "scale", "w1", "b1", "w2", "b2")},
-        }
-
-    @classmethod
-    def from_json(cls, data: dict) -> CellClassifier:
-        if data.get("format") != "piecebridge-card-cells/1" or data["n_features"] != N_FEATURES:
-            raise ValueError("card cell model does not match this version's features")
-        arrs = {
-            k: np.asarray(data[k], np.float32) for k in ("mean", "scale", "w1", "b1", "w2", "b2")
-        }
-        return cls(**arrs, min_confidence=float(data["min_confidence"]), info=data.get("info"))
-
-    def save(self, path: Path | str) -> None:
-        Path(path).write_text(json.dumps(self.to_json(), separators=(",", ":")))
-
-    @classmethod
-    def load(cls, path: Path | str) -> CellClassifier:
-        return cls.from_json(json.loads(Path(path).read_text()))
 
 
 def _pool2(y: np.ndarray) -> np.ndarray:
@@ -574,7 +324,7 @@ class CellNet:
     """The cell network: three 3x3 convolutions (each ReLU + 2x2 max-pool) over a
     cell's patch, then one hidden layer that also sees the grid-level shading
     statistics, and two heads: mark (softmax over :data:`MARK_CLASSES`) and
-    shaded (sigmoid). Trained with PyTorch by ``benchmarks/card_train_net.py``;
+    shaded (sigmoid). Trained with PyTorch by ``benchmarks/card_train.py``;
     run here in plain numpy (no PyTorch needed to read a card).
     """
 
@@ -629,108 +379,10 @@ class CellNet:
         return self.predict_maps(*cell_maps(rect))
 
 
-@dataclass
-class Ensemble:
-    """Several :class:`CellClassifier` trained from different seeds; probabilities
-    are averaged (steadier on photos unlike the training ones than any one net)."""
-
-    members: list[CellClassifier]
-    min_confidence: float = DEFAULT_MIN_CONFIDENCE
-    info: dict | None = None
-
-    def predict(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        outs = [m.predict(x) for m in self.members]
-        return np.mean([o[0] for o in outs], axis=0), np.mean([o[1] for o in outs], axis=0)
-
-    def save(self, path: Path | str) -> None:
-        data = {
-            "format": "piecebridge-card-cells/1",
-            "n_features": N_FEATURES,
-            "min_confidence": self.min_confidence,
-            "info": self.info or {},
-            "members": [m.to_json() for m in self.members],
-        }
-        Path(path).write_text(json.dumps(data, separators=(",", ":")))
-
-
-def load_classifier(path: Path | str) -> CellClassifier | Ensemble:
-    """A saved :class:`CellClassifier` or :class:`Ensemble`."""
-    data = json.loads(Path(path).read_text())
-    if "members" not in data:
-        return CellClassifier.from_json(data)
-    if data.get("n_features") != N_FEATURES:
-        raise ValueError("card cell model does not match this version's features")
-    members = [CellClassifier.from_json(m) for m in data["members"]]
-    return Ensemble(members, float(data["min_confidence"]), data.get("info"))
-
-
 @functools.lru_cache(maxsize=1)
-def default_classifier() -> CellNet | CellClassifier | Ensemble:
-    """The classifier shipped with piecebridge (``card_cells_model.npz``)."""
-    if NET_MODEL_PATH.exists():
-        return CellNet.load(NET_MODEL_PATH)
-    return load_classifier(MODEL_PATH)
-
-
-def train(
-    x: np.ndarray,
-    mark: np.ndarray,
-    shaded: np.ndarray,
-    *,
-    hidden: int = 96,
-    epochs: int = 30,
-    lr: float = 2e-3,
-    weight_decay: float = 1e-4,
-    seed: int = 0,
-    batch: int = 256,
-    log=None,
-) -> CellClassifier:
-    """Fit a :class:`CellClassifier` with Adam on cross-entropy (both heads)."""
-    rng = np.random.default_rng(seed)
-    clf = CellClassifier.random(rng, x.shape[1], hidden)
-    clf.mean = x.mean(axis=0).astype(np.float32)
-    clf.scale = (x.std(axis=0) + 1e-3).astype(np.float32)
-    params = ["w1", "b1", "w2", "b2"]
-    m1 = {p: np.zeros_like(getattr(clf, p)) for p in params}
-    m2 = {p: np.zeros_like(getattr(clf, p)) for p in params}
-    n = len(x)
-    k = len(MARK_CLASSES)
-    onehot = np.eye(k, dtype=np.float32)[mark]
-    step = 0
-    for epoch in range(epochs):
-        order = rng.permutation(n)
-        rate = lr * (0.5 * (1 + np.cos(np.pi * epoch / epochs)))
-        for i in range(0, n, batch):
-            idx = order[i : i + batch]
-            z, h, out = clf.forward(x[idx])
-            logits = out[:, :k]
-            e = np.exp(logits - logits.max(axis=1, keepdims=True))
-            p = e / e.sum(axis=1, keepdims=True)
-            s = 1 / (1 + np.exp(-out[:, k]))
-            g_out = np.zeros_like(out)
-            g_out[:, :k] = (p - onehot[idx]) / len(idx)
-            g_out[:, k] = (s - shaded[idx]) / len(idx)
-            grads = {"w2": h.T @ g_out, "b2": g_out.sum(0)}
-            g_h = (g_out @ clf.w2.T) * (h > 0)
-            grads["w1"] = z.T @ g_h
-            grads["b1"] = g_h.sum(0)
-            step += 1
-            for pname in params:
-                g = grads[pname] + weight_decay * getattr(clf, pname) * (pname[0] == "w")
-                m1[pname] = 0.9 * m1[pname] + 0.1 * g
-                m2[pname] = 0.999 * m2[pname] + 0.001 * g * g
-                mh = m1[pname] / (1 - 0.9**step)
-                vh = m2[pname] / (1 - 0.999**step)
-                setattr(
-                    clf,
-                    pname,
-                    (getattr(clf, pname) - rate * mh / (np.sqrt(vh) + 1e-8)).astype(np.float32),
-                )
-        if log:
-            pm, ps = clf.predict(x[:20000])
-            err = np.mean((pm.argmax(1) != mark[:20000]) | ((ps > 0.5) != shaded[:20000]))
-            log(f"epoch {epoch + 1}/{epochs}: training cell error {err:.4%}")
-    return clf
+def default_classifier() -> CellNet:
+    """The network shipped with piecebridge (``card_cells_model.npz``)."""
+    return CellNet.load(MODEL_PATH)
 
 
 # ----------------------------------------------------------------------------- reading
@@ -743,7 +395,7 @@ class _Cell:
     confidence: float
 
 
-def classify_grid(rect: np.ndarray, clf: CellClassifier, min_confidence: float | None = None):
+def classify_grid(rect: np.ndarray, clf: CellNet, min_confidence: float | None = None):
     """Read all 100 cells of an upright rectified grid.
 
     Returns ``(cells, unknown)``: ``cells`` maps every confidently read cell name
@@ -752,10 +404,7 @@ def classify_grid(rect: np.ndarray, clf: CellClassifier, min_confidence: float |
     from piecebridge.vision.card import CellReading
 
     thr = clf.min_confidence if min_confidence is None else min_confidence
-    if isinstance(clf, CellNet):
-        pm, ps = clf.predict_grid(rect)
-    else:
-        pm, ps = clf.predict(grid_features(rect))
+    pm, ps = clf.predict_grid(rect)
     cells: dict = {}
     unknown: list[str] = []
     for i in range(100):
