@@ -33,7 +33,15 @@ from typing import Any
 
 import cv2
 import numpy as np
-from piecebridge.vision.cells import CellDecision, PieceLooks, board_views, decide_all, measure
+from piecebridge.vision.cells import (
+    BoardRefs,
+    CellDecision,
+    PieceLooks,
+    board_refs,
+    board_views,
+    decide_all,
+    measure,
+)
 from piecebridge.vision.geometry import (
     CANONICAL_CORNERS,
     N,
@@ -126,6 +134,8 @@ class BoardReader:
         # Each cell's grey block when it was last measured (see change_blocks).
         self._blocks: np.ndarray | None = None
         self._seen = 0  # tile crosses seen by the last lock check
+        # Tile colour and noise floors of the last read of many cells (see read()).
+        self._refs: BoardRefs | None = None
         self._idle = 0  # frames since a cell was last measured
 
     # ------------------------------------------------------------------ pose
@@ -194,15 +204,22 @@ class BoardReader:
             timings["locate"] = (time.perf_counter() - t0) * 1e3
         rect, gray = self._rectify(frame)
         blocks = change_blocks(gray)
-        retry = self._idle + 1 >= RETRY_UNKNOWN
-        if auto and self._measured is not None and not self._changed(blocks, retry).any():
+        stream = auto and self._measured is not None
+        changed = self._changed(blocks) if stream else None
+        retry = self._idle + 1 >= RETRY_UNKNOWN and stream and self._unknown().any()
+        if stream and not (changed.any() or retry):
             # Nothing changed since each cell was measured, so neither did the board's place
             # (a bump moves the lines of every cell): no lock check, the decisions stand.
             self._idle += 1
             timings["pose"] = timings["total"] = (time.perf_counter() - t0) * 1e3
             return self._observation(gray, [], self._decisions, False, self._seen, timings, "")
         lab_hi = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB)
-        state, seen, _ = self._check_lock(lines_dark(lab_hi[..., 0], self.pose))
+        if stream and changed.sum() <= STILL_BOARD_CHANGED:
+            # Most cells are as they were measured: the board has not moved either (a bump
+            # or a drift of 0.03 cell moves the printed lines of every cell).
+            state, seen = "ok", self._seen
+        else:
+            state, seen, _ = self._check_lock(lines_dark(lab_hi[..., 0], self.pose))
         if state in ("moved", "lost"):
             self._measured = None  # if the board is not found, the next read is a full one
             self.pose = self.locate(frame)
@@ -223,11 +240,12 @@ class BoardReader:
             fallback = "board moved" if moved else "no previous observation"
             auto, wanted = False, None
         if auto:
-            wanted = np.flatnonzero(self._changed(blocks, True)).tolist()
+            if changed is None or state != "ok":
+                changed = self._changed(blocks)
+            wanted = np.flatnonzero(changed | self._unknown()).tolist()
         if wanted is None or wanted:
             self._idle = 0
-            views = board_views(rect, lab_hi)
-            fresh = measure(views, self.looks, self.pose.inverted, cells=wanted)
+            fresh = self._measure(rect, lab_hi, wanted)
             measured = dict(self._measured or {}) if wanted is not None else {}
             measured.update((d.cell, d) for d in fresh)
             self._measured = measured
@@ -278,14 +296,31 @@ class BoardReader:
         rect = self.pose.rectify(frame, FACE_PX, MARGIN)
         return rect, cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY)
 
-    def _changed(self, blocks: np.ndarray, with_unknown: bool) -> np.ndarray:
-        """Cells (bool, 64) whose blocks changed since they were last measured, and with
-        ``with_unknown`` the undecided ones too (see ``cells=CHANGED``)."""
+    def _measure(self, rect: np.ndarray, lab_hi: np.ndarray, wanted: list[int] | None) -> list:
+        """Measurements of the ``wanted`` cells (None: all) of the rectified board.
+
+        The board-wide references (tile colour, noise floors) are made from this frame when
+        more than REFS_KEPT_MAX cells are read (a full read, a fallback, a changed light) and
+        kept; a read of fewer cells measures against the kept ones and cuts only those cells'
+        crops. Which cells a hand covers is judged on this frame either way.
+        """
+        inverted = self.pose.inverted
+        if wanted is not None and len(wanted) <= REFS_KEPT_MAX and self._refs is not None:
+            views = board_views(rect, lab_hi, self._refs, wanted)
+            return measure(views, self.looks, inverted, cells=wanted, refs=self._refs)
+        views = board_views(rect, lab_hi)
+        refs = board_refs(views)
+        self._refs = refs.kept()
+        return measure(views, self.looks, inverted, cells=wanted, refs=refs)
+
+    def _changed(self, blocks: np.ndarray) -> np.ndarray:
+        """Cells (bool, 64) whose blocks changed since they were last measured."""
         occupied = np.array([d.kind != "empty" for d in self._decisions])
-        changed = changed_cells(blocks, self._blocks, occupied)
-        if with_unknown:
-            changed |= np.array([d.kind == "unknown" for d in self._decisions])
-        return changed
+        return changed_cells(blocks, self._blocks, occupied)
+
+    def _unknown(self) -> np.ndarray:
+        """The undecided cells (bool, 64) of the last decisions (see ``cells=CHANGED``)."""
+        return np.array([d.kind == "unknown" for d in self._decisions], bool)
 
 
 def _copy(d: CellDecision) -> CellDecision:
@@ -321,6 +356,12 @@ CHANGE_PIXELS = 4
 RETRY_UNKNOWN = 10
 #: A shift of the whole board's grey level beyond this (light, exposure) re-reads every cell.
 CHANGE_GLOBAL = 12
+#: ``cells=CHANGED`` skips the lock check when at most this many cells changed: the others
+#: show the board where it was when they were measured.
+STILL_BOARD_CHANGED = 16
+#: A read of at most this many cells measures them against the tile colour and noise floors
+#: kept from the last read of more cells; a read of more makes them from its own frame.
+REFS_KEPT_MAX = 16
 
 
 def change_blocks(gray: np.ndarray) -> np.ndarray:
