@@ -210,10 +210,14 @@ def face_scores_batch(windows: list[np.ndarray], turned: list[np.ndarray]) -> np
     # Per window: its fine detail (3 channels) and the detail's squares summed over the
     # channels, zero-padded; zeros beyond a window cannot reach its valid shifts.
     stack = np.zeros((n, 4, size, size), np.float32)
-    for i, (w, s) in enumerate(zip(windows, sizes, strict=True)):
-        detail = fine_detail(w)[b : b + s, b : b + s].transpose(2, 0, 1)
-        stack[i, :3, :s, :s] = detail
-        stack[i, 3, :s, :s] = (detail * detail).sum(axis=0)
+    by_size: dict[int, list[int]] = {}
+    for i, s in enumerate(sizes):
+        by_size.setdefault(s, []).append(i)
+    for s, members in by_size.items():  # windows of one size filled together
+        detail = np.stack([fine_detail(windows[i])[b : b + s, b : b + s] for i in members])
+        detail = detail.transpose(0, 3, 1, 2)
+        stack[members, :3, :s, :s] = detail
+        stack[members, 3, :s, :s] = np.einsum("nchw,nchw->nhw", detail, detail)
     spec = sfft.rfft2(stack)
     products = np.empty((n, 8, *spec.shape[2:]), spec.dtype)
     t_norm = np.empty((n, 4), np.float32)
@@ -281,10 +285,17 @@ _MARK_SIZE = 2 * round(0.36 * FACE_PX) + 1
 _MARK_INSIDE = disc(_MARK_SIZE, 0.34 * FACE_PX).astype(bool)
 
 
-def read_facing_from_mark(d: CellDecision, views: BoardViews, i: int, shift: int) -> None:
+def read_facing_from_mark(
+    d: CellDecision,
+    views: BoardViews,
+    i: int,
+    shift: int,
+    centre: tuple[float, float] | None = None,
+) -> None:
     """Without a learned look: the facing is where the coin's small separate mark sits (a
-    dot or a small triangle at the top of the suit side, as on standard Piecepack coins)."""
-    c = coin_centre(views, i)
+    dot or a small triangle at the top of the suit side, as on standard Piecepack coins).
+    ``centre``: the coin's centre (FACE_PX pixels) when known; else its rim circle's."""
+    c = coin_centre(views, i) if centre is None else centre
     if c is None:
         dy, dx = OFFSETS[shift]
         k = FACE_PX / PX
