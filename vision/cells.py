@@ -239,6 +239,13 @@ def _some_detail(rel_lo: np.ndarray, cells: Collection[int]) -> np.ndarray:
     return out
 
 
+def disc_lightness(rel_lo: np.ndarray) -> np.ndarray:
+    """Mean lightness of each cell's central disc (64,), from the relative Lab board at PX."""
+    o = round(MARGIN * PX) + (PX - CROP) // 2
+    block = rel_lo[o : o + N * PX, o : o + N * PX, 0].reshape(N, PX, N, PX)[:, :CROP, :, :CROP]
+    return block.transpose(0, 2, 1, 3).reshape(N * N, CROP, CROP)[:, _DISC].mean(axis=-1)
+
+
 def energies(crops: np.ndarray) -> np.ndarray:
     """RMS structure of each cell's centred crop inside a central disc (64,).
 
@@ -282,7 +289,7 @@ class PieceLooks:
     # The separate mark is checked on coins read with a lead under mark_check_below (none
     # above 0.6 was misread on the tune split); when it agrees, a smaller lead is enough.
     mark_check_below: float = 0.6
-    agreed_facing_margin: float = 0.05
+    agreed_facing_margin: float = 0.03
     max_empty_tint: float = 25.0
     textured_ratio: float = 2.0
     strong_similarity: float = 0.75
@@ -293,6 +300,10 @@ class PieceLooks:
     # empty whatever its smooth shading (a shadow): pieces measure 3.4 and up on the tune
     # split, empty cells beside a pawn or a hand up to ~5.
     detail_empty: float = 2.5
+    # A cell whose lines are hidden is empty when its middle is plain tile: colour within
+    # this tint, lightness within this range of the board's typical cell (a shadow's).
+    covered_empty_tint: float = 3.0
+    covered_empty_light: tuple[float, float] = (0.6, 1.2)
     learned: bool = False
     # Suits whose coins' separate mark reads reliably (learned: the calibration's coins
     # read as north by it); only their facings are checked against the mark.
@@ -437,8 +448,11 @@ class CellDecision:
     detail_ratio: float = 99.0  # fine detail over the board's noise floor of it
     margin: float = 0.0  # best look over the best look with another kind or suit
     facing_margin: float = 0.0  # 1 - best turn's residual / second turn's residual (coins)
-    mark: int = 0  # the coin's separate mark agrees (1), points elsewhere (-1), unseen (0)
+    # The coin's separate mark agrees (1), points elsewhere (-1), is unseen (0), or was read
+    # alike from two centres and set the facing (2).
+    mark: int = 0
     tint: float = 0.0  # mean colour away from the tile colour
+    light_ratio: float = 1.0  # mean lightness of its middle over the board's typical cell's
     covered: bool = False  # the printed lines around it are hidden (a hand, an arm)
     best: tuple = ()  # (kind, suit) of the best look, kept even when undecided
 
@@ -576,6 +590,9 @@ def measure(
     detail = detail / refs.detail_floor
     # A flat cell of a foreign colour (a hand, a sleeve) is not an empty tile.
     tint = np.linalg.norm(crops[:, CENTRE_SHIFT, :, :, 1:].mean(axis=(1, 2)), axis=-1)
+    # Lightness against the board's typical cell (most cells are empty tiles).
+    lum = disc_lightness(views.rel_lo)
+    lum = lum / max(float(np.median(lum)), 1.0)
     T, labels = looks.templates()
     all_sims = np.zeros((N * N, len(OFFSETS), T.shape[1]), np.float32)
     all_sims[wanted] = similarities(crops if cells is None else crops[wanted], T, looks)
@@ -597,6 +614,7 @@ def measure(
         d = _features(cell, ratio[i], tint[i], sims[i], labels)
         d.covered = bool(covered[i])
         d.detail_ratio = float(detail[i])
+        d.light_ratio = float(lum[i])
         # Only a cell that could be a coin needs its facing read (the costly part); a
         # covered cell is left unknown whatever it shows.
         maybe = ratio[i] >= looks.empty_ratio or d.similarity >= looks.strong_similarity
@@ -620,11 +638,11 @@ def measure(
         read_facings(facing_jobs, turned)
         for d, _ in facing_jobs:
             if d.facing_margin < looks.mark_check_below and d.best[1] in looks.marked:
-                _check_mark(d, views, CELL_ORDER.index(d.cell))
+                _check_mark(d, views, CELL_ORDER.index(d.cell), looks)
     return out
 
 
-def _check_mark(d: CellDecision, views: BoardViews, i: int) -> None:
+def _check_mark(d: CellDecision, views: BoardViews, i: int, looks: PieceLooks) -> None:
     """Set ``d.mark``: does the coin's small separate mark (if it has one) point the way
     the learned look's turn says?
 
@@ -633,29 +651,68 @@ def _check_mark(d: CellDecision, views: BoardViews, i: int) -> None:
     a coin with a faint mark (light blue on white) is then read as the calibration's
     north. The mark is a second, independent read (see ``facing.read_facing_from_mark``),
     used only for suits whose calibration coins it read as north (``PieceLooks.marked``).
+
+    The mark is looked for around two estimates of the coin's centre: its rim circle and
+    where the suit's look (all four turns averaged, so the facing does not pull it) fits
+    best. Either can miss (the rim circle snaps onto a round symbol; rim shading pulls the
+    look's fit), and a wrong centre puts the mark on the far side: a read counts when it is
+    sure and the other read is not sure of another facing (tune split, 1573 coins: 1172
+    right / 21 wrong marks from the rim alone, 1448 / 12 so). When both reads are sure and
+    agree they overrule a weak learned lead (``d.mark`` 2, the facing is the mark's).
     """
-    facing, lead = mark_facing(views, i)
-    if facing is not None and lead >= MARK_SURE:
-        d.mark = 1 if facing == d.facing else -1
+    rim = mark_facing(views, i)
+    fit = mark_facing(views, i, look_centre(views, i, looks, d.best[1]))
+    sure = [f for f, lead in (rim, fit) if f is not None and lead >= MARK_SURE]
+    if not sure or (len(sure) == 2 and sure[0] != sure[1]):
+        return
+    if sure[0] == d.facing:
+        d.mark = 1
+    elif len(sure) == 2:
+        d.facing, d.mark = sure[0], 2
+    else:
+        d.mark = -1
 
 
 #: A separate mark read with at least this lead counts (see :func:`_check_mark`).
 MARK_SURE = 0.6
 
 
-def mark_facing(views: BoardViews, i: int) -> tuple[str | None, float]:
-    """The facing of cell ``i``'s coin by its small separate mark, and the read's lead."""
+def mark_facing(
+    views: BoardViews, i: int, centre: tuple[float, float] | None = None
+) -> tuple[str | None, float]:
+    """The facing of cell ``i``'s coin by its small separate mark, and the read's lead
+    (``centre``: the coin's centre in FACE_PX pixels; by default its rim circle's)."""
     mark = CellDecision(CELL_ORDER[i], "unknown")
-    read_facing_from_mark(mark, views, i, CENTRE_SHIFT)
+    read_facing_from_mark(mark, views, i, CENTRE_SHIFT, centre)
     return mark.facing, mark.facing_margin
+
+
+def look_centre(views: BoardViews, i: int, looks: PieceLooks, suit: str) -> tuple[float, float]:
+    """Centre (x, y, FACE_PX pixels) of cell ``i``'s coin: where the suit's learned look,
+    averaged over its four turns, fits best within ``FACE_WIDE`` of the cell's centre."""
+    cache = looks.extra.setdefault("round_faces", {})
+    if suit not in cache:
+        cache[suit] = np.ascontiguousarray(looks.turned_faces()[suit].mean(axis=0), np.float32)
+    t = cache[suit]
+    size = FACE_CROP + 2 * FACE_WIDE
+    x0 = round((MARGIN + i % N + 0.5) * FACE_PX - FACE_CROP / 2) - FACE_WIDE
+    y0 = round((MARGIN + i // N + 0.5) * FACE_PX - FACE_CROP / 2) - FACE_WIDE
+    win = np.ascontiguousarray(views.rel_hi_window(y0, x0, size), np.float32)
+    if win.shape[:2] != (size, size):  # at the raster's edge: the cell's centre
+        return x0 + FACE_WIDE + (FACE_CROP - 1) / 2, y0 + FACE_WIDE + (FACE_CROP - 1) / 2
+    _, _, _, (bx, by) = cv2.minMaxLoc(cv2.matchTemplate(win, t, cv2.TM_CCOEFF_NORMED))
+    return x0 + bx + (FACE_CROP - 1) / 2, y0 + by + (FACE_CROP - 1) / 2
 
 
 def facing_sure(d: CellDecision, looks: PieceLooks) -> bool:
     """Is a coin's facing read clearly enough? The learned look's lead must reach
     ``min_facing_margin``, or ``agreed_facing_margin`` when the separate mark points the
-    same way; a mark pointing another way leaves it undecided."""
+    same way; a mark pointing another way leaves it undecided, and two agreeing reads of
+    the mark (``mark`` 2, see :func:`_check_mark`) decide it."""
     if d.mark < 0:
         return False
+    if d.mark > 1:
+        return True
     need = looks.agreed_facing_margin if d.mark > 0 else looks.min_facing_margin
     return d.facing_margin >= need
 
@@ -716,6 +773,22 @@ def _features(
     )
 
 
+def _tile_under_lines(d: CellDecision, looks: PieceLooks) -> bool:
+    """Is a cell whose printed lines are hidden still plainly an empty tile in its middle?
+
+    A finger over the cell's border, or a hand's shadow, hides the lines beside an empty
+    cell; a hand over the cell itself shows its own colour there (skin, a sleeve: off the
+    tile's hue, or far off its lightness). So: no fine detail (no piece, no hand edge),
+    the tile's colour, and a lightness a shadow could give.
+    """
+    lo, hi = looks.covered_empty_light
+    return (
+        d.detail_ratio < looks.detail_empty
+        and d.tint < looks.covered_empty_tint
+        and lo <= d.light_ratio <= hi
+    )
+
+
 def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
     """Turn measurements into a verdict with a confidence, or ``unknown``.
 
@@ -731,8 +804,11 @@ def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
     """
     t = looks.empty_ratio
     foreign = d.tint > looks.max_empty_tint
-    if d.covered:
+    if d.covered and not _tile_under_lines(d, looks):
         d.kind, d.suit, d.facing, d.confidence = "unknown", None, None, 0.0
+        return d
+    if d.covered:
+        d.kind, d.suit, d.facing, d.confidence = "empty", None, None, 0.5
         return d
     if d.detail_ratio < looks.detail_empty and not foreign:
         d.kind, d.suit, d.facing = "empty", None, None
@@ -755,8 +831,9 @@ def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
     if sure:
         d.kind, d.suit = kind, suit
         c = min(d.margin / (3 * looks.min_margin), 1.0)
-        if kind == "coin":
-            c = min(c, d.facing_margin / (3 * looks.min_facing_margin))
+        if kind == "coin":  # a facing set by the mark alone is not as sure
+            lead = d.facing_margin if d.mark < 2 else looks.min_facing_margin
+            c = min(c, lead / (3 * looks.min_facing_margin))
         d.confidence = float(np.clip(c, 0.0, 1.0))
         if kind != "coin":
             d.facing = None
