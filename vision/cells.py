@@ -296,6 +296,9 @@ class PieceLooks:
     textured_max_similarity: float = 0.5  # a busier cell this unlike any piece is a tile
     quiet_max_similarity: float = 0.6  # a quiet cell this like a piece is not called empty
     pawn_by_hand_similarity: float = 0.85  # a pawn beside a covered cell must fit this well
+    # A pawn this similar will do when no other look comes within this margin.
+    leaning_pawn_similarity: float = 0.65
+    leaning_pawn_margin: float = 0.15
     # Fine detail (over the board's quietest cells) under which a tile-coloured cell is
     # empty whatever its smooth shading (a shadow): pieces measure 3.4 and up on the tune
     # split, empty cells beside a pawn or a hand up to ~5.
@@ -826,6 +829,12 @@ def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
         return d
     kind, suit = d.best
     sure = d.similarity >= looks.min_similarity and d.margin >= looks.min_margin
+    if kind == "pawn":
+        # A pawn leaning far (near a corner, under a tilted camera) fits its upright look
+        # less well, but still far better than any other look.
+        sure = sure or (
+            d.similarity >= looks.leaning_pawn_similarity and d.margin >= looks.leaning_pawn_margin
+        )
     if kind == "coin":
         sure = sure and facing_sure(d, looks)
     if sure:
