@@ -250,6 +250,20 @@ def test_french_art_on_checked_cloth_is_found_in_place():
     assert np.abs(pose.corners - truth).max() < 0.3 * cell
 
 
+def test_light_ink_lines_are_found_in_the_darkest_channel():
+    # Tune shot 58: French art, orange crosses on white card tiles; in grey the lines
+    # hardly differ from the tiles and no grid was found.
+    shot = reflec.sample("tune", 58, image_size=(1280, 720))
+    assert shot.truth["synth"]["art"] == "french"
+    truth = np.array(shot.truth["synth"]["board_corners_px"])
+    cell = np.linalg.norm(np.roll(truth, -1, axis=0) - truth, axis=1).mean() / 8
+    pose = find_board(shot.image)
+    pose = pose.rotated(closest_turns(pose.H, truth))
+    assert np.abs(pose.corners - truth).max() < 0.3 * cell
+    # The tile colour is the frame's (white card), not the darkest channel's grey.
+    assert pose.tile_color_lab[0] > 150 and abs(pose.tile_color_lab[1] - 128) < 15
+
+
 @pytest.mark.parametrize(("sx", "sy"), [(1, 0), (0, -1), (-1, 1)])
 def test_lattice_shift_undoes_a_whole_cell_slip(sx, sy):
     shot = french_on_cloth(0)

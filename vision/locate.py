@@ -626,6 +626,31 @@ def find_board(
 ) -> BoardPose:
     """Locate the board from scratch. North is not decided here (see :mod:`geometry`).
 
+    See :func:`_find_board`. When no board is found in the frame's grey, the search runs
+    again on its darkest channel: lines in a light, saturated ink (yellow on white tiles)
+    hardly differ from the tiles in grey but stand out there. The tile colour of a board
+    found that way is measured on the frame itself.
+    """
+    try:
+        return _find_board(bgr, tile_color_lab, inverted)
+    except BoardNotFound as error:
+        if "cut off" in str(error) or bgr.ndim != 3 or min(bgr.shape[:2]) < 64:
+            raise
+        try:
+            pose = _find_board(cv2.merge([bgr.min(axis=2)] * 3), None, inverted)
+        except BoardNotFound:
+            raise error from None
+    small, S = downscale(bgr)
+    corners = cv2.perspectiveTransform(pose.corners.reshape(-1, 1, 2).astype(np.float64), S)
+    pose.tile_color_lab = _colour_inside(small, corners.reshape(-1, 2))
+    return pose
+
+
+def _find_board(
+    bgr: np.ndarray, tile_color_lab: np.ndarray | None = None, inverted: bool | None = None
+) -> BoardPose:
+    """Locate the board from scratch in the frame's grey.
+
     Candidates are found and checked on a downscaled frame (:func:`downscale`); only the
     best is refined at full resolution, where the lens term and each tile's shift and twist
     are fitted. Tiles with dark lines are tried first, then light lines on dark tiles (the
