@@ -307,6 +307,10 @@ class PieceLooks:
     # this tint, lightness within this range of the board's typical cell (a shadow's).
     covered_empty_tint: float = 3.0
     covered_empty_light: tuple[float, float] = (0.6, 1.2)
+    # A piece under a cell whose lines are hidden is read only when its look fits this well
+    # and leads every other look by this much.
+    covered_piece_similarity: float = 0.85
+    covered_piece_margin: float = 0.15
     learned: bool = False
     # Suits whose coins' separate mark reads reliably (learned: the calibration's coins
     # read as north by it); only their facings are checked against the mark.
@@ -621,7 +625,9 @@ def measure(
         # Only a cell that could be a coin needs its facing read (the costly part); a
         # covered cell is left unknown whatever it shows.
         maybe = ratio[i] >= looks.empty_ratio or d.similarity >= looks.strong_similarity
-        maybe = maybe and not d.covered and d.detail_ratio >= looks.detail_empty
+        # A covered cell is read only when a piece's look fits it closely.
+        maybe = maybe and d.detail_ratio >= looks.detail_empty
+        maybe = maybe and (not d.covered or d.similarity >= looks.covered_piece_similarity)
         if d.best[0] == "coin" and maybe:
             best = int(np.argmax(sims[i]))
             shift = int(np.argmax(all_sims[i, :, best]))
@@ -792,6 +798,18 @@ def _tile_under_lines(d: CellDecision, looks: PieceLooks) -> bool:
     )
 
 
+def _plain_piece(d: CellDecision, looks: PieceLooks) -> bool:
+    """Does a cell whose lines are hidden still show a coin plainly (its look fits closely,
+    far ahead of any other, and its facing is clear)? A hand's edge beside a coin, or a
+    hand moving fast enough to blur, leaves the coin itself in view. Not a pawn: an arm
+    or a finger's shadow can fit a dark pawn's look closely (tune split: 0.91)."""
+    if d.best[:1] != ("coin",) or d.similarity < looks.covered_piece_similarity:
+        return False
+    if d.margin < looks.covered_piece_margin:
+        return False
+    return d.facing is not None and facing_sure(d, looks)
+
+
 def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
     """Turn measurements into a verdict with a confidence, or ``unknown``.
 
@@ -807,11 +825,11 @@ def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
     """
     t = looks.empty_ratio
     foreign = d.tint > looks.max_empty_tint
-    if d.covered and not _tile_under_lines(d, looks):
-        d.kind, d.suit, d.facing, d.confidence = "unknown", None, None, 0.0
-        return d
-    if d.covered:
+    if d.covered and _tile_under_lines(d, looks):
         d.kind, d.suit, d.facing, d.confidence = "empty", None, None, 0.5
+        return d
+    if d.covered and not _plain_piece(d, looks):
+        d.kind, d.suit, d.facing, d.confidence = "unknown", None, None, 0.0
         return d
     if d.detail_ratio < looks.detail_empty and not foreign:
         d.kind, d.suit, d.facing = "empty", None, None
