@@ -199,7 +199,8 @@ class BoardReader:
         frame = self.undistort(frame_bgr) if self.undistort is not None else frame_bgr
         moved = False
         fallback = ""
-        if self.pose is None:
+        located = self.pose is None
+        if located:
             self.pose = self.locate(frame)
             timings["locate"] = (time.perf_counter() - t0) * 1e3
         rect, gray = self._rectify(frame)
@@ -214,7 +215,9 @@ class BoardReader:
             timings["pose"] = timings["total"] = (time.perf_counter() - t0) * 1e3
             return self._observation(gray, [], self._decisions, False, self._seen, timings, "")
         lab_hi = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB)
-        if stream and changed.sum() <= STILL_BOARD_CHANGED:
+        if located:  # found in this very frame: nothing to check it against
+            state, seen = "ok", self.pose.crosses_found
+        elif stream and changed.sum() <= STILL_BOARD_CHANGED:
             # Most cells are as they were measured: the board has not moved either (a bump
             # or a drift of 0.03 cell moves the printed lines of every cell).
             state, seen = "ok", self._seen
