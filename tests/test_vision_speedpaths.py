@@ -170,3 +170,41 @@ def test_changed_cells_after_a_bump_reads_everything(setup):
     obs = reader.read(np.roll(before, (40, 60), axis=(0, 1)), cells=CHANGED)
     assert obs.moved and obs.fallback == "board moved" and len(obs.cells_read) == 64
     assert as_sets(obs.board) == (set(BEFORE["coins"]), set(BEFORE["pawns"]))
+
+
+def test_asked_cells_measure_the_same_from_their_own_crops_against_the_same_references(setup):
+    from piecebridge.vision.cells import board_refs, board_views, measure
+    from piecebridge.vision.raster import CELL_ORDER, FACE_PX, MARGIN
+
+    rect = setup.pose.rectify(frames()[1], FACE_PX, MARGIN)
+    views = board_views(rect)
+    refs = board_refs(views)
+    asked = sorted(CELL_ORDER.index(c) for c in CHANGED_CELLS | {"d5", "a1", "b2"})
+    full = {d.cell: d for d in measure(views, setup.looks, setup.pose.inverted, refs=refs)}
+    few = board_views(rect, refs=refs.kept(), cells=asked)  # only these cells' crops
+    part = measure(few, setup.looks, setup.pose.inverted, cells=asked, refs=refs.kept())
+    assert [d.cell for d in part] == [CELL_ORDER[i] for i in asked]
+    for d in part:
+        f = full[d.cell]
+        assert (d.kind, d.best, d.facing) == (f.kind, f.best, f.facing)
+        got = (d.energy_ratio, d.detail_ratio, d.similarity, d.margin, d.facing_margin, d.tint)
+        want = (f.energy_ratio, f.detail_ratio, f.similarity, f.margin, f.facing_margin, f.tint)
+        assert np.allclose(got, want, atol=1e-4), d.cell
+
+
+def test_a_few_cells_are_read_against_references_kept_from_the_last_full_read(setup):
+    before, after = frames()
+    reader = BoardReader(setup=setup)
+    checks = []
+    reader._check_lock = lambda gray, f=reader._check_lock: checks.append(1) or f(gray)
+    reader.read(before)
+    kept = reader._refs
+    assert kept is not None and kept.energy is None  # the floors, not one frame's cells
+    obs = reader.read(after, cells=CHANGED)
+    assert 0 < len(obs.cells_read) <= 8 and reader._refs is kept
+    # A few cells changed and the rest did not: the board stayed put, no lock check.
+    assert len(checks) == 1
+    reader.read(after, cells=CHANGED_CELLS)  # cells named: the lock is checked
+    assert len(checks) == 2 and reader._refs is kept
+    reader.read(before)  # a full read makes them again from its frame
+    assert reader._refs is not kept
