@@ -155,3 +155,75 @@ def test_mark_check_is_learned_per_suit_and_saved():
     pawns = [(c, s) for c, (k, s) in calibration_layout().items() if k == "pawn"]
     shaded, _ = draw_board(coins, pawns, seed=1, shade=0.45)
     assert "crowns" not in learn_setup(shaded)[0].looks.marked
+
+
+def test_coin_centre_is_where_its_look_fits_off_centre():
+    # A coin pushed 0.2 cell off its cell's centre: the mark is looked for around the
+    # centre where the suit's look (averaged over its turns) fits, found to a pixel or so.
+    from piecebridge.vision.cells import board_views, look_centre
+    from piecebridge.vision.raster import CELL_ORDER, FACE_PX, MARGIN
+
+    setup, img, _ = _setup_and_position()
+    rect = setup.pose.rectify(img, FACE_PX, MARGIN)
+    i = CELL_ORDER.index("c4")  # a suns coin
+    x0, y0 = round((MARGIN + i % N) * FACE_PX), round((MARGIN + i // N) * FACE_PX)
+    cell = rect[y0 : y0 + FACE_PX, x0 : x0 + FACE_PX].copy()
+    dx, dy = 8, -6  # FACE_PX pixels: 0.2 and 0.15 cell
+    shifted = cv2.warpAffine(cell, np.float32([[1, 0, dx], [0, 1, dy]]), (FACE_PX, FACE_PX),
+                             borderMode=cv2.BORDER_REPLICATE)  # fmt: skip
+    rect[y0 : y0 + FACE_PX, x0 : x0 + FACE_PX] = shifted
+    cx, cy = look_centre(board_views(rect), i, setup.looks, "suns")
+    want_x = (MARGIN + i % N + 0.5) * FACE_PX - 0.5 + dx
+    want_y = (MARGIN + i // N + 0.5) * FACE_PX - 0.5 + dy
+    assert abs(cx - want_x) <= 1.5 and abs(cy - want_y) <= 1.5
+
+
+def _measured(**kw):
+    from piecebridge.vision.cells import CellDecision
+
+    base = dict(cell="c3", kind="unknown", energy_ratio=10.0, detail_ratio=5.0, tint=2.0)
+    return CellDecision(**{**base, **kw})
+
+
+def test_hidden_lines_over_plain_tile_are_empty_over_a_hand_unknown():
+    from piecebridge.vision.cells import decide
+
+    looks = PieceLooks.default()
+    plain = dict(covered=True, detail_ratio=1.0, tint=1.0, light_ratio=0.8, best=("pawn", "moons"))
+    assert decide(_measured(**plain), looks).kind == "empty"  # a finger over the lines only
+    assert decide(_measured(**{**plain, "tint": 8.0}), looks).kind == "unknown"  # skin colour
+    assert decide(_measured(**{**plain, "light_ratio": 0.4}), looks).kind == "unknown"  # dark
+    assert decide(_measured(**{**plain, "detail_ratio": 4.0}), looks).kind == "unknown"  # edge
+
+
+def test_a_plain_coin_under_hidden_lines_is_read_but_not_a_pawn():
+    from piecebridge.vision.cells import decide
+
+    looks = PieceLooks.default()
+    coin = dict(covered=True, best=("coin", "suns"), similarity=0.9, margin=0.3,
+                facing="east", facing_margin=0.6)  # fmt: skip
+    d = decide(_measured(**coin), looks)
+    assert (d.kind, d.suit, d.facing) == ("coin", "suns", "east")
+    assert decide(_measured(**{**coin, "similarity": 0.8}), looks).kind == "unknown"
+    pawn = {**coin, "best": ("pawn", "moons"), "facing": None}
+    assert decide(_measured(**pawn), looks).kind == "unknown"
+
+
+def test_leaning_pawn_needs_a_clear_lead_and_two_mark_reads_set_a_facing():
+    import dataclasses
+
+    from piecebridge.vision.cells import decide, facing_sure
+
+    looks = dataclasses.replace(PieceLooks.default(), min_similarity=0.7)  # as learned
+    pawn = dict(best=("pawn", "arms"), similarity=0.67, margin=0.2)
+    assert (decide(_measured(**pawn), looks).kind, decide(_measured(**pawn), looks).suit) == (
+        "pawn",
+        "arms",
+    )
+    assert decide(_measured(**{**pawn, "margin": 0.1}), looks).kind == "unknown"
+    weak = _measured(best=("coin", "suns"), facing="west", facing_margin=0.01)
+    assert not facing_sure(weak, looks)
+    weak.mark = 2  # the mark, read alike from two centres, set the facing
+    assert facing_sure(weak, looks)
+    weak.mark = -1
+    assert not facing_sure(weak, looks)
