@@ -667,9 +667,13 @@ def _check_mark(d: CellDecision, views: BoardViews, i: int, looks: PieceLooks) -
     look's fit), and a wrong centre puts the mark on the far side: a read counts when it is
     sure and the other read is not sure of another facing (tune split, 1573 coins: 1172
     right / 21 wrong marks from the rim alone, 1448 / 12 so). When both reads are sure and
-    agree they overrule a weak learned lead (``d.mark`` 2, the facing is the mark's).
+    agree they overrule a weak learned lead (``d.mark`` 2, the facing is the mark's). The
+    second read is made only when the rim's does not already agree with the learned look.
     """
     rim = mark_facing(views, i)
+    if rim[0] == d.facing and rim[1] >= MARK_SURE:  # two reads agree already
+        d.mark = 1
+        return
     fit = mark_facing(views, i, look_centre(views, i, looks, d.best[1]))
     sure = [f for f, lead in (rim, fit) if f is not None and lead >= MARK_SURE]
     if not sure or (len(sure) == 2 and sure[0] != sure[1]):
