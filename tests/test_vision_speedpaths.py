@@ -175,6 +175,7 @@ def test_changed_cells_after_a_bump_reads_everything(setup):
 def test_asked_cells_measure_the_same_from_their_own_crops_against_the_same_references(setup):
     from piecebridge.vision.cells import board_refs, board_views, measure
     from piecebridge.vision.raster import CELL_ORDER, FACE_PX, MARGIN
+    from piecebridge.vision.reader import partial_views
 
     rect = setup.pose.rectify(frames()[1], FACE_PX, MARGIN)
     views = board_views(rect)
@@ -184,6 +185,9 @@ def test_asked_cells_measure_the_same_from_their_own_crops_against_the_same_refe
     few = board_views(rect, refs=refs.kept(), cells=asked)  # only these cells' crops
     part = measure(few, setup.looks, setup.pose.inverted, cells=asked, refs=refs.kept())
     assert [d.cell for d in part] == [CELL_ORDER[i] for i in asked]
+    # ... and from the part of the board around them only (what a partial read uses).
+    box = partial_views(rect, views.lab_hi, refs.kept(), asked)
+    part += measure(box, setup.looks, setup.pose.inverted, cells=asked, refs=refs.kept())
     for d in part:
         f = full[d.cell]
         assert (d.kind, d.best, d.facing) == (f.kind, f.best, f.facing)

@@ -24,6 +24,7 @@ piecebridge.vision.locate.BoardNotFound: no board in view: no 8x8 tile grid foun
 from __future__ import annotations
 
 import functools
+import math
 import os
 import time
 from collections.abc import Iterable
@@ -35,12 +36,15 @@ import cv2
 import numpy as np
 from piecebridge.vision.cells import (
     BoardRefs,
+    BoardViews,
     CellDecision,
     PieceLooks,
     board_refs,
     board_views,
     decide_all,
     measure,
+    raw_crops,
+    relative_lab,
 )
 from piecebridge.vision.geometry import (
     CANONICAL_CORNERS,
@@ -51,7 +55,7 @@ from piecebridge.vision.geometry import (
 )
 from piecebridge.vision.locate import check_lock, find_board, refine_pose
 from piecebridge.vision.pose import BoardPose
-from piecebridge.vision.raster import CELL_ORDER, FACE_PX, MARGIN
+from piecebridge.vision.raster import CELL_ORDER, FACE_PX, MARGIN, PX
 
 from piecebridge.errors import UserError
 
@@ -309,7 +313,10 @@ class BoardReader:
         """
         inverted = self.pose.inverted
         if wanted is not None and len(wanted) <= REFS_KEPT_MAX and self._refs is not None:
-            views = board_views(rect, lab_hi, self._refs, wanted)
+            if _BOX_EXACT:
+                views = partial_views(rect, lab_hi, self._refs, wanted)
+            else:  # a raster whose cells do not start on whole pixels of both scales
+                views = board_views(rect, lab_hi, self._refs, wanted)
             return measure(views, self.looks, inverted, cells=wanted, refs=self._refs)
         views = board_views(rect, lab_hi)
         refs = board_refs(views)
@@ -410,6 +417,45 @@ def changed_cells(
     a = CHANGE_REACH - CHANGE_REACH_EMPTY
     own = moved[:, a : moved.shape[1] - a, a : moved.shape[2] - a].sum(axis=(1, 2))
     return (own >= CHANGE_PIXELS) | (wide & occupied)
+
+
+#: The boxes of :func:`partial_views` start on pixels that both rasters share.
+_BOX_EXACT = (MARGIN * FACE_PX) % (FACE_PX // math.gcd(FACE_PX, PX)) == 0
+
+
+def partial_views(
+    rect: np.ndarray, lab_hi: np.ndarray, refs: BoardRefs, cells: list[int]
+) -> BoardViews:
+    """``board_views(rect, lab_hi, refs, cells)`` made from the part of the board around
+    ``cells`` only: the box of those cells and one cell more each way is shrunk to PX,
+    blurred and converted (the rest of the PX raster stays zero and is not read). The box
+    starts on a whole cell and FACE_PX / PX is 5 / 3 with cells 40 px apart, so the area
+    resize of the box equals that part of the whole board's; a cell's crops (shifts, fine
+    detail, the wide search) reach half a cell beyond it and the blur 3 px, inside the box.
+
+    >>> rng = np.random.default_rng(0)
+    >>> rect = rng.integers(0, 255, (360, 360, 3), np.uint8)
+    >>> lab = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB)
+    >>> refs = BoardRefs(np.array([128.0, 128.0]), 1.0, 1.0)
+    >>> a = partial_views(rect, lab, refs, [9, 12])
+    >>> b = board_views(rect, lab, refs, [9, 12])
+    >>> bool(np.array_equal(a.crops[[9, 12]], b.crops[[9, 12]]))
+    True
+    """
+    n_hi, n_lo = rect.shape[0], round((N + 2 * MARGIN) * PX)
+    rows, cols = np.divmod(np.asarray(cells), N)
+    box = []
+    for lo, hi in ((rows.min(), rows.max()), (cols.min(), cols.max())):
+        a = max(round((MARGIN + lo - 1) * FACE_PX), 0)
+        b = min(round((MARGIN + hi + 2) * FACE_PX), n_hi)
+        box.append((a, b, a * PX // FACE_PX, b * PX // FACE_PX))
+    (y0, y1, v0, v1), (x0, x1, u0, u1) = box
+    part = cv2.resize(rect[y0:y1, x0:x1], (u1 - u0, v1 - v0), interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(cv2.GaussianBlur(part, (0, 0), 0.8), cv2.COLOR_BGR2LAB)
+    rel_lo = np.zeros((n_lo, n_lo, 3), np.float32)
+    rel_lo[v0:v1, u0:u1] = relative_lab(lab.astype(np.float32), refs.tile_ab)
+    crops = raw_crops(rel_lo, refs.tile_ab, rel_lo, cells)
+    return BoardViews(lab_hi, refs.tile_ab, crops, rel_lo, lab_hi[..., 0].copy())
 
 
 def _cell_indices(cells: Iterable[str]) -> list[int]:
