@@ -134,8 +134,9 @@ def _blur(x, sigma):
     return sum(float(g[k]) * p[..., k : k + h, :] for k in range(5))
 
 
-def augment(crops, rng, train: bool):
-    """Full-resolution crops (B, 2, CROP, CROP) -> patches (B, 2, P, P), augmented."""
+def augment(crops, rng, train: bool, flip: bool = False):
+    """Full-resolution crops (B, 2, CROP, CROP) -> patches (B, 2, P, P), augmented
+    (``train``) or as read (``flip``: mirrored left to right, as ``CellNet`` also reads)."""
     import torch
     import torch.nn.functional as F
 
@@ -157,7 +158,7 @@ def augment(crops, rng, train: bool):
         ang = np.zeros(b)
         scale = np.ones(b)
         shift = np.zeros((b, 2))
-        mirror = np.ones(b)
+        mirror = np.full(b, -1.0 if flip else 1.0)
     k = OUT_FULL / CROP
     cos, sin = np.cos(ang) * scale * k, np.sin(ang) * scale * k
     theta = np.zeros((b, 2, 3))
@@ -199,7 +200,8 @@ def crops_of(maps, g, cell):
 
 
 def predict(net, data, sc_mean, sc_scale):
-    """Probabilities on unaugmented crops (what ``CellNet`` computes at run time)."""
+    """Probabilities on unaugmented crops, averaged with the mirrored crops: exactly what
+    ``CellNet`` computes at run time (a test checks the whole-grid equivalence)."""
     import torch
 
     net.eval()
@@ -207,12 +209,15 @@ def predict(net, data, sc_mean, sc_scale):
     cells = np.arange(100)
     with torch.no_grad():
         for g in range(data["maps"].shape[0]):
-            x = augment(crops_of(data["maps"], np.full(100, g), cells), None, train=False)
+            crops = crops_of(data["maps"], np.full(100, g), cells)
             sc = torch.from_numpy((data["scalars"][g] - sc_mean) / sc_scale).float()
-            out = net(x, sc).numpy()
-            e = np.exp(out[:, :-1] - out[:, :-1].max(1, keepdims=True))
-            pm.append(e / e.sum(1, keepdims=True))
-            ps.append(1 / (1 + np.exp(-out[:, -1])))
+            outs = [net(augment(crops, None, False, flip), sc).numpy() for flip in (False, True)]
+            probs = []
+            for out in outs:
+                e = np.exp(out[:, :-1] - out[:, :-1].max(1, keepdims=True))
+                probs.append((e / e.sum(1, keepdims=True), 1 / (1 + np.exp(-out[:, -1]))))
+            pm.append(np.mean([q[0] for q in probs], axis=0))
+            ps.append(np.mean([q[1] for q in probs], axis=0))
     net.train()
     return np.concatenate(pm), np.concatenate(ps)
 
@@ -260,7 +265,12 @@ def main() -> None:
     ap.add_argument("--photos", type=int, default=1200)
     ap.add_argument("--val", type=int, default=100, help="last photos: threshold only")
     ap.add_argument("--size", default="2000x1500")
-    ap.add_argument("--minutes", type=float, default=40, help="training time budget")
+    ap.add_argument(
+        "--minutes",
+        type=float,
+        default=40,
+        help="training time budget (0: only re-choose the threshold)",
+    )
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--seed", type=int, default=0)
@@ -303,7 +313,7 @@ def main() -> None:
     t_start = time.time()
     step, seen, loss_avg = 0, 0, 0.0
     while True:
-        frac = (time.time() - t_start) / budget
+        frac = (time.time() - t_start) / budget if budget > 0 else 1.0
         if frac >= 1:
             break
         for group in opt.param_groups:

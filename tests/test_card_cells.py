@@ -199,3 +199,20 @@ def test_shaded_cells_under_uneven_light_are_read_shaded(net):
     pm, ps = net.predict_grid(img.astype(np.uint8))
     assert sorted(np.flatnonzero(ps > 0.5).tolist()) == shaded
     assert cc.MARK_CLASSES[pm[22].argmax()] == "x"
+
+
+def test_mirror_averaged_reading_is_the_same_for_a_mirrored_grid(net):
+    """Reading averages the grid with its mirror image, so a mirrored grid (a slash
+    still a slash, a triangle still a triangle) gets the same answers, cell for cell."""
+    rng = np.random.default_rng(3)
+    img = blank_grid()
+    for mark in ["x", "plus", "o", "dot", "slash", "triangle"] * 3:
+        r, c = divmod(int(rng.integers(0, 100)), 10)
+        draw(img, r, c, mark, offset=tuple(rng.uniform(-0.08, 0.08, 2)), angle=rng.uniform(-8, 8))
+    rect = np.clip(img + rng.normal(0, 3, img.shape), 0, 255).astype(np.uint8)
+    pm, ps = net.predict_grid(rect)
+    pm2, ps2 = net.predict_grid(np.ascontiguousarray(rect[:, ::-1]))
+    back = pm2.reshape(10, 10, -1)[:, ::-1].reshape(100, -1)
+    assert np.abs(pm - back).max() < 0.05
+    assert (pm.argmax(1) == back.argmax(1)).all()
+    assert np.abs(ps - ps2.reshape(10, 10)[:, ::-1].ravel()).max() < 0.05

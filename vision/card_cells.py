@@ -374,9 +374,22 @@ class CellNet:
         e = np.exp(logits - logits.max(axis=1, keepdims=True))
         return e / e.sum(axis=1, keepdims=True), 1 / (1 + np.exp(-out[:, -1]))
 
-    def predict_grid(self, rect: np.ndarray):
-        """Probabilities for the 100 cells of a rectified grid."""
-        return self.predict_maps(*cell_maps(rect))
+    def predict_grid(self, rect: np.ndarray, mirror: bool = True):
+        """Probabilities for the 100 cells of a rectified grid.
+
+        ``mirror`` averages them with the reading of the grid mirrored left to right
+        (every class keeps its name in a mirror; the scalars are mirror-symmetric, so
+        only the convolutions run twice): steadier answers, fewer unsure cells.
+        """
+        maps, scalars = cell_maps(rect)
+        pm, ps = self.predict_maps(maps, scalars)
+        if not mirror:
+            return pm, ps
+        flipped = scalars.reshape(10, 10, -1)[:, ::-1].reshape(100, -1)
+        pm2, ps2 = self.predict_maps(np.ascontiguousarray(maps[:, :, ::-1]), flipped)
+        pm2 = pm2.reshape(10, 10, -1)[:, ::-1].reshape(100, -1)
+        ps2 = ps2.reshape(10, 10)[:, ::-1].ravel()
+        return 0.5 * (pm + pm2), 0.5 * (ps + ps2)
 
 
 @functools.lru_cache(maxsize=1)
