@@ -7,6 +7,7 @@ seeds and rig/shot numbering as ``benchmarks/vision_reflec.py``) and runs
     python benchmarks/vision_locate.py --split tune --rigs 8             # realistic mix
     python benchmarks/vision_locate.py --split test --rigs 25 --sweep    # + one row per cause
     python benchmarks/vision_locate.py --split test --rigs 25 --sweep --out RESULTS.md
+    python benchmarks/vision_locate.py --split tune --rigs 35 --thorough  # calibration: thorough
 
 Per group of frames it reports:
 
@@ -169,8 +170,9 @@ HEADER = (
 )
 
 
-def measure(image: np.ndarray, truth: dict, label: str) -> Result:
-    """Locate the board in one frame, timed, against the truth and the warp baseline."""
+def measure(image: np.ndarray, truth: dict, label: str, thorough: bool = False) -> Result:
+    """Locate the board in one frame, timed, against the truth and the warp baseline
+    (``thorough``: ``find_board(thorough=True)``, as for a calibration photo)."""
     tc = np.asarray(truth["synth"]["board_corners_px"], float)
     # Baseline in the same run: warp this frame to a 512x512 board (64 px per cell).
     H = cv2.getPerspectiveTransform(
@@ -181,7 +183,7 @@ def measure(image: np.ndarray, truth: dict, label: str) -> Result:
     warp = 1e3 * (time.perf_counter() - t)
     t = time.perf_counter()
     try:
-        pose = find_board(image)
+        pose = find_board(image, thorough=thorough)
     except BoardNotFound as e:
         ms = 1e3 * (time.perf_counter() - t)
         return Result(False, False, np.nan, np.nan, np.nan, ms, warp, f"{label}: not found ({e})")
@@ -294,6 +296,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sweep-rigs", type=int, default=3, help="rigs per sweep row")
     ap.add_argument("--negatives", type=int, default=0, help="negative photos of each kind")
     ap.add_argument("--lock", action="store_true", help="also the locked-pose check (bumps)")
+    ap.add_argument(
+        "--thorough", action="store_true", help="calibration photos with find_board(thorough=True)"
+    )
     ap.add_argument("--cache", default="~/.cache/piecebridge/vision_locate")
     ap.add_argument("--out", help="append the markdown table to this file")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every failure")
@@ -316,7 +321,8 @@ def main(argv: list[str] | None = None) -> int:
             lock_frames(lock, frames[0][1], [f[1] for f in frames[1:]], rng, f"rig {rig}")
         for i, (kind, image, truth) in enumerate(frames):
             what = "calibration photo" if kind == "cal" else f"shot {i - 1}"
-            r = measure(image, truth, f"{args.split} realistic rig {rig} {what}")
+            thorough = args.thorough and kind == "cal"
+            r = measure(image, truth, f"{args.split} realistic rig {rig} {what}", thorough)
             (cal if kind == "cal" else shots).results.append(r)
             if kind != "cal" and truth["synth"]["levels"].get("occlusion", 0) > 0:
                 hands.results.append(r)
