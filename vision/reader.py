@@ -169,9 +169,10 @@ class BoardReader:
         measurement from the previous observation. All cells are then decided together as
         in a full read (so the board-wide rules still hold: one pawn per suit, a pawn beside
         a covered cell must fit closely); a cell not asked for therefore keeps its previous
-        decision unless such a rule now resolves differently. The board-wide references
-        (noise floor, tile colour, which cells a hand covers) come from this frame, so an
-        asked cell reads exactly as it would in a full read of this frame.
+        decision unless such a rule now resolves differently. An asked cell's own values
+        are those of a full read of this frame; which cells a hand covers is judged on this
+        frame too, while the tile colour and noise floors it is measured against are kept
+        from the last read of more than REFS_KEPT_MAX cells (see :meth:`_measure`).
 
         ``cells=CHANGED`` (the string ``"changed"``) is the same with the cells chosen by
         the reader: those whose rectified pixels (grey, the cell and 0.35 cell around
