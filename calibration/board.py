@@ -151,7 +151,8 @@ def learn_setup(
     Returns the setup and a report (``north_score``: layout separation in log energy;
     above ~1 is clear). Raises UserError when the board is missing or the layout is wrong.
     """
-    found = find_board(frame_bgr)
+    # One photo, read once: worth the thorough search (a cell off here spoils every read).
+    found = find_board(frame_bgr, thorough=True)
     best = None
     for k in range(4):
         pose = found.rotated(k)
