@@ -3,7 +3,7 @@
     python benchmarks/card_speed.py --photos 4 --repeat 7
 
 Single photo: median wall time of the whole read-and-score path (file -> card/1
-with score) on one core (OpenCV limited to one thread), next to the median of
+with score) on one core (OpenCV and numpy's BLAS limited to one thread), next to the median of
 ``cv2.imdecode`` of the same JPEG bytes (full colour decode, what any reader pays)
 measured in the same run. Batch: photos per second with 1 and with N processes.
 """
@@ -18,14 +18,19 @@ import tempfile
 import time
 from pathlib import Path
 
-import cv2
-import numpy as np
+# One core means one BLAS thread too (the cell network's matrix products would otherwise
+# spread over every core); set before numpy loads its BLAS.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from card_data import photo_path
+from card_data import photo_path  # noqa: E402
 
-from piecebridge.commands.score import read_and_score, run_batch
+from piecebridge.commands.score import read_and_score, run_batch  # noqa: E402
 
 
 def main() -> None:

@@ -207,9 +207,16 @@ def cell_maps(
 
 def half_maps(maps: np.ndarray) -> np.ndarray:
     """:func:`cell_maps` maps at half resolution (2x2 means), what the network reads."""
-    c, h, w = maps.shape
-    half = maps[:, : h // 2 * 2, : w // 2 * 2].reshape(c, h // 2, 2, w // 2, 2)
-    return half.mean(axis=(2, 4), dtype=np.float32)
+    _, h, w = maps.shape
+    # INTER_AREA at exactly 1/2 is the 2x2 mean, and far cheaper than a numpy reshape-mean
+    return np.stack(
+        [
+            cv2.resize(
+                m[: h // 2 * 2, : w // 2 * 2], (w // 2, h // 2), interpolation=cv2.INTER_AREA
+            )
+            for m in maps.astype(np.float32, copy=False)
+        ]
+    )
 
 
 def _shade_context(smooth, shade, m: int, cell: int, inset: int) -> np.ndarray:
@@ -343,7 +350,11 @@ class CellNet:
         return cls(arrays, conf, info)
 
     def predict_maps(self, maps: np.ndarray, scalars: np.ndarray):
-        """``(mark_probs (100, 7), shaded_prob (100,))`` from :func:`cell_maps`.
+        """``(mark_probs (100, 7), shaded_prob (100,))`` from :func:`cell_maps`."""
+        return self.predict_half(half_maps(maps), scalars)
+
+    def predict_half(self, half: np.ndarray, scalars: np.ndarray):
+        """:meth:`predict_maps` from the maps already at half resolution (:func:`half_maps`).
 
         The convolutions run once over the whole grid at half resolution; each
         cell then takes the pooled features over its patch (a cell and half a cell
@@ -357,7 +368,7 @@ class CellNet:
         # only the patches and their context: the paper margin beyond adds nothing
         lo = (m - CELL_PX // 2) // 2 - NET_CONTEXT
         hi = lo + 9 * CELL_PX // 2 + PATCH_PX + 2 * NET_CONTEXT
-        x = _conv_planes(half_maps(maps)[:, lo:hi, lo:hi], a["conv0_w"], a["conv0_b"])
+        x = _conv_planes(np.ascontiguousarray(half[:, lo:hi, lo:hi]), a["conv0_w"], a["conv0_b"])
         for i in range(1, len(NET_CHANNELS)):
             x = _conv_hwc(x, a[f"conv{i}_w"], a[f"conv{i}_b"])
         side = PATCH_PX // k
@@ -382,11 +393,12 @@ class CellNet:
         only the convolutions run twice): steadier answers, fewer unsure cells.
         """
         maps, scalars = cell_maps(rect)
-        pm, ps = self.predict_maps(maps, scalars)
+        half = half_maps(maps)
+        pm, ps = self.predict_half(half, scalars)
         if not mirror:
             return pm, ps
         flipped = scalars.reshape(10, 10, -1)[:, ::-1].reshape(100, -1)
-        pm2, ps2 = self.predict_maps(np.ascontiguousarray(maps[:, :, ::-1]), flipped)
+        pm2, ps2 = self.predict_half(half[:, :, ::-1], flipped)
         pm2 = pm2.reshape(10, 10, -1)[:, ::-1].reshape(100, -1)
         ps2 = ps2.reshape(10, 10)[:, ::-1].ravel()
         return 0.5 * (pm + pm2), 0.5 * (ps + ps2)
