@@ -541,19 +541,21 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
 
 @dataclass
 class BoardRefs:
-    """The board-wide references cells are measured against: the tile colour (a, b) and
-    the noise floors of structure and fine detail (over the board's 16 quietest cells).
+    """The board-wide references cells are measured against: the tile colour (a, b), the
+    noise floors of structure and fine detail (over the board's 16 quietest cells) and the
+    lightness of a typical cell (the median; most cells are empty tiles).
     ``energy``/``detail`` (64,) are the cells' own values when made from the same views."""
 
     tile_ab: np.ndarray
     energy_floor: float
     detail_floor: float
+    light: float
     energy: np.ndarray | None = None
     detail: np.ndarray | None = None
 
     def kept(self) -> BoardRefs:
         """The references alone, for measuring another frame against them."""
-        return BoardRefs(self.tile_ab, self.energy_floor, self.detail_floor)
+        return BoardRefs(self.tile_ab, self.energy_floor, self.detail_floor, self.light)
 
 
 def board_refs(views: BoardViews) -> BoardRefs:
@@ -564,6 +566,7 @@ def board_refs(views: BoardViews) -> BoardRefs:
         views.tile_ab,
         max(float(np.median(np.sort(energy)[:16])), 1.0),
         max(float(np.median(np.sort(detail)[:16])), 0.1),
+        max(float(np.median(disc_lightness(views.rel_lo))), 1.0),
         energy,
         detail,
     )
@@ -597,9 +600,8 @@ def measure(
     detail = detail / refs.detail_floor
     # A flat cell of a foreign colour (a hand, a sleeve) is not an empty tile.
     tint = np.linalg.norm(crops[:, CENTRE_SHIFT, :, :, 1:].mean(axis=(1, 2)), axis=-1)
-    # Lightness against the board's typical cell (most cells are empty tiles).
-    lum = disc_lightness(views.rel_lo)
-    lum = lum / max(float(np.median(lum)), 1.0)
+    # Lightness against the board's typical cell (a partial view holds only some cells).
+    lum = disc_lightness(views.rel_lo) / refs.light
     T, labels = looks.templates()
     all_sims = np.zeros((N * N, len(OFFSETS), T.shape[1]), np.float32)
     all_sims[wanted] = similarities(crops if cells is None else crops[wanted], T, looks)

@@ -437,7 +437,7 @@ def partial_views(
     >>> rng = np.random.default_rng(0)
     >>> rect = rng.integers(0, 255, (360, 360, 3), np.uint8)
     >>> lab = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB)
-    >>> refs = BoardRefs(np.array([128.0, 128.0]), 1.0, 1.0)
+    >>> refs = BoardRefs(np.array([128.0, 128.0]), 1.0, 1.0, 1.0)
     >>> a = partial_views(rect, lab, refs, [9, 12])
     >>> b = board_views(rect, lab, refs, [9, 12])
     >>> bool(np.array_equal(a.crops[[9, 12]], b.crops[[9, 12]]))
