@@ -443,7 +443,11 @@ class Silence(Chatter):
 def test_a_silent_port_is_no_display():
     display = Display(lambda: Silence(EmulatedDisplay()), hello_wait=0.1).start()
     try:
-        time.sleep(0.3)  # nothing can come back: no event to wait on
+        # Nothing can come back; wait until the link has tried (a loaded machine may be slow).
+        deadline = time.monotonic() + 5.0
+        while display.stats.frames_sent == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.15)  # past hello_wait since the first try
         assert display.stats.frames_sent > 0 and display.problem() == "no display answered"
     finally:
         display.close()
