@@ -622,6 +622,7 @@ class _Session:
                 d._mark_all_unshown()
                 self.out = None
                 d._synced = True
+                d._port_error = None  # a later silence is not explained by an old failure
                 d._wake.set()
             elif not hello.reply:
                 # The display (re)booted: everything it showed is gone.
