@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from piecebridge.calibration.board import BoardSetup, calibration_layout, learn_setup
 from piecebridge.vision.geometry import CANONICAL_CORNERS, cell_centre, north_up, project
-from piecebridge.vision.locate import BoardNotFound, find_board
+from piecebridge.vision.locate import BoardCutOff, BoardNotFound, find_board
 from piecebridge.vision.reader import BoardReader
 
 from piecebridge.cli import main
@@ -155,7 +155,7 @@ def test_no_board_and_cut_off_board_are_rejected():
     with pytest.raises(BoardNotFound, match="no board"):
         find_board(np.full((480, 640, 3), (40, 90, 140), np.uint8))
     img, _ = draw_board(**POSITION)
-    with pytest.raises(BoardNotFound, match="cut off"):
+    with pytest.raises(BoardCutOff, match="cut off"):
         find_board(np.ascontiguousarray(img[:, 600:]))
 
 

@@ -47,6 +47,10 @@ class BoardNotFound(UserError):
     """No usable Reflec board in the image (absent, cut off, or unreadable grid)."""
 
 
+class BoardCutOff(BoardNotFound):
+    """A board runs off the frame's edge: it is there, but not all of it shows."""
+
+
 # --------------------------------------------------------------------------- outline
 
 
@@ -552,7 +556,7 @@ def _check_in_frame(pose: BoardPose, shape: tuple[int, ...]) -> None:
         or corners[:, 0].max() > w - 1 - pad
         or corners[:, 1].max() > h - 1 - pad
     ):
-        raise BoardNotFound("board cut off by the frame edge: move the camera so all 16 tiles show")
+        raise BoardCutOff("board cut off by the frame edge: move the camera so all 16 tiles show")
 
 
 def squareness(H: np.ndarray, shape: tuple[int, ...]) -> float:
@@ -642,7 +646,7 @@ def find_board(
     try:
         pose = _find_board(bgr, tile_color_lab, inverted)
     except BoardNotFound as error:
-        if "cut off" in str(error) or bgr.ndim != 3 or min(bgr.shape[:2]) < 64:
+        if isinstance(error, BoardCutOff) or bgr.ndim != 3 or min(bgr.shape[:2]) < 64:
             raise
         try:
             pose = _find_board(_darkest(bgr), None, inverted)
@@ -721,7 +725,7 @@ def _find_board(
             break  # most of a grid here, and no sign of crosses of the other polarity
     if not found:
         # "cut off" says more than "not found"; the dark-line pass speaks first otherwise.
-        raise next((e for e in errors if "cut off" in str(e)), errors[0])
+        raise next((e for e in errors if isinstance(e, BoardCutOff)), errors[0])
     _, best, kind = max(found, key=lambda spk: spk[0])
     # Crosses seen as separate blobs do not run into the tile gaps: no lattice to confuse.
     return _refine_full(bgr, best, S, check_parity=kind != "crosses")
@@ -834,7 +838,7 @@ def _find_small(
         raise BoardNotFound("no board in view: no tile-coloured region large enough")
     if best is None:
         if cut_off:
-            raise BoardNotFound(
+            raise BoardCutOff(
                 "board cut off by the frame edge: move the camera so all 16 tiles show"
             )
         raise BoardNotFound("no board in view: no 8x8 tile grid found")
