@@ -475,7 +475,8 @@ def _cell_indices(cells: Iterable[str]) -> list[int]:
 @functools.cache
 def default_looks() -> PieceLooks:
     """:meth:`PieceLooks.default`, made once and shared by the readers without a setup
-    (drawing the looks and their templates took a sixth of a read from scratch)."""
+    (drawing the looks and their templates took a sixth of a read from scratch). Shared:
+    never change it in place; ``dataclasses.replace`` it for other thresholds."""
     return PieceLooks.default()
 
 
