@@ -30,6 +30,7 @@ from collections.abc import Iterable
 from types import ModuleType
 from typing import Any
 
+from piecebridge.rules import not_json
 from piecebridge.rules.bcg.common import BcgError, options_from_json
 from piecebridge.rules.bcg.table import TableState, acting_player
 
@@ -152,9 +153,7 @@ def replay(lines: Iterable[str]) -> tuple[Any, int]:
         try:
             item = json.loads(line)
         except json.JSONDecodeError as error:
-            raise RecordError(
-                number, f"not JSON ({error.msg.removesuffix(' at')} at column {error.colno})"
-            ) from None
+            raise RecordError(number, not_json(error)) from None
         try:
             if module is None:
                 if not isinstance(item, dict):

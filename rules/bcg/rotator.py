@@ -52,6 +52,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from piecebridge.rules import not_json
 from piecebridge.rules.bcg.common import (
     BcgError,
     Event,
@@ -741,9 +742,7 @@ def replay(lines: Iterable[str]) -> RotatorState:
         try:
             item = json.loads(line)
         except json.JSONDecodeError as error:
-            raise RecordError(
-                number, f"not JSON ({error.msg.removesuffix(' at')} at column {error.colno})"
-            ) from None
+            raise RecordError(number, not_json(error)) from None
         try:
             if state is None:
                 if not isinstance(item, dict) or "start" not in item:

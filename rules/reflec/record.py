@@ -22,6 +22,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any, get_args, get_type_hints
 
+from piecebridge.rules import not_json
 from piecebridge.rules.reflec.actions import NotationError, parse_action
 from piecebridge.rules.reflec.core import (
     CELL_NAMES,
@@ -205,9 +206,7 @@ def replay(lines: Iterable[str]) -> list[GameState]:
         try:
             item = json.loads(line)
         except json.JSONDecodeError as error:
-            raise RecordError(
-                f"not JSON ({error.msg.removesuffix(' at')} at column {error.colno})", line=number
-            ) from None
+            raise RecordError(not_json(error), line=number) from None
         if not states:
             states.append(game_from_header(item))
             continue
