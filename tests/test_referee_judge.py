@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 import pytest
 from piecebridge.rules import reflec as R
+from piecebridge.vision.locate import BoardNotFound
 
 from piecebridge.display import open_display
 from piecebridge.referee.app import Referee
@@ -883,7 +884,7 @@ def test_a_board_lost_from_view_before_the_hold_ends_commits_nothing(tmp_path):
         index = int(image[64, 0, 0]) * 256 + int(image[64, 0, 1])
         if index >= 8 and gone["n"] < 3:  # the board goes out of view for three reads
             gone["n"] += 1
-            raise RuntimeError("no board in view")
+            raise BoardNotFound("no board in view")
         return real_read(image, cells)
 
     referee.reader.read = read
@@ -892,6 +893,33 @@ def test_a_board_lost_from_view_before_the_hold_ends_commits_nothing(tmp_path):
     texts = [e.text for e in referee.stats.events]
     lost = texts.index("no board in view: is the board in view?")
     assert texts[lost + 1] == "board found again"  # nothing was judged while it was gone
+    assert judge.actions[:3] == script.expected_actions()[:3]
+
+
+def test_a_vision_bug_is_said_as_one_not_as_no_board_and_the_game_goes_on(tmp_path):
+    script = demo_script()
+    log = GameLog.create(tmp_path / "game.jsonl", _new(script))
+    judge = Judge(_new(script), log)
+    referee = referee_for(script, judge, open_display_none())
+    failures = {"n": 0}
+    real_read = referee.reader.read
+
+    def read(image, cells=None):
+        index = int(image[64, 0, 0]) * 256 + int(image[64, 0, 1])
+        if index >= 8 and failures["n"] < 3:  # three reads in a row hit a bug
+            failures["n"] += 1
+            raise IndexError("index 9 is out of bounds")
+        return real_read(image, cells)
+
+    referee.reader.read = read
+    for frame in list(frames(script))[:20]:
+        referee.step(frame)
+    warnings = [e.text for e in referee.stats.events if e.kind == "warn"]
+    said = [t for t in warnings if t.startswith("vision failed (IndexError: index 9")]
+    assert len(said) == 1 and not any("board in view" in t for t in warnings)
+    assert referee.stats.vision_errors == 3 and referee.stats.not_found == 0
+    errors = (tmp_path / "game.jsonl.errors.txt").read_text()
+    assert errors.count("Traceback") == 3 and "IndexError" in errors and str(tmp_path) in said[0]
     assert judge.actions[:3] == script.expected_actions()[:3]
 
 

@@ -139,6 +139,12 @@ def _summary(console: Console, result) -> None:
         f"{'' if flags == 1 else 's'} flagged; {stats.frames} frames watched, "
         f"{len(stats.read_ms)} read by the vision, in {result.seconds:.1f} s"
     )
+    if stats.vision_errors:
+        console.print(
+            f"[yellow]the vision failed on {stats.vision_errors} read"
+            f"{'' if stats.vision_errors == 1 else 's'} (a bug: the tracebacks are beside "
+            "the game log, in its .errors.txt)[/]"
+        )
     console.print(f"state: {judge.summary()}")
     console.print(
         f"game log: {result.log_path}  (replay it: piecebridge reflec check {result.log_path})"

@@ -25,10 +25,12 @@ import queue
 import sys
 import threading
 import time
+import traceback
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from piecebridge.errors import UserError
 from piecebridge.referee.judge import Event, Judge
 from piecebridge.referee.motion import CELLS
 from piecebridge.referee.sources import Frame, FrameSource, UndecodableFrame
@@ -63,6 +65,7 @@ class Stats:
     camera_lost: int = 0
     moved: int = 0
     not_found: int = 0
+    vision_errors: int = 0  # reads that raised something other than a UserError (bugs)
     dropped: int = 0  # frames whose bytes did not decode (skipped)
 
 
@@ -102,6 +105,7 @@ class Referee:
         self._camera_ok = True
         self._display_ok: bool | None = None
         self._board_seen = True
+        self._vision_failing = False  # the last read raised an unexpected error (said once)
         self._relocked = False
         #: (time, flag) of a first end-turn press over a flagged view: the second press
         #: confirms only that same flag (a newer flag needs its own two presses)
@@ -225,16 +229,19 @@ class Referee:
         t0 = time.perf_counter()
         try:
             obs = self.reader.read(image) if cells is None else self.reader.read(image, cells=cells)
-        except Exception as error:  # BoardNotFound and friends: keep the game, say why
+        except UserError as error:  # BoardNotFound and friends: keep the game, say why
             if self._board_seen:
                 self._board_seen = False
                 self.stats.not_found += 1
                 self._say(Event("warn", f"{error}: is the board in view?", t=frame.t))
-            self.tracker.watch.set_cells(None, 0.0)
-            self._pose = None
-            self._failed = True
+            self._forget_view()
+            return None
+        except Exception as error:  # a bug in the vision: keep the game, but never call it
+            self._vision_error(error, frame)  # "no board", which would hide it
+            self._forget_view()
             return None
         self.stats.read_ms.append((time.perf_counter() - t0) * 1e3)
+        self._vision_failing = False
         if not self._board_seen:
             self._board_seen = True
             self._say(Event("info", "board found again", t=frame.t))
@@ -363,6 +370,29 @@ class Referee:
         for observer in self.observers:
             observer(self, events)
         self.view.update(self.judge, "")
+
+    def _forget_view(self) -> None:
+        """After a failed read: no cell outlines, no pose; the next read is a whole one."""
+        self.tracker.watch.set_cells(None, 0.0)
+        self._pose = None
+        self._failed = True
+
+    def _vision_error(self, error: Exception, frame: Frame) -> None:
+        """Say an unexpected vision failure once (not per frame) and keep its traceback
+        beside the game log, where a bug report can pick it up."""
+        self.stats.vision_errors += 1
+        where = ""
+        log = self.judge.log
+        if log is not None:
+            path = log.path.with_name(log.path.name + ".errors.txt")
+            with open(path, "a", encoding="utf-8") as handle:
+                handle.write(f"frame {frame.index} (t={frame.t:.3f} s):\n")
+                handle.write("".join(traceback.format_exception(error)) + "\n")
+            where = f"; traceback in {path}"
+        if not self._vision_failing:
+            text = f"vision failed ({type(error).__name__}: {error}){where}; reading again"
+            self._say(Event("warn", text, t=frame.t))
+        self._vision_failing = True
 
     def _say(self, event: Event) -> None:
         self.stats.events.append(event)
