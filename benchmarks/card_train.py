@@ -19,6 +19,12 @@ and noise. One process, one thread (the machine is shared); training stops at
 
 Writes ``vision/card_cells_model.npz``: the weights (batch norm folded into the
 convolutions), read by the numpy inference in ``card_cells.CellNet``.
+
+Several runs (other seeds) make an ensemble, their probabilities averaged; the
+threshold is chosen again for it on the validation photos, read exactly as the
+reader reads them (numpy, the photo's own maps, mirrored too):
+
+    python benchmarks/card_train.py --combine out/card/run2.npz out/card/run3.npz
 """
 
 from __future__ import annotations
@@ -260,6 +266,54 @@ def export(net, sc_mean, sc_scale, min_conf, info, path):
     np.savez_compressed(path, **arrays)
 
 
+def val_grids(indices, size):
+    """``(half maps, scalars, mark, shaded)`` of the validation photos' grids, from the
+    reader's own rectified grids (not the quantised training maps)."""
+    half, scal, mark, shaded = [], [], [], []
+    for i in indices:
+        item = rects_of(photo_path("tune", i, size))
+        if "error" in item:
+            print(f"  skipped tune {i}: {item['error']}")
+            continue
+        for rect, mk, sh in zip(item["rects"], item["mark"], item["shaded"], strict=True):
+            mp, sc = cc.cell_maps(rect)
+            half.append(cc.half_maps(mp))
+            scal.append(sc)
+            mark.append(mk)
+            shaded.append(sh)
+    return half, scal, np.concatenate(mark), np.concatenate(shaded)
+
+
+def combine(paths, out, indices, size) -> None:
+    """Average the networks of ``paths`` (each a ``.npz`` of one or more) and choose the
+    threshold for the ensemble on the validation photos ``indices``."""
+    runs = [cc.CellNet.load(p) for p in paths]
+    net = cc.CellNet([m for r in runs for m in r.members])
+    half, scal, mark, shaded = val_grids(indices, size)
+    pm, ps = [], []
+    for h, s in zip(half, scal, strict=True):
+        probs = [net.predict_half(h, s)]
+        mirrored = net.predict_half(h[:, :, ::-1], s.reshape(10, 10, -1)[:, ::-1].reshape(100, -1))
+        probs.append(
+            (
+                mirrored[0].reshape(10, 10, -1)[:, ::-1].reshape(100, -1),
+                mirrored[1].reshape(10, 10)[:, ::-1].ravel(),
+            )
+        )
+        pm.append((probs[0][0] + probs[1][0]) / 2)
+        ps.append((probs[0][1] + probs[1][1]) / 2)
+    thr, info = choose_threshold(np.concatenate(pm), np.concatenate(ps), mark, shaded)
+    info.update(
+        trained_on=" + ".join(str((r.info or {}).get("trained_on")) for r in runs[:1]),
+        threshold_from=f"tune split photos {indices[0]}..{indices[-1]}, ensemble, mirrored",
+        members=[{"file": str(p), **(r.info or {})} for p, r in zip(paths, runs, strict=True)],
+        command=" ".join(sys.argv),
+    )
+    net.min_confidence, net.info = thr, info
+    net.save(out)
+    print(f"saved {out}: {len(net.members)} networks, min_confidence {thr}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--photos", type=int, default=1200)
@@ -277,7 +331,12 @@ def main() -> None:
     ap.add_argument("--prepare-only", action="store_true")
     ap.add_argument("--init", help="start from these PyTorch weights (a previous run's .pt)")
     ap.add_argument("--out", default=str(cc.MODEL_PATH))
+    ap.add_argument("--combine", nargs="+", help="runs (.npz) to average into one model")
     a = ap.parse_args()
+    size = tuple(int(v) for v in a.size.split("x"))
+    if a.combine:
+        combine(a.combine, a.out, list(range(a.photos - a.val, a.photos)), size)
+        return
 
     import torch
     import torch.nn.functional as F
@@ -285,7 +344,6 @@ def main() -> None:
     torch.set_num_threads(1)
     torch.manual_seed(a.seed)
     rng = np.random.default_rng(a.seed)
-    size = tuple(int(v) for v in a.size.split("x"))
     n_train = a.photos - a.val
     t0 = time.time()
     train = grid_data(list(range(n_train)), size)

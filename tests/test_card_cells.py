@@ -87,8 +87,7 @@ def test_inputs_shapes_and_ranges():
     assert maps[1][M + 5 * CELL, M + 3 * CELL + 5] < 0.1
 
 
-def _conv_stack(net, x):
-    a = net.arrays
+def _conv_stack(a, x):
     x = cc._conv_planes(x, a["conv0_w"], a["conv0_b"])
     i = 1
     while f"conv{i}_w" in a:
@@ -106,16 +105,17 @@ def test_whole_grid_convolution_equals_each_cells_own_crop(net):
     for k, mark in enumerate(["x", "plus", "o", "dot", "slash", "triangle"]):
         draw(img, k, 9 - k, mark, offset=tuple(rng.uniform(-0.1, 0.1, 2)))
     half = cc.half_maps(cc.cell_maps(img.astype(np.uint8))[0])
-    whole = _conv_stack(net, half)
     k = 2 ** len(cc.NET_CHANNELS)
     side, ctx = cc.PATCH_PX // k, cc.NET_CONTEXT // k
-    for r, c in [(0, 9), (2, 7), (5, 4), (9, 0), (4, 4)]:
-        y0 = (M - CELL // 2) // 2 + r * CELL // 2 - cc.NET_CONTEXT
-        x0 = (M - CELL // 2) // 2 + c * CELL // 2 - cc.NET_CONTEXT
-        n = cc.PATCH_PX + 2 * cc.NET_CONTEXT
-        own = _conv_stack(net, np.ascontiguousarray(half[:, y0 : y0 + n, x0 : x0 + n]))
-        got = whole[y0 // k + ctx : y0 // k + ctx + side, x0 // k + ctx : x0 // k + ctx + side]
-        np.testing.assert_allclose(own[ctx : ctx + side, ctx : ctx + side], got, atol=1e-5)
+    for member in net.members:
+        whole = _conv_stack(member, half)
+        for r, c in [(0, 9), (2, 7), (5, 4), (9, 0), (4, 4)]:
+            y0 = (M - CELL // 2) // 2 + r * CELL // 2 - cc.NET_CONTEXT
+            x0 = (M - CELL // 2) // 2 + c * CELL // 2 - cc.NET_CONTEXT
+            n = cc.PATCH_PX + 2 * cc.NET_CONTEXT
+            own = _conv_stack(member, np.ascontiguousarray(half[:, y0 : y0 + n, x0 : x0 + n]))
+            got = whole[y0 // k + ctx : y0 // k + ctx + side, x0 // k + ctx : x0 // k + ctx + side]
+            np.testing.assert_allclose(own[ctx : ctx + side, ctx : ctx + side], got, atol=1e-5)
 
 
 def test_marks_drawn_elsewhere_are_read_whatever_their_size_place_and_slant(net):
@@ -216,3 +216,27 @@ def test_mirror_averaged_reading_is_the_same_for_a_mirrored_grid(net):
     assert np.abs(pm - back).max() < 0.05
     assert (pm.argmax(1) == back.argmax(1)).all()
     assert np.abs(ps - ps2.reshape(10, 10)[:, ::-1].ravel()).max() < 0.05
+
+
+def test_ensemble_averages_its_members_and_survives_saving(net, tmp_path):
+    """An ensemble's reading is the mean of its members' readings; a model file with
+    ``net0.``, ``net1.`` prefixes loads back to the same numbers."""
+    rng = np.random.default_rng(5)
+    img = blank_grid()
+    for k, mark in enumerate(["x", "plus", "o", "dot"]):
+        draw(img, k, 2 * k, mark, angle=rng.uniform(-8, 8))
+    maps, scalars = cc.cell_maps(img.astype(np.uint8))
+    # a second member unlike the first: its mark logits shifted towards "dot"
+    other = dict(net.members[0])
+    other["fc2_b"] = other["fc2_b"] + np.eye(len(other["fc2_b"]), dtype=np.float32)[1] * 3
+    single = [cc.CellNet([m]).predict_maps(maps, scalars) for m in (net.members[0], other)]
+    pair = cc.CellNet([net.members[0], other], 0.7, {"trained_on": "test"})
+    pm, ps = pair.predict_maps(maps, scalars)
+    np.testing.assert_allclose(pm, (single[0][0] + single[1][0]) / 2, atol=1e-6)
+    np.testing.assert_allclose(ps, (single[0][1] + single[1][1]) / 2, atol=1e-6)
+    assert not np.allclose(single[0][0], single[1][0])
+    pair.save(tmp_path / "pair.npz")
+    back = cc.CellNet.load(tmp_path / "pair.npz")
+    assert len(back.members) == 2 and back.min_confidence == pytest.approx(0.7)
+    assert back.info == {"trained_on": "test"}
+    np.testing.assert_allclose(back.predict_maps(maps, scalars)[0], pm, atol=1e-6)

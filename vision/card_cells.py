@@ -326,6 +326,50 @@ def _conv_hwc(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
     return _pool2(y.reshape(h, wd, -1))
 
 
+def _predict_member(a: dict, half: np.ndarray, scalars: np.ndarray):
+    """One network's ``(mark_probs, shaded_prob)`` for the 100 cells of a grid.
+
+    The convolutions run once over the whole grid at half resolution; each
+    cell then takes the pooled features over its patch (a cell and half a cell
+    around). Training sees each patch with ``NET_CONTEXT`` pixels around it,
+    enough that zero padding at a training crop's edge never reaches these
+    features, so both give the same numbers.
+    """
+    k = 2 ** len(NET_CHANNELS)  # half-resolution pixels per feature
+    m = round(MARGIN_CELLS * CELL_PX)
+    # only the patches and their context: the paper margin beyond adds nothing
+    lo = (m - CELL_PX // 2) // 2 - NET_CONTEXT
+    hi = lo + 9 * CELL_PX // 2 + PATCH_PX + 2 * NET_CONTEXT
+    x = _conv_planes(np.ascontiguousarray(half[:, lo:hi, lo:hi]), a["conv0_w"], a["conv0_b"])
+    for i in range(1, len(NET_CHANNELS)):
+        x = _conv_hwc(x, a[f"conv{i}_w"], a[f"conv{i}_b"])
+    side = PATCH_PX // k
+    first = NET_CONTEXT // k
+    step = CELL_PX // 2 // k
+    win = np.lib.stride_tricks.sliding_window_view(x, (side, side), axis=(0, 1))
+    idx = first + step * np.arange(10)
+    # (10, 10, C, side, side): flattened per cell in PyTorch's (C, H, W) order
+    h = win[idx[:, None], idx[None, :]].reshape(100, -1)
+    sc = (scalars.astype(np.float32) - a["scalar_mean"]) / a["scalar_scale"]
+    h = np.maximum(np.concatenate([h, sc], 1) @ a["fc1_w"] + a["fc1_b"], 0)
+    out = h @ a["fc2_w"] + a["fc2_b"]
+    logits = out[:, :-1]
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True), 1 / (1 + np.exp(-out[:, -1]))
+
+
+def _member_arrays(d, files) -> list[dict]:
+    """The networks stored in one ``.npz``: plain names for one network, or the
+    prefixes ``net0.``, ``net1.``... for an ensemble."""
+    if "conv0_w" in files:
+        return [{k: d[k] for k in files if k not in ("info", "min_confidence")}]
+    members = []
+    while f"net{len(members)}.conv0_w" in files:
+        prefix = f"net{len(members)}."
+        members.append({k[len(prefix) :]: d[k] for k in files if k.startswith(prefix)})
+    return members
+
+
 @dataclass
 class CellNet:
     """The cell network: three 3x3 convolutions (each ReLU + 2x2 max-pool) over a
@@ -333,57 +377,44 @@ class CellNet:
     statistics, and two heads: mark (softmax over :data:`MARK_CLASSES`) and
     shaded (sigmoid). Trained with PyTorch by ``benchmarks/card_train.py``;
     run here in plain numpy (no PyTorch needed to read a card).
+
+    ``members`` holds the weights of one or more such networks, trained apart
+    (other seeds); their probabilities are averaged (an ensemble errs less than
+    either network, and its confidence is better calibrated).
     """
 
-    arrays: dict
+    members: list[dict]
     min_confidence: float = DEFAULT_MIN_CONFIDENCE
     info: dict | None = None
 
     @classmethod
     def load(cls, path: Path | str) -> CellNet:
         with np.load(path, allow_pickle=False) as d:
-            arrays = {k: d[k] for k in d.files if k not in ("info", "min_confidence")}
+            members = _member_arrays(d, d.files)
             conf = float(d["min_confidence"])
             info = json.loads(str(d["info"])) if "info" in d.files else None
-        if arrays["scalar_mean"].shape != (N_SCALARS,):
+        if not members or any(m["scalar_mean"].shape != (N_SCALARS,) for m in members):
             raise ValueError("card cell model does not match this version's inputs")
-        return cls(arrays, conf, info)
+        return cls(members, conf, info)
+
+    def save(self, path: Path | str) -> None:
+        """Write the members (``net0.`` ... prefixes), threshold and info as ``.npz``."""
+        arrays = {f"net{i}.{k}": v for i, m in enumerate(self.members) for k, v in m.items()}
+        arrays["min_confidence"] = np.float32(self.min_confidence)
+        arrays["info"] = np.array(json.dumps(self.info or {}))
+        np.savez_compressed(path, **arrays)
 
     def predict_maps(self, maps: np.ndarray, scalars: np.ndarray):
         """``(mark_probs (100, 7), shaded_prob (100,))`` from :func:`cell_maps`."""
         return self.predict_half(half_maps(maps), scalars)
 
     def predict_half(self, half: np.ndarray, scalars: np.ndarray):
-        """:meth:`predict_maps` from the maps already at half resolution (:func:`half_maps`).
-
-        The convolutions run once over the whole grid at half resolution; each
-        cell then takes the pooled features over its patch (a cell and half a cell
-        around). Training sees each patch with ``NET_CONTEXT`` pixels around it,
-        enough that zero padding at a training crop's edge never reaches these
-        features, so both give the same numbers.
-        """
-        a = self.arrays
-        k = 2 ** len(NET_CHANNELS)  # half-resolution pixels per feature
-        m = round(MARGIN_CELLS * CELL_PX)
-        # only the patches and their context: the paper margin beyond adds nothing
-        lo = (m - CELL_PX // 2) // 2 - NET_CONTEXT
-        hi = lo + 9 * CELL_PX // 2 + PATCH_PX + 2 * NET_CONTEXT
-        x = _conv_planes(np.ascontiguousarray(half[:, lo:hi, lo:hi]), a["conv0_w"], a["conv0_b"])
-        for i in range(1, len(NET_CHANNELS)):
-            x = _conv_hwc(x, a[f"conv{i}_w"], a[f"conv{i}_b"])
-        side = PATCH_PX // k
-        first = NET_CONTEXT // k
-        step = CELL_PX // 2 // k
-        win = np.lib.stride_tricks.sliding_window_view(x, (side, side), axis=(0, 1))
-        idx = first + step * np.arange(10)
-        # (10, 10, C, side, side): flattened per cell in PyTorch's (C, H, W) order
-        h = win[idx[:, None], idx[None, :]].reshape(100, -1)
-        sc = (scalars.astype(np.float32) - a["scalar_mean"]) / a["scalar_scale"]
-        h = np.maximum(np.concatenate([h, sc], 1) @ a["fc1_w"] + a["fc1_b"], 0)
-        out = h @ a["fc2_w"] + a["fc2_b"]
-        logits = out[:, :-1]
-        e = np.exp(logits - logits.max(axis=1, keepdims=True))
-        return e / e.sum(axis=1, keepdims=True), 1 / (1 + np.exp(-out[:, -1]))
+        """:meth:`predict_maps` from the maps already at half resolution (:func:`half_maps`),
+        averaged over the members."""
+        outs = [_predict_member(a, half, scalars) for a in self.members]
+        if len(outs) == 1:
+            return outs[0]
+        return np.mean([o[0] for o in outs], 0), np.mean([o[1] for o in outs], 0)
 
     def predict_grid(self, rect: np.ndarray, mirror: bool = True):
         """Probabilities for the 100 cells of a rectified grid.
