@@ -21,14 +21,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from card_data import load_truth, match_views, photo_path
+from card_data import load_truth, match_views, photo_path, use_model
 from piecebridge.vision import card as vc
 
 from piecebridge.errors import UserError
-
-
-def _code(cell: dict) -> str:
-    return f"{cell['mark']}{'*' if cell['shaded'] else ''}"
 
 
 def _code(cell: dict) -> str:
@@ -81,7 +77,9 @@ def main() -> None:
     ap.add_argument("--size", default="2000x1500")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--json", help="write per-photo results here")
+    ap.add_argument("--model", help="cell model (.npz) instead of the shipped one")
     a = ap.parse_args()
+    use_model(a.model)
     size = tuple(int(v) for v in a.size.split("x"))
     paths = [photo_path(a.split, i, size) for i in range(a.start, a.start + a.photos)]
     t0 = time.time()

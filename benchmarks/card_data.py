@@ -23,6 +23,14 @@ ROOT = Path(__file__).resolve().parent.parent
 CACHE = Path(os.environ.get("PIECEBRIDGE_CARD_CACHE", ROOT / "out" / "card"))
 
 
+def use_model(path: str | Path | None) -> None:
+    """Read with the cell model at ``path`` instead of the shipped one (a baseline or a
+    candidate); set before any photo is read, so worker processes inherit it."""
+    if path:
+        cc.MODEL_PATH = Path(path)
+        cc.default_classifier.cache_clear()
+
+
 def photo_path(split: str, index: int, size: tuple[int, int]) -> Path:
     """Path of the cached JPEG (rendered on first use); the truth is beside it."""
     folder = CACHE / f"{split}_{size[0]}x{size[1]}"

@@ -28,7 +28,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from card_data import photo_path  # noqa: E402
+from card_data import photo_path, use_model  # noqa: E402
 
 from piecebridge.commands.score import read_and_score, run_batch  # noqa: E402
 
@@ -44,7 +44,13 @@ def main() -> None:
         default=32,
         help="photos in the batch-scaling run (enough to amortise worker start-up)",
     )
+    ap.add_argument(
+        "--model",
+        help="cell model (.npz) instead of the shipped one (single-photo timing only: the "
+        "batch's spawned workers load the shipped model, so the batch run is skipped)",
+    )
     a = ap.parse_args()
+    use_model(a.model)
     size = tuple(int(v) for v in a.size.split("x"))
     cv2.setNumThreads(1)
     paths = [photo_path("test", i, size) for i in range(a.photos)]
@@ -65,6 +71,8 @@ def main() -> None:
     print(f"{len(paths)} photos {a.size}, {a.repeat} runs each, one core")
     print(f"score median {ms:.0f} ms (p90 {np.percentile(score_t, 90) * 1000:.0f} ms)")
     print(f"cv2.imdecode (full colour) median {base:.0f} ms; ratio score/decode {ms / base:.2f}")
+    if a.model:
+        return
     cores = os.cpu_count() or 1
     batch = [str(photo_path("test", i, size)) for i in range(a.batch)]
     with tempfile.TemporaryDirectory() as tmp:
