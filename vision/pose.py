@@ -132,37 +132,39 @@ class BoardPose:
 
         Inside one tile the pose is a plain homography (the tile's twist about its cross,
         the board homography, the tile's shift), so each tile's block of the map is one
-        ``cv2.perspectiveTransform``; the lens term is then applied to the whole map.
+        projective map (:func:`_project_grid`), then bent by the lens term (:meth:`_lens`).
         """
         g = np.arange(size, dtype=np.float32) / px - margin
         tile_of = np.clip(np.floor(g / 2), 0, 3).astype(int)  # tile column (or row) of a pixel
         starts = [int(np.searchsorted(tile_of, t)) for t in range(4)] + [size]
-        pts = np.empty((size, size, 2), np.float32)
+        g = g.astype(np.float64)
+        ux, uy = np.empty((size, size), np.float32), np.empty((size, size), np.float32)
+        # Tile by tile, lens too: small blocks stay in the cache (a whole map at a time
+        # cost twice as much, mostly in fresh temporaries); every pixel is computed alike.
         for j in range(4):
             y0, y1 = starts[j], starts[j + 1]
             for i in range(4):
                 x0, x1 = starts[i], starts[i + 1]
                 if y1 <= y0 or x1 <= x0:
                     continue
-                t = 4 * j + i
-                gx, gy = np.meshgrid(g[x0:x1], g[y0:y1])
-                block = np.stack([gx, gy], axis=-1).reshape(-1, 1, 2)
-                pts[y0:y1, x0:x1] = cv2.perspectiveTransform(block, self._tile_matrix(t)).reshape(
-                    y1 - y0, x1 - x0, 2
-                )
-        ux, uy = pts[..., 0], pts[..., 1]
-        if self.k != 0.0:
-            # Ideal -> image under the division model, radially: the image radius is f times
-            # the ideal one with f + q f^3 = 1, q = k r^2 (two Newton steps; |q| < 0.5).
-            cx, cy = np.float32(self.centre[0]), np.float32(self.centre[1])
-            dx, dy = ux - cx, uy - cy
-            q = (dx * dx + dy * dy) * np.float32(self.k / self.scale**2)
-            f = 1.0 / (1.0 + q)
-            for _ in range(2):
-                f2 = f * f
-                f -= (f + q * f2 * f - 1.0) / (1.0 + 3.0 * q * f2)
-            ux, uy = cx + dx * f, cy + dy * f
+                bx, by = _project_grid(self._tile_matrix(4 * j + i).ravel(), g[x0:x1], g[y0:y1])
+                ux[y0:y1, x0:x1], uy[y0:y1, x0:x1] = self._lens(bx, by)
         return cv2.convertMaps(np.ascontiguousarray(ux), np.ascontiguousarray(uy), cv2.CV_16SC2)
+
+    def _lens(self, ux: np.ndarray, uy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Ideal -> image pixels (float32 maps) under the division model, radially: the
+        image radius is f times the ideal one with f + q f^3 = 1, q = k r^2 (two Newton
+        steps; |q| < 0.5)."""
+        if self.k == 0.0:
+            return ux, uy
+        cx, cy = np.float32(self.centre[0]), np.float32(self.centre[1])
+        dx, dy = ux - cx, uy - cy
+        q = (dx * dx + dy * dy) * np.float32(self.k / self.scale**2)
+        f = 1.0 / (1.0 + q)
+        for _ in range(2):
+            f2 = f * f
+            f -= (f + q * f2 * f - 1.0) / (1.0 + 3.0 * q * f2)
+        return cx + dx * f, cy + dy * f
 
     def _tile_matrix(self, t: int) -> np.ndarray:
         """Canonical -> ideal image homography within tile ``t`` (twist, H, shift)."""
@@ -232,6 +234,26 @@ class BoardPose:
         )
         pose.inverted = bool(d.get("light_lines", False))
         return pose
+
+
+def _project_grid(m: np.ndarray, gx: np.ndarray, gy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Homography ``m`` (9,) applied to the grid of ``gx`` (columns) by ``gy`` (rows): x and
+    y (float32) as ``cv2.perspectiveTransform`` of the grid's points gives them, the same
+    arithmetic (double, through the reciprocal of w) without building the points.
+
+    >>> m = np.array([2.0, 0.1, 3.0, 0.2, 1.5, -1.0, 0.01, 0.02, 1.0])
+    >>> gx, gy = np.linspace(0, 3, 4), np.linspace(-1, 1, 3)
+    >>> ox, oy = _project_grid(m, gx, gy)
+    >>> pts = np.stack(np.meshgrid(gx, gy), -1).reshape(-1, 1, 2).astype(np.float32)
+    >>> ref = cv2.perspectiveTransform(pts, m.reshape(3, 3)).reshape(3, 4, 2)
+    >>> bool(np.array_equal(ref[..., 0], ox) and np.array_equal(ref[..., 1], oy))
+    True
+    """
+    x, y = gx[None, :], gy[:, None]
+    w = 1.0 / (x * m[6] + y * m[7] + m[8])
+    ox = (x * m[0] + y * m[1] + m[2]) * w
+    oy = (x * m[3] + y * m[4] + m[5]) * w
+    return ox.astype(np.float32), oy.astype(np.float32)
 
 
 def _homographies(P: np.ndarray, U: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
