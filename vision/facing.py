@@ -302,8 +302,8 @@ def read_facing_from_mark(
         c = ((MARGIN + i % N + 0.5) * FACE_PX + dx * k, (MARGIN + i // N + 0.5) * FACE_PX + dy * k)
     size, inside = _MARK_SIZE, _MARK_INSIDE
     patch = _sub_pixel_patch(views, size, c)
-    base = np.median(patch[inside], axis=0)
-    ink = (np.linalg.norm(patch - base, axis=-1) > 30) & inside
+    base = _median_colour(patch[inside])
+    ink = (_colour_distance(patch, base) > 30) & inside
     n, _, stats, cents = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
     if n < 3:  # a mark needs a symbol beside it
         d.facing_margin = 0.0
@@ -327,6 +327,37 @@ def read_facing_from_mark(
     # Another small blob about as far out (a symbol's loose petal) makes the mark doubtful.
     alone = 1.0 if not others.any() else float(np.clip(2 * (1 - r[others].max() / r[j]), 0, 1))
     d.facing_margin = float((1 - abs((ang - 90 * k + 180) % 360 - 180) / 45) * alone)
+
+
+def _median_colour(px: np.ndarray) -> np.ndarray:
+    """``np.median(px, axis=0)`` of pixels ``px`` (n, channels), each channel partitioned
+    as one contiguous row (a tenth of np.median's time on a coin's few hundred pixels).
+
+    >>> px = np.random.default_rng(0).normal(size=(577, 3)).astype(np.float32)
+    >>> [bool(np.array_equal(_median_colour(p), np.median(p, axis=0))) for p in (px, px[1:])]
+    [True, True]
+    """
+    n = len(px)
+    rows = np.ascontiguousarray(px.T)
+    k = n // 2
+    if n % 2:
+        return np.partition(rows, k, axis=1)[:, k]
+    part = np.partition(rows, (k - 1, k), axis=1)
+    return (part[:, k - 1] + part[:, k]) / 2  # as np.median: the mean of the middle two
+
+
+def _colour_distance(patch: np.ndarray, colour: np.ndarray) -> np.ndarray:
+    """``np.linalg.norm(patch - colour, axis=-1)`` for three channels, summed in the same
+    order (the same values), without its general machinery.
+
+    >>> p = np.random.default_rng(1).normal(size=(5, 5, 3)).astype(np.float32)
+    >>> c = np.float32([0.1, -0.2, 0.3])
+    >>> bool(np.array_equal(_colour_distance(p, c), np.linalg.norm(p - c, axis=-1)))
+    True
+    """
+    d = patch - colour
+    d *= d
+    return np.sqrt(d[..., 0] + d[..., 1] + d[..., 2])
 
 
 def _sub_pixel_patch(views: BoardViews, size: int, c: tuple[float, float]) -> np.ndarray:
