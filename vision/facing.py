@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 import scipy.fft as sfft
-from piecebridge.vision.geometry import N
+from piecebridge.vision.geometry import N, median_colour
 from piecebridge.vision.raster import (
     FACE_CROP,
     FACE_PX,
@@ -302,7 +302,7 @@ def read_facing_from_mark(
         c = ((MARGIN + i % N + 0.5) * FACE_PX + dx * k, (MARGIN + i // N + 0.5) * FACE_PX + dy * k)
     size, inside = _MARK_SIZE, _MARK_INSIDE
     patch = _sub_pixel_patch(views, size, c)
-    base = _median_colour(patch[inside])
+    base = median_colour(patch[inside])
     ink = (_colour_distance(patch, base) > 30) & inside
     n, _, stats, cents = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
     if n < 3:  # a mark needs a symbol beside it
@@ -327,23 +327,6 @@ def read_facing_from_mark(
     # Another small blob about as far out (a symbol's loose petal) makes the mark doubtful.
     alone = 1.0 if not others.any() else float(np.clip(2 * (1 - r[others].max() / r[j]), 0, 1))
     d.facing_margin = float((1 - abs((ang - 90 * k + 180) % 360 - 180) / 45) * alone)
-
-
-def _median_colour(px: np.ndarray) -> np.ndarray:
-    """``np.median(px, axis=0)`` of pixels ``px`` (n, channels), each channel partitioned
-    as one contiguous row (a tenth of np.median's time on a coin's few hundred pixels).
-
-    >>> px = np.random.default_rng(0).normal(size=(577, 3)).astype(np.float32)
-    >>> [bool(np.array_equal(_median_colour(p), np.median(p, axis=0))) for p in (px, px[1:])]
-    [True, True]
-    """
-    n = len(px)
-    rows = np.ascontiguousarray(px.T)
-    k = n // 2
-    if n % 2:
-        return np.partition(rows, k, axis=1)[:, k]
-    part = np.partition(rows, (k - 1, k), axis=1)
-    return (part[:, k - 1] + part[:, k]) / 2  # as np.median: the mean of the middle two
 
 
 def _colour_distance(patch: np.ndarray, colour: np.ndarray) -> np.ndarray:

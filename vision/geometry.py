@@ -61,6 +61,24 @@ def scale_homography(px_per_cell: float, margin_cells: float = 0.0) -> np.ndarra
     return np.array([[s, 0, m], [0, s, m], [0, 0, 1]], dtype=np.float64)
 
 
+def median_colour(px: np.ndarray) -> np.ndarray:
+    """``np.median(px, axis=0)`` of pixels ``px`` (n, channels): the same values, each
+    channel partitioned as one contiguous row (a fraction of np.median's time on the few
+    hundred to few thousand pixels of a patch; no NaN check: pixels are finite).
+
+    >>> px = np.random.default_rng(0).normal(size=(577, 3)).astype(np.float32)
+    >>> [bool(np.array_equal(median_colour(p), np.median(p, axis=0))) for p in (px, px[1:])]
+    [True, True]
+    """
+    n = len(px)
+    rows = np.ascontiguousarray(px.T)
+    k = n // 2
+    if n % 2:
+        return np.partition(rows, k, axis=1)[:, k]
+    part = np.partition(rows, (k - 1, k), axis=1)
+    return (part[:, k - 1] + part[:, k]) / 2  # as np.median: the mean of the middle two
+
+
 def project(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
     """Apply a homography to ``(n, 2)`` points."""
     pts = np.asarray(pts, dtype=np.float64).reshape(-1, 2)

@@ -34,6 +34,7 @@ import numpy as np
 from piecebridge.vision.geometry import (
     CANONICAL_CORNERS,
     N,
+    median_colour,
     project,
 )
 from piecebridge.vision.pose import CROSS_CENTRES, BoardPose, fit_pose
@@ -393,7 +394,7 @@ def _colour_inside(small: np.ndarray, quad: np.ndarray) -> np.ndarray:
     inside = m[::2, ::2] > 0
     if not inside.any():
         return np.zeros(3)
-    return np.median(lab_image(small[y0:y1:2, x0:x1:2])[inside], axis=0).astype(np.float64)
+    return median_colour(lab_image(small[y0:y1:2, x0:x1:2])[inside]).astype(np.float64)
 
 
 def _at_edge(quad: np.ndarray, w: int, h: int) -> bool:
@@ -1100,8 +1101,8 @@ def _tiles_beyond(rect_bgr: np.ndarray, px: int, margin: float) -> int:
     ]
     count = 0
     for outside, inside in strips:
-        o = np.median(outside.reshape(-1, 3), axis=0)
-        i = np.median(inside.reshape(-1, 3), axis=0)
+        o = median_colour(outside.reshape(-1, 3))
+        i = median_colour(inside.reshape(-1, 3))
         diff = o - i
         count += bool(np.sqrt(0.25 * diff[0] ** 2 + diff[1] ** 2 + diff[2] ** 2) < 6.0)
     return count

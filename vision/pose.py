@@ -94,13 +94,24 @@ class BoardPose:
         return self._distort(project(self.H, self._twisted(pts)) + self._offset_at(pts))
 
     def cell_size_px(self) -> float:
-        c = self.to_image(np.array([[0, 0], [N, 0], [N, N], [0, N]], float))
+        c = self.corners
         return float(np.linalg.norm(np.roll(c, -1, axis=0) - c, axis=1).mean() / N)
 
     @property
     def corners(self) -> np.ndarray:
-        """Image corners NW, NE, SE, SW."""
-        return self.to_image(np.array([[0, 0], [N, 0], [N, N], [0, N]], float))
+        """Image corners NW, NE, SE, SW (a copy).
+
+        Kept until the pose changes: a board search asks for them (and the cell size) of
+        one pose many times, and each mapping is some fifty small numpy steps."""
+        key = (
+            self.H.tobytes(), self.k, self.centre, self.scale,
+            self.tile_offsets.tobytes(), self.tile_angles.tobytes(),
+        )  # fmt: skip
+        hit = self.__dict__.get("_corners")
+        if hit is None or hit[0] != key:
+            hit = (key, self.to_image(np.array([[0, 0], [N, 0], [N, N], [0, N]], float)))
+            self.__dict__["_corners"] = hit
+        return hit[1].copy()
 
     # ---------------------------------------------------------------- rectifying
 
@@ -139,8 +150,6 @@ class BoardPose:
         starts = [int(np.searchsorted(tile_of, t)) for t in range(4)] + [size]
         g = g.astype(np.float64)
         ux, uy = np.empty((size, size), np.float32), np.empty((size, size), np.float32)
-        # Tile by tile, lens too: small blocks stay in the cache (a whole map at a time
-        # cost twice as much, mostly in fresh temporaries); every pixel is computed alike.
         for j in range(4):
             y0, y1 = starts[j], starts[j + 1]
             for i in range(4):
@@ -148,23 +157,41 @@ class BoardPose:
                 if y1 <= y0 or x1 <= x0:
                     continue
                 bx, by = _project_grid(self._tile_matrix(4 * j + i).ravel(), g[x0:x1], g[y0:y1])
-                ux[y0:y1, x0:x1], uy[y0:y1, x0:x1] = self._lens(bx, by)
-        return cv2.convertMaps(np.ascontiguousarray(ux), np.ascontiguousarray(uy), cv2.CV_16SC2)
+                if self.k != 0.0:  # tile by tile: small blocks stay in the cache
+                    self._lens(bx, by)
+                ux[y0:y1, x0:x1], uy[y0:y1, x0:x1] = bx, by
+        return cv2.convertMaps(ux, uy, cv2.CV_16SC2)
 
-    def _lens(self, ux: np.ndarray, uy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Ideal -> image pixels (float32 maps) under the division model, radially: the
-        image radius is f times the ideal one with f + q f^3 = 1, q = k r^2 (two Newton
-        steps; |q| < 0.5)."""
-        if self.k == 0.0:
-            return ux, uy
+    def _lens(self, ux: np.ndarray, uy: np.ndarray) -> None:
+        """Ideal -> image pixels, in place (float32 maps), under the division model,
+        radially: the image radius is f times the ideal one with f + q f^3 = 1, q = k r^2
+        (two Newton steps; |q| < 0.5). In place, a few buffers reused."""
         cx, cy = np.float32(self.centre[0]), np.float32(self.centre[1])
-        dx, dy = ux - cx, uy - cy
-        q = (dx * dx + dy * dy) * np.float32(self.k / self.scale**2)
-        f = 1.0 / (1.0 + q)
+        ux -= cx  # dx, dy
+        uy -= cy
+        q = ux * ux
+        t = uy * uy
+        q += t
+        q *= np.float32(self.k / self.scale**2)
+        f = 1.0 + q
+        np.divide(1.0, f, out=f)
+        f2, step = np.empty_like(f), np.empty_like(f)
         for _ in range(2):
-            f2 = f * f
-            f -= (f + q * f2 * f - 1.0) / (1.0 + 3.0 * q * f2)
-        return cx + dx * f, cy + dy * f
+            # f -= (f + q f2 f - 1) / (1 + 3 q f2), each product in that order.
+            np.multiply(f, f, out=f2)
+            np.multiply(q, f2, out=step)
+            step *= f
+            step += f
+            step -= 1.0
+            np.multiply(3.0, q, out=t)
+            t *= f2
+            t += 1.0
+            step /= t
+            f -= step
+        ux *= f
+        ux += cx
+        uy *= f
+        uy += cy
 
     def _tile_matrix(self, t: int) -> np.ndarray:
         """Canonical -> ideal image homography within tile ``t`` (twist, H, shift)."""
