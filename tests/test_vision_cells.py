@@ -227,3 +227,29 @@ def test_leaning_pawn_needs_a_clear_lead_and_two_mark_reads_set_a_facing():
     assert facing_sure(weak, looks)
     weak.mark = -1
     assert not facing_sure(weak, looks)
+
+
+def _disc_crop(colour, centre=(0.0, 0.0)):
+    """A descriptor crop: a pawn-sized disc of relative Lab ``colour`` on plain tile."""
+    r = np.arange(CROP) - (CROP - 1) / 2
+    yy, xx = np.meshgrid(r, r, indexing="ij")
+    crop = np.zeros((CROP, CROP, 3), np.float32)
+    crop[np.hypot(yy - centre[0], xx - centre[1]) <= 6] = colour
+    return crop
+
+
+def test_a_pawn_whose_lean_fits_another_suit_is_named_by_its_colour():
+    from piecebridge.vision.cells import CellDecision, _pawn_by_colour
+
+    black, blue = (-60.0, 0.0, 0.0), (-45.0, 6.0, -40.0)
+    looks = PieceLooks({}, {"moons": _disc_crop(black), "arms": _disc_crop(blue)})
+    labels = [("coin", "suns", "north"), ("pawn", "moons", None), ("pawn", "arms", None)]
+    sims = np.array([0.3, 0.87, 0.86])  # the black pawn's look fits a shade better
+    d = CellDecision("h8", "unknown", similarity=0.87, margin=0.01, best=("pawn", "moons"))
+    _pawn_by_colour(d, _disc_crop(blue, centre=(-2, 2)), sims, labels, looks)
+    assert d.best == ("pawn", "arms") and d.similarity == pytest.approx(0.86)
+    assert d.margin == pytest.approx(0.56)  # over the best coin look, not the other pawn
+    # A colour halfway between the two names no suit: the looks decide as before.
+    d = CellDecision("h8", "unknown", similarity=0.87, margin=0.01, best=("pawn", "moons"))
+    _pawn_by_colour(d, _disc_crop((-52.0, 3.0, -20.0)), sims, labels, looks)
+    assert (d.best, d.margin) == (("pawn", "moons"), 0.01)
