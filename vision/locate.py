@@ -160,7 +160,7 @@ def _cross_blobs(small_gray: np.ndarray) -> np.ndarray:
     if len(idx) < 6:
         return np.zeros((0, 2))
     sizes = side[idx].astype(float)
-    counts = [(np.abs(sizes / s_ - 1) < 0.3).sum() for s_ in sizes]
+    counts = (np.abs(sizes[None, :] / sizes[:, None] - 1) < 0.3).sum(axis=1)  # per size
     idx = idx[np.abs(sizes / sizes[int(np.argmax(counts))] - 1) < 0.3]
     centres = []
     for i in idx:
@@ -297,7 +297,7 @@ def _cell_blobs(small_gray: np.ndarray) -> np.ndarray:
     if len(idx) < 12:
         return np.zeros((0, 2))
     sizes = side[idx].astype(float)
-    counts = [(np.abs(sizes / s_ - 1) < 0.3).sum() for s_ in sizes]
+    counts = (np.abs(sizes[None, :] / sizes[:, None] - 1) < 0.3).sum(axis=1)  # per size
     idx = idx[np.abs(sizes / sizes[int(np.argmax(counts))] - 1) < 0.3]
     return cents[1:][idx].astype(np.float64)
 
@@ -737,8 +737,14 @@ THOROUGH_CELLS = 1.5
 
 
 def _darkest(bgr: np.ndarray) -> np.ndarray:
-    """The frame's darkest channel per pixel, as a 3-channel picture."""
-    return cv2.merge([bgr.min(axis=2)] * 3)
+    """The frame's darkest channel per pixel, as a 3-channel picture.
+
+    >>> _darkest(np.array([[[5, 9, 7], [200, 100, 150]]], np.uint8))[..., 0].tolist()
+    [[5, 100]]
+    """
+    b, g, r = cv2.split(bgr)  # numpy's min over the last axis took 80 ms of a 1080p frame
+    d = cv2.min(cv2.min(b, g), r)
+    return cv2.merge([d, d, d])
 
 
 def _find_board(

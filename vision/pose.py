@@ -277,10 +277,16 @@ def _project_grid(m: np.ndarray, gx: np.ndarray, gy: np.ndarray) -> tuple[np.nda
     True
     """
     x, y = gx[None, :], gy[:, None]
-    w = 1.0 / (x * m[6] + y * m[7] + m[8])
-    ox = (x * m[0] + y * m[1] + m[2]) * w
-    oy = (x * m[3] + y * m[4] + m[5]) * w
-    return ox.astype(np.float32), oy.astype(np.float32)
+    w = np.add(x * m[6], y * m[7])  # in place from here: (x m6 + y m7) + m8, and so on
+    w += m[8]
+    np.divide(1.0, w, out=w)
+    out = []
+    for a, b, c in ((m[0], m[1], m[2]), (m[3], m[4], m[5])):
+        t = np.add(x * a, y * b)
+        t += c
+        t *= w
+        out.append(t.astype(np.float32))
+    return out[0], out[1]
 
 
 def _homographies(P: np.ndarray, U: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -406,7 +412,9 @@ def fit_pose(
     offsets = np.zeros((16, 2))
     offsets[idx] = resid
     # Tiles whose cross was hidden borrow the mean shift of those seen (usually ~0).
-    missing = np.setdiff1d(np.arange(16), idx)
+    missing = np.ones(16, bool)
+    missing[idx] = False
+    missing = np.flatnonzero(missing)
     if len(missing):
         offsets[missing] = np.median(resid, axis=0)
     pose.tile_offsets = offsets
