@@ -241,9 +241,40 @@ def _some_detail(rel_lo: np.ndarray, cells: Collection[int]) -> np.ndarray:
 
 def disc_lightness(rel_lo: np.ndarray) -> np.ndarray:
     """Mean lightness of each cell's central disc (64,), from the relative Lab board at PX."""
+    return disc_colours(rel_lo, channels=1)[:, 0]
+
+
+def disc_colours(rel_lo: np.ndarray, channels: int = 3) -> np.ndarray:
+    """Mean relative Lab of each cell's central disc (64, channels), from the board at PX."""
     o = round(MARGIN * PX) + (PX - CROP) // 2
-    block = rel_lo[o : o + N * PX, o : o + N * PX, 0].reshape(N, PX, N, PX)[:, :CROP, :, :CROP]
-    return block.transpose(0, 2, 1, 3).reshape(N * N, CROP, CROP)[:, _DISC].mean(axis=-1)
+    block = rel_lo[o : o + N * PX, o : o + N * PX, :channels].reshape(N, PX, N, PX, channels)
+    block = block[:, :CROP, :, :CROP].transpose(0, 2, 1, 3, 4).reshape(N * N, CROP, CROP, channels)
+    return block[:, _DISC].mean(axis=1)
+
+
+def shade_tints(colours: np.ndarray, tile_ab: np.ndarray, tile_light: float) -> np.ndarray:
+    """How far each cell's colour (``colours``: mean relative Lab, (n, 3), see
+    :func:`disc_colours`) is from the tile's, once its lightness is brought to the tile's:
+    the tint a shadow leaves out (n,), in the units of ``CellDecision.tint``.
+
+    A shadow scales the light the tile sends back; in CIE Lab the colour terms (a*, b*) and
+    L* + 16 then scale alike (both are cube roots of the light), so their ratio stays the
+    tile's. A hand, a sleeve or a piece changes the ratio. (OpenCV's 8-bit Lab: L* = L / 2.55,
+    a* = a - 128.)
+
+    >>> tile_ab, tile_light = np.array([135.0, 160.0]), 200.0
+    >>> s = ((tile_light / 2.55 + 16) * 0.7 - 16) * 2.55  # the tile at 0.7 of its cube root
+    >>> shadow = [s - tile_light, 7 * 0.7 - 7, 32 * 0.7 - 32]  # a, b relative, unweighted
+    >>> colours = np.array([[0.0, 0.0, 0.0], shadow]) * [1, CHROMA_WEIGHT, CHROMA_WEIGHT]
+    >>> colours[:, 0] += tile_light
+    >>> shade_tints(colours, tile_ab, tile_light).round(6).tolist()
+    [0.0, 0.0]
+    """
+    scale = colours[:, 0] / 2.55 + 16.0
+    tile_scale = tile_light / 2.55 + 16.0
+    tile = np.asarray(tile_ab, np.float64) - 128.0
+    ab = tile + colours[:, 1:] / CHROMA_WEIGHT
+    return np.linalg.norm(ab * (tile_scale / scale)[:, None] - tile, axis=1) * CHROMA_WEIGHT
 
 
 def energies(crops: np.ndarray) -> np.ndarray:
@@ -305,8 +336,8 @@ class PieceLooks:
     detail_empty: float = 2.5
     # A cell whose lines are hidden is empty when its middle is plain tile: colour within
     # this tint, lightness within this range of the board's typical cell (a shadow's).
-    covered_empty_tint: float = 3.0
-    covered_empty_light: tuple[float, float] = (0.6, 1.2)
+    covered_empty_tint: float = 4.5
+    covered_empty_light: tuple[float, float] = (0.4, 1.2)
     # A piece under a cell whose lines are hidden is read only when its look fits this well
     # and leads every other look by this much.
     covered_piece_similarity: float = 0.85
@@ -466,6 +497,7 @@ class CellDecision:
     mark: int = 0
     tint: float = 0.0  # mean colour away from the tile colour
     light_ratio: float = 1.0  # mean lightness of its middle over the board's typical cell's
+    shade_tint: float = 0.0  # its middle's tint once brought to the tile's lightness
     covered: bool = False  # the printed lines around it are hidden (a hand, an arm)
     best: tuple = ()  # (kind, suit) of the best look, kept even when undecided
 
@@ -607,7 +639,9 @@ def measure(
     # A flat cell of a foreign colour (a hand, a sleeve) is not an empty tile.
     tint = np.linalg.norm(crops[:, CENTRE_SHIFT, :, :, 1:].mean(axis=(1, 2)), axis=-1)
     # Lightness against the board's typical cell (a partial view holds only some cells).
-    lum = disc_lightness(views.rel_lo) / refs.light
+    colours = disc_colours(views.rel_lo)
+    lum = colours[:, 0] / refs.light
+    shade = shade_tints(colours, refs.tile_ab, refs.light)
     T, labels = looks.templates()
     all_sims = np.zeros((N * N, len(OFFSETS), T.shape[1]), np.float32)
     all_sims[wanted] = similarities(crops if cells is None else crops[wanted], T, looks)
@@ -632,6 +666,7 @@ def measure(
         d.covered = bool(covered[i])
         d.detail_ratio = float(detail[i])
         d.light_ratio = float(lum[i])
+        d.shade_tint = float(shade[i])
         # Only a cell that could be a coin needs its facing read (the costly part); a
         # covered cell is left unknown whatever it shows.
         maybe = ratio[i] >= looks.empty_ratio or d.similarity >= looks.strong_similarity
@@ -765,14 +800,34 @@ def _wide_search(
     norm = np.sqrt(np.maximum(sq - 2 * mean * sum_l + mean * mean * m2.sum(), 1e-12))
     n = win.shape[0] - CROP + 1
     sims = np.full((n * n, T.shape[1]), -1.0, np.float32)
-    for k in columns:
-        t = T[:, k].reshape(CROP, CROP, 3)  # already inside the disc, unit length
-        tm = np.ascontiguousarray(t * LOOK_MASK)
-        dot = cv2.matchTemplate(win, tm, cv2.TM_CCORR) - mean * float((t[..., 0] * m).sum())
-        sims[:, k] = (dot / norm).ravel()
+    tm, tl = _masked_looks(T, columns)
+    # Every look at every shift in one product (the window's shifted crops as rows): a
+    # third of the time of one correlation per look, the same sums to float rounding.
+    crops = np.lib.stride_tricks.sliding_window_view(win, (CROP, CROP, 3))[:, :, 0]
+    dot = crops.reshape(n * n, -1) @ tm - mean.reshape(-1, 1) * tl
+    sims[:, columns] = dot / norm.reshape(-1, 1)
     best = int(np.argmax(sims.max(axis=1)))
     by, bx = divmod(best, n)
     return sims.max(axis=0), (float(by - r), float(bx - r))
+
+
+_MASKED: dict[tuple, tuple] = {}
+
+
+def _masked_looks(T: np.ndarray, columns: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """The looks ``T[:, columns]`` (already inside the disc, unit length) weighed by
+    LOOK_MASK as a correlation with the window weighs them, as columns (D, k), and each
+    one's lightness summed inside the mask (k,); made once per templates array."""
+    key = (id(T), tuple(columns))
+    hit = _MASKED.get(key)
+    if hit is None or hit[0] is not T:
+        t = T[:, columns].reshape(CROP, CROP, 3, len(columns))
+        tm = np.ascontiguousarray((t * LOOK_MASK[..., None]).reshape(-1, len(columns)))
+        tl = (t[..., 0, :] * LOOK_MASK[..., 0, None]).sum(axis=(0, 1))
+        if len(_MASKED) > 16:
+            _MASKED.clear()
+        hit = _MASKED[key] = (T, tm.astype(np.float32), tl.astype(np.float32))
+    return hit[1], hit[2]
 
 
 def _features(
@@ -855,7 +910,7 @@ def _tile_under_lines(d: CellDecision, looks: PieceLooks) -> bool:
     lo, hi = looks.covered_empty_light
     return (
         d.detail_ratio < looks.detail_empty
-        and d.tint < looks.covered_empty_tint
+        and d.shade_tint < looks.covered_empty_tint
         and lo <= d.light_ratio <= hi
     )
 
