@@ -189,10 +189,11 @@ def test_hidden_lines_over_plain_tile_are_empty_over_a_hand_unknown():
     from piecebridge.vision.cells import decide
 
     looks = PieceLooks.default()
-    plain = dict(covered=True, detail_ratio=1.0, tint=1.0, light_ratio=0.8, best=("pawn", "moons"))
+    plain = dict(covered=True, detail_ratio=1.0, shade_tint=1.0, light_ratio=0.8,
+                 best=("pawn", "moons"))  # fmt: skip
     assert decide(_measured(**plain), looks).kind == "empty"  # a finger over the lines only
-    assert decide(_measured(**{**plain, "tint": 8.0}), looks).kind == "unknown"  # skin colour
-    assert decide(_measured(**{**plain, "light_ratio": 0.4}), looks).kind == "unknown"  # dark
+    assert decide(_measured(**{**plain, "shade_tint": 8.0}), looks).kind == "unknown"  # skin
+    assert decide(_measured(**{**plain, "light_ratio": 0.3}), looks).kind == "unknown"  # dark
     assert decide(_measured(**{**plain, "detail_ratio": 4.0}), looks).kind == "unknown"  # edge
 
 
@@ -253,3 +254,23 @@ def test_a_pawn_whose_lean_fits_another_suit_is_named_by_its_colour():
     d = CellDecision("h8", "unknown", similarity=0.87, margin=0.01, best=("pawn", "moons"))
     _pawn_by_colour(d, _disc_crop((-52.0, 3.0, -20.0)), sims, labels, looks)
     assert (d.best, d.margin) == (("pawn", "moons"), 0.01)
+
+
+def test_a_shadow_keeps_the_tile_colour_once_its_lightness_is_the_tiles():
+    from piecebridge.vision.cells import CHROMA_WEIGHT, shade_tints
+
+    def relative(bgr, tile_lab):
+        lab = cv2.cvtColor(np.uint8([[bgr]]), cv2.COLOR_BGR2LAB)[0, 0].astype(float)
+        return [lab[0], *((lab[1:] - tile_lab[1:]) * CHROMA_WEIGHT)]
+
+    tile_bgr = np.array([120.0, 170.0, 215.0])  # light wood
+    tile = cv2.cvtColor(np.uint8([[tile_bgr]]), cv2.COLOR_BGR2LAB)[0, 0].astype(float)
+    # The tile under a hand's shadow (its light halved, in linear RGB), and skin as dark.
+    linear = (tile_bgr / 255) ** 2.2
+    shadow = 255 * (0.45 * linear) ** (1 / 2.2)
+    cells = np.array([relative(shadow, tile), relative((95, 120, 150), tile)])
+    assert abs(cells[0, 0] - cells[1, 0]) < 12  # alike in lightness
+    plain_tint = np.linalg.norm(cells[:, 1:], axis=1)
+    shade = shade_tints(cells, tile[1:], tile[0])
+    assert plain_tint[0] > 9  # the shadow's own tint is far from the tile's ...
+    assert shade[0] < 2.5 and shade[1] > 9  # ... but its shade is not; the skin's is

@@ -335,7 +335,9 @@ class PieceLooks:
     # split, empty cells beside a pawn or a hand up to ~5.
     detail_empty: float = 2.5
     # A cell whose lines are hidden is empty when its middle is plain tile: colour within
-    # this tint, lightness within this range of the board's typical cell (a shadow's).
+    # this tint once brought to the tile's lightness (see shade_tints), lightness within
+    # this range of the board's typical cell (a shadow's). Tune split: empty cells under a
+    # hand's shadow up to 3.6 and 0.46, pieces under a hand (as plain in detail) from 8.
     covered_empty_tint: float = 4.5
     covered_empty_light: tuple[float, float] = (0.4, 1.2)
     # A piece under a cell whose lines are hidden is read only when its look fits this well
@@ -905,7 +907,9 @@ def _tile_under_lines(d: CellDecision, looks: PieceLooks) -> bool:
     A finger over the cell's border, or a hand's shadow, hides the lines beside an empty
     cell; a hand over the cell itself shows its own colour there (skin, a sleeve: off the
     tile's hue, or far off its lightness). So: no fine detail (no piece, no hand edge),
-    the tile's colour, and a lightness a shadow could give.
+    the tile's colour once brought to the tile's lightness (a shadow darkens the tile, and
+    so shrinks its Lab colour terms, without changing their ratio to the lightness), and a
+    lightness a shadow could give.
     """
     lo, hi = looks.covered_empty_light
     return (
