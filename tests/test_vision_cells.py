@@ -274,3 +274,43 @@ def test_a_shadow_keeps_the_tile_colour_once_its_lightness_is_the_tiles():
     shade = shade_tints(cells, tile[1:], tile[0])
     assert plain_tint[0] > 9  # the shadow's own tint is far from the tile's ...
     assert shade[0] < 2.5 and shade[1] > 9  # ... but its shade is not; the skin's is
+
+
+def _shaded_coin(quarter_turns: int, pad: int = 0) -> np.ndarray:
+    """A coin's fine look (relative Lab): a diamond (the same upside down) with a small mark
+    at its top, turned clockwise by quarter turns, under a rim lit on one side only (as a
+    tilted camera and a lamp show it: the shading does not turn with the coin)."""
+    from piecebridge.vision.raster import FACE_CROP
+
+    n = FACE_CROP + 2 * pad
+    c = (n - 1) / 2
+    img = np.zeros((n, n), np.float32)
+    diamond = np.array([[c, c - 9], [c + 5, c], [c, c + 9], [c - 5, c]], np.int32)
+    mark = np.array([[c, c - 13], [c + 2, c - 10.5], [c - 2, c - 10.5]], np.int32)
+    cv2.fillPoly(img, [diamond, mark], -60.0)
+    img = np.rot90(img, -quarter_turns).copy()
+    yy, xx = np.mgrid[:n, :n] - c
+    r, theta = np.hypot(yy, xx), np.arctan2(yy, xx)
+    img += np.where((r >= 13) & (r <= 15.5), -25 - 60 * np.cos(theta - 2.4), 0)
+    out = np.zeros((n, n, 3), np.float32)
+    out[..., 0] = cv2.GaussianBlur(img, (0, 0), 0.8)
+    return out
+
+
+def test_a_rim_shaded_on_one_side_does_not_pull_the_facing_to_the_calibrations_north():
+    from piecebridge.vision.cells import round_rim
+    from piecebridge.vision.facing import FACINGS, face_scores, turned_looks
+    from piecebridge.vision.raster import FACE_SEARCH
+
+    learned = _shaded_coin(0)  # the calibration's coins all face north
+    south = _shaded_coin(2, FACE_SEARCH)
+    raw = face_scores(south, np.asarray(turned_looks(learned)))[0]
+    assert FACINGS[int(np.argmax(raw))] == "north"  # the shaded rim outweighs the mark
+    rounded = face_scores(south, np.asarray(turned_looks(round_rim(learned))))[0]
+    assert FACINGS[int(np.argmax(rounded))] == "south"
+    first, second = np.sort(rounded)[::-1][:2]
+    assert 1 - (1 - first) / (1 - second) > 0.5  # and clearly
+    for k in (1, 3):  # east and west stay right
+        window = _shaded_coin(k, FACE_SEARCH)
+        scores = face_scores(window, np.asarray(turned_looks(round_rim(learned))))[0]
+        assert int(np.argmax(scores)) == k

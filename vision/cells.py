@@ -418,7 +418,10 @@ class PieceLooks:
     def turned_faces(self) -> dict[str, np.ndarray]:
         """Each suit's fine coin look in the four facings (4, C, C, 3), made once."""
         if "turned" not in self.extra:
-            self.extra["turned"] = {s: np.asarray(turned_looks(f)) for s, f in self.faces.items()}
+            faces = self.faces
+            if self.learned and RIM_ORDERS:
+                faces = {s: round_rim(f) for s, f in faces.items()}
+            self.extra["turned"] = {s: np.asarray(turned_looks(f)) for s, f in faces.items()}
         return self.extra["turned"]
 
     def _templates(self) -> tuple[np.ndarray, list[tuple[str, str, str | None]]]:
@@ -432,6 +435,57 @@ class PieceLooks:
                 cols.append(masked(turned).ravel())
                 labels.append(("pawn", suit, None))
         return _unit(np.asarray(cols)).T.astype(np.float32), labels
+
+
+#: A Piecepack coin's radius (3/4 inch across on 1 inch cells), in cells.
+COIN_RADIUS = 0.375
+#: The rim band of a coin's look: from this share of its radius outwards.
+RIM_FROM = 0.85
+#: Angular orders (about the coin's centre) taken out of the rim band of a learned look.
+RIM_ORDERS = (1, 2)
+
+
+def round_rim(face: np.ndarray) -> np.ndarray:
+    """A learned coin look (C, C, 3, centred on the coin) with the broad one-sided shading of
+    its rim band taken out: in each one-pixel ring from ``RIM_FROM`` of the coin's radius
+    outwards, the angular orders ``RIM_ORDERS`` (a dark arc on one side, a lit one on the
+    other) are fitted and subtracted (a new array).
+
+    The coin is round: a rim darker on one side is the light and the camera's tilt (the
+    coin's edge and thickness seen from one side), and it does not turn when the coin does.
+    Learned from coins that all face north, it would pull every read towards north (or
+    towards the turn that puts the arc where this photo has it). A small mark near the rim
+    is local, so it stays (its share of the first two orders is small).
+
+    >>> n = 36
+    >>> yy, xx = np.mgrid[:n, :n] - (n - 1) / 2
+    >>> r = np.hypot(yy, xx)
+    >>> face = np.zeros((n, n, 3), np.float32)
+    >>> face[..., 0] = np.where(r >= 12.5, 10 * xx / r.clip(1), 0)  # rim dark west, lit east
+    >>> mark = (np.abs(xx) < 2) & (yy < -12) & (yy > -15)  # a small mark at the top
+    >>> face[mark, 0] += 30
+    >>> rim = ~mark & (r >= 12.5) & (r < 18)
+    >>> out = round_rim(face)
+    >>> rms = lambda a: float(np.sqrt((a**2).mean()))
+    >>> round(rms(face[rim, 0])), round(rms(out[rim, 0])), round(float(out[mark, 0].mean()))
+    (7, 2, 24)
+    """
+    n = face.shape[0]
+    yy, xx = np.mgrid[:n, :n] - (n - 1) / 2
+    r = np.hypot(yy, xx)
+    theta = np.arctan2(yy, xx)
+    out = np.array(face, np.float32, copy=True)
+    first = int(np.ceil(RIM_FROM * COIN_RADIUS * FACE_PX))
+    for ring in range(first, int(r.max()) + 1):
+        sel = (r >= ring - 0.5) & (r < ring + 0.5)
+        if sel.sum() < 4 * len(RIM_ORDERS) + 2:
+            continue
+        t = theta[sel]
+        waves = [f(k * t) for k in RIM_ORDERS for f in (np.cos, np.sin)]
+        A = np.stack([np.ones_like(t), *waves], axis=1)
+        coef, *_ = np.linalg.lstsq(A, out[sel], rcond=None)
+        out[sel] -= A[:, 1:] @ coef[1:]
+    return out
 
 
 #: A pawn leans away from the camera's foot point: towards a side of the board, or towards
