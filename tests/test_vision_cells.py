@@ -314,3 +314,23 @@ def test_a_rim_shaded_on_one_side_does_not_pull_the_facing_to_the_calibrations_n
         window = _shaded_coin(k, FACE_SEARCH)
         scores = face_scores(window, np.asarray(turned_looks(round_rim(learned))))[0]
         assert int(np.argmax(scores)) == k
+
+
+def test_the_mark_does_not_set_a_facing_beside_a_hand():
+    from piecebridge.vision.cells import CellDecision, decide_all
+    from piecebridge.vision.raster import CELL_ORDER
+
+    looks = PieceLooks.default()
+
+    def board(hand: bool) -> list:
+        cells = [_measured(cell=c, detail_ratio=0.5, energy_ratio=0.5) for c in CELL_ORDER]
+        i = CELL_ORDER.index("d4")
+        cells[i] = _measured(cell="d4", best=("coin", "suns"), similarity=0.9, margin=0.3,
+                             facing="west", facing_margin=0.01, mark=2)  # fmt: skip
+        if hand:  # e4 is under a hand
+            cells[CELL_ORDER.index("e4")] = CellDecision("e4", "unknown", covered=True)
+        return decide_all(cells, looks)
+
+    d4 = {d.cell: d for d in board(hand=False)}["d4"]
+    assert (d4.kind, d4.facing) == ("coin", "west")  # two agreeing mark reads set it
+    assert {d.cell: d for d in board(hand=True)}["d4"].kind == "unknown"
