@@ -42,6 +42,7 @@ import cv2
 import numpy as np
 from machine import describe
 from piecebridge.calibration.board import learn_setup
+from piecebridge.vision.locate import BoardNotFound
 from piecebridge.vision.reader import BoardReader
 
 from piecebridge.errors import UserError
@@ -379,6 +380,25 @@ def stream_frames(
     return frames
 
 
+def no_board_frames(cache: Path, count: int = 2, split: str = STREAM_SPLIT) -> list[np.ndarray]:
+    """Photos of the table and clutter without a board (the renderer's negatives), cached."""
+    from piecebridge.synth.reflec import negative_sample
+
+    render = lambda i: lambda: negative_sample(split, i, "no-board")  # noqa: E731
+    return [
+        _load_or_render(cache / f"neg-{split}-no-board-{i:03d}", render(i))[0] for i in range(count)
+    ]
+
+
+def _rejected(frame: np.ndarray) -> None:
+    """Read a frame that has no board: it must be refused (BoardNotFound)."""
+    try:
+        BoardReader().read(frame)
+    except BoardNotFound:
+        return
+    raise AssertionError("a photo without a board was read as a board")
+
+
 def _wrong(board: dict, truth: dict) -> int:
     """Decided cells that differ from the truth."""
     want, got = _items(truth), _items(board)
@@ -392,7 +412,8 @@ def speed(cache: Path, repeats: int = 40) -> dict[str, float]:
       the frame before): a full read (``cells=None``) and the stream read (``cells=CHANGED``);
     * ``stream``: a camera stream (:func:`stream_frames`) read with ``cells=CHANGED``: the
       frames where the position is as before (``still``) and those just after a move;
-    * ``scratch``: a new reader without a setup (finds the board from nothing).
+    * ``scratch``: a new reader without a setup (finds the board from nothing);
+    * ``no_board``: the same on photos of the table without a board (refused).
     CPU times (``*_cpu``) are given too: they are less swayed by other loads.
     """
     from piecebridge.vision.reader import CHANGED
@@ -401,6 +422,7 @@ def speed(cache: Path, repeats: int = 40) -> dict[str, float]:
     setup, _ = learn_setup(cal)
     frames = [img for img, _ in shots]
     stream = stream_frames(cache)
+    empty = no_board_frames(cache)
     M = np.linalg.inv(setup.pose.H)
     S = np.diag([64.0, 64.0, 1.0]) @ M  # the board at 64 px per cell: 512 x 512
     t: dict[str, list[float]] = {}
@@ -425,6 +447,8 @@ def speed(cache: Path, repeats: int = 40) -> dict[str, float]:
         timed("worst_changed", lambda f=f: changed.read(f, cells=CHANGED))
         if i % 4 == 0:
             timed("scratch", lambda f=f: BoardReader().read(f))
+            e = empty[(i // 4) % len(empty)]
+            timed("no_board", lambda e=e: _rejected(e))
     for i in range(repeats * 2):
         k = i % len(stream)
         img, truth = stream[k]
@@ -459,6 +483,7 @@ def speed_text(sp: dict[str, float], threads_before: int) -> str:
         ("worst case, every frame another shot, full read (`cells=None`)", "worst_full"),
         ("worst case, every frame another shot, `cells=CHANGED`", "worst_changed"),
         ("from scratch, no setup", "scratch"),
+        ("no board in view (table only), refused from scratch", "no_board"),
     ]
     lines = [
         f"Speed, 1920x1080, one core (cv2.setNumThreads(1); was {threads_before}); baseline "

@@ -27,7 +27,8 @@ piecebridge.vision.locate.BoardNotFound: no board in view: no 8x8 tile grid foun
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import functools
+from collections.abc import Callable, Iterator
 
 import cv2
 import numpy as np
@@ -334,10 +335,29 @@ def _line_outlines(small_gray: np.ndarray) -> Iterator[np.ndarray]:
         if w * h < 0.02 * mask.size:
             continue
         box = (labels[y : y + h, x : x + w] == best).astype(np.uint8)
-        hull = cv2.convexHull(cv2.findNonZero(box)) + np.array([x, y], np.int32)
+        hull = _blob_hull(box) + np.array([x, y], np.int32)
         quad = _quad_from_hull(hull)
         if quad is not None:
             yield _order_quad(quad)
+
+
+def _blob_hull(blob: np.ndarray) -> np.ndarray:
+    """``cv2.convexHull(cv2.findNonZero(blob))`` from each row's first and last pixel alone:
+    a corner of the hull is the outermost pixel of its row (collinear points are left out
+    either way), and those pixels keep findNonZero's order (row by row, left to right), on
+    which the hull's first point depends. A net of lines over the frame: 80 ms -> 1 ms.
+
+    >>> b = np.zeros((9, 12), np.uint8); b[1:8, 2] = b[4, 2:11] = b[2:7, 10] = 1
+    >>> bool(np.array_equal(_blob_hull(b), cv2.convexHull(cv2.findNonZero(b))))
+    True
+    """
+    rows = np.flatnonzero(blob.any(axis=1))
+    inside = blob[rows] > 0
+    first = inside.argmax(axis=1)
+    last = blob.shape[1] - 1 - inside[:, ::-1].argmax(axis=1)
+    pts = np.stack([first, rows, last, rows], axis=1).reshape(-1, 2)
+    pts = pts[np.stack([np.ones(len(rows), bool), last > first], axis=1).ravel()]
+    return cv2.convexHull(pts.astype(np.int32).reshape(-1, 1, 2))
 
 
 def _quad_from_hull(hull: np.ndarray) -> np.ndarray | None:
@@ -358,9 +378,10 @@ def _outline_candidates(
     preferred_lab: np.ndarray | None = None,
     cross_blobs: np.ndarray | None = None,
     cache: dict | None = None,
-) -> Iterator[tuple[np.ndarray, np.ndarray, bool, str]]:
+) -> Iterator[tuple[np.ndarray, Callable[[], np.ndarray], bool, str]]:
     """Board outlines (pixels of the downscaled ``small`` image, ordered), the tile colour
-    that produced each, whether the outline runs into the frame edge, and where it came
+    that produced each (a function giving it: measured only when asked), whether the outline
+    runs into the frame edge, and where it came
     from (``"crosses"`` as blobs, ``"cells"``, the net of ``"lines"``, ``"colour"``). Made
     lazily: the
     first is usually right. ``small_gray`` has the printed lines dark. ``preferred_lab``
@@ -372,16 +393,19 @@ def _outline_candidates(
     lattice, kind = _cross_outlines(small_gray, cross_blobs), "crosses"
     if not lattice:
         lattice, kind = _cell_outlines(small_gray), "cells"
+    # The tile colour inside an outline is measured only for the one taken (a frame without
+    # a board tries a score of outlines, many reaching over the whole frame).
     for quad in lattice:
-        yield _order_quad(quad), _colour_inside(small, quad), _at_edge(quad, w, h), kind
+        colour = functools.partial(_colour_inside, small, quad)
+        yield _order_quad(quad), colour, _at_edge(quad, w, h), kind
     for lines in _line_outlines(small_gray):
-        yield lines, _colour_inside(small, lines), _at_edge(lines, w, h), "lines"
+        yield lines, functools.partial(_colour_inside, small, lines), _at_edge(lines, w, h), "lines"
     if "colour_quads" not in cache:
         # The whole frame in Lab only now: the crosses usually settle it before.
         lab = lab_image(cv2.medianBlur(small, 5))
         cache["colour_quads"] = _colour_outlines(lab, preferred_lab)
     for quad, colour in cache["colour_quads"]:
-        yield quad, colour, _at_edge(quad, w, h), "colour"
+        yield quad, functools.partial(np.asarray, colour), _at_edge(quad, w, h), "colour"
 
 
 def _colour_inside(small: np.ndarray, quad: np.ndarray) -> np.ndarray:
@@ -869,7 +893,7 @@ def _find_small(
         except BoardNotFound:
             cut_off = True
             continue
-        pose.tile_color_lab = colour
+        pose.tile_color_lab = colour()
         pose.inverted = inverted
         # The board's outer edges settle which placement is right when a whole row of
         # crosses is hidden (the seen crosses then fit two placements equally well).
