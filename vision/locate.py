@@ -163,12 +163,18 @@ def _cross_blobs(small_gray: np.ndarray) -> np.ndarray:
     sizes = side[idx].astype(float)
     counts = (np.abs(sizes[None, :] / sizes[:, None] - 1) < 0.3).sum(axis=1)  # per size
     idx = idx[np.abs(sizes / sizes[int(np.argmax(counts))] - 1) < 0.3]
-    centres = []
-    for i in idx:
-        x0, y0 = stats[i + 1, cv2.CC_STAT_LEFT], stats[i + 1, cv2.CC_STAT_TOP]
-        blob = labels[y0 : y0 + h[i], x0 : x0 + w[i]] == i + 1
-        centres.append((x0 + np.argmax(blob.sum(axis=0)), y0 + np.argmax(blob.sum(axis=1))))
-    return np.asarray(centres, np.float64)
+    # Each blob's centre: its fullest column and row (the first, if tied); all blobs at once
+    # from the mask's pixels (outside a blob's box its counts are 0, so the same as per box).
+    ys, xs = np.nonzero(mask)
+    slot = np.full(len(stats), -1)
+    slot[idx + 1] = np.arange(len(idx))
+    k = slot[labels[ys, xs]]
+    sel = k >= 0
+    k, xs, ys = k[sel], xs[sel], ys[sel]
+    rows, cols = mask.shape
+    per_col = np.bincount(k * cols + xs, minlength=len(idx) * cols).reshape(len(idx), cols)
+    per_row = np.bincount(k * rows + ys, minlength=len(idx) * rows).reshape(len(idx), rows)
+    return np.stack([per_col.argmax(axis=1), per_row.argmax(axis=1)], axis=1).astype(np.float64)
 
 
 def _lattice_labels(pts: np.ndarray, max_index: int = 3) -> np.ndarray | None:

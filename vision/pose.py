@@ -175,7 +175,7 @@ class BoardPose:
         q *= np.float32(self.k / self.scale**2)
         f = 1.0 + q
         np.divide(1.0, f, out=f)
-        f2, step = np.empty_like(f), np.empty_like(f)
+        f2, step, q3 = np.empty_like(f), np.empty_like(f), 3.0 * q
         for _ in range(2):
             # f -= (f + q f2 f - 1) / (1 + 3 q f2), each product in that order.
             np.multiply(f, f, out=f2)
@@ -183,8 +183,7 @@ class BoardPose:
             step *= f
             step += f
             step -= 1.0
-            np.multiply(3.0, q, out=t)
-            t *= f2
+            np.multiply(q3, f2, out=t)
             t += 1.0
             step /= t
             f -= step
