@@ -724,7 +724,10 @@ def measure(
             if found is not None and found[0].max() >= looks.min_similarity:
                 sims[i], offset = found
         d = _features(cell, ratio[i], tint[i], sims[i], labels)
-        if d.best[:1] == ("pawn",) and looks.learned:  # the drawn stand-ins model no art
+        # Only a cell that could be read as a pawn needs its colour (see decide: a quieter
+        # cell is empty or unknown whatever fits it); the drawn stand-ins model no art.
+        busy = ratio[i] >= looks.empty_ratio or d.similarity >= looks.strong_similarity
+        if d.best[:1] == ("pawn",) and looks.learned and busy:
             _pawn_by_colour(d, crops[i, CENTRE_SHIFT], sims[i], labels, looks)
         d.covered = bool(covered[i])
         d.detail_ratio = float(detail[i])
@@ -933,11 +936,15 @@ def pawn_colour(crop: np.ndarray) -> np.ndarray:
     >>> pawn_colour(crop).round(1).tolist()
     [-40.0, 5.0, -30.0]
     """
-    inside = LOOK_MASK[..., 0] > 0.5
-    px = crop[inside].astype(np.float32)
-    px[:, 0] -= float(np.median(crop[~inside][:, 0]))
-    far = np.linalg.norm(px, axis=1)
-    return px[far >= 0.5 * np.percentile(far, 90)].mean(axis=0)
+    px = crop[_LOOK_INSIDE].astype(np.float32)
+    ring = crop[~_LOOK_INSIDE, 0]
+    px[:, 0] -= float(np.partition(ring, len(ring) // 2)[len(ring) // 2])  # its median
+    far = np.sqrt((px * px).sum(axis=1))
+    k = (9 * len(far)) // 10  # the furthest tenth starts here
+    return px[far >= 0.5 * float(np.partition(far, k)[k])].mean(axis=0)
+
+
+_LOOK_INSIDE = LOOK_MASK[..., 0] > 0.5
 
 
 def _pawn_by_colour(
@@ -957,8 +964,13 @@ def _pawn_by_colour(
     if len(dist) < 2 or dist[0][0] > PAWN_COLOUR_CLEAR * dist[1][0]:
         return
     suit = dist[0][1]
-    own = float(max(sims[k] for k, lb in enumerate(labels) if lb[:2] == ("pawn", suit)))
-    other = float(max(sims[k] for k, lb in enumerate(labels) if lb[0] != "pawn"))
+    columns = looks.extra.get("pawn_columns")
+    if columns is None or columns[0] is not labels:  # made once per templates
+        pawn = {s: [k for k, lb in enumerate(labels) if lb[:2] == ("pawn", s)] for s in colours}
+        other = [k for k, lb in enumerate(labels) if lb[0] != "pawn"]
+        columns = looks.extra["pawn_columns"] = (labels, pawn, other)
+    own = float(sims[columns[1][suit]].max())
+    other = float(sims[columns[2]].max()) if columns[2] else -1.0
     d.best, d.similarity, d.margin = ("pawn", suit), own, own - other
 
 
