@@ -334,3 +334,13 @@ def test_the_mark_does_not_set_a_facing_beside_a_hand():
     d4 = {d.cell: d for d in board(hand=False)}["d4"]
     assert (d4.kind, d4.facing) == ("coin", "west")  # two agreeing mark reads set it
     assert {d.cell: d for d in board(hand=True)}["d4"].kind == "unknown"
+
+
+def test_a_pawn_named_by_colour_is_no_less_like_a_piece():
+    from piecebridge.vision.cells import decide
+
+    looks = PieceLooks.default()
+    # The colour named moons, whose own look fits at 0.49; another suit's pawn fit 0.55.
+    pawn = dict(best=("pawn", "moons"), similarity=0.49, margin=0.5, energy_ratio=4.0)
+    assert decide(_measured(**pawn), looks).kind == "empty"  # a busy cell unlike any piece
+    assert decide(_measured(**pawn, likeness=0.55), looks).kind == "unknown"

@@ -554,6 +554,8 @@ class CellDecision:
     tint: float = 0.0  # mean colour away from the tile colour
     light_ratio: float = 1.0  # mean lightness of its middle over the board's typical cell's
     shade_tint: float = 0.0  # its middle's tint once brought to the tile's lightness
+    # The best look's similarity when a pawn's colour named another suit (else -1).
+    likeness: float = -1.0
     covered: bool = False  # the printed lines around it are hidden (a hand, an arm)
     best: tuple = ()  # (kind, suit) of the best look, kept even when undecided
 
@@ -971,6 +973,7 @@ def _pawn_by_colour(
         columns = looks.extra["pawn_columns"] = (labels, pawn, other)
     own = float(sims[columns[1][suit]].max())
     other = float(sims[columns[2]].max()) if columns[2] else -1.0
+    d.likeness = d.similarity
     d.best, d.similarity, d.margin = ("pawn", suit), own, own - other
 
 
@@ -1030,10 +1033,13 @@ def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
         d.confidence = float(np.clip(1.5 - d.detail_ratio / looks.detail_empty, 0.5, 1.0))
         return d
     # A quiet cell is empty unless a piece's look fits it closely (a low-contrast coin).
-    if d.energy_ratio < t and d.similarity < looks.strong_similarity:
+    # How like any piece the cell is (a pawn's colour may have named a suit whose own look
+    # fits less well than another's: the cell is no less like a pawn for that).
+    like = max(d.similarity, d.likeness)
+    if d.energy_ratio < t and like < looks.strong_similarity:
         # Near the threshold, yet rather like a piece (a coin in low contrast): not empty.
         # (Far below it the similarity of a flat cell is only noise.)
-        doubtful = d.energy_ratio >= 0.75 * t and d.similarity >= looks.quiet_max_similarity
+        doubtful = d.energy_ratio >= 0.75 * t and like >= looks.quiet_max_similarity
         foreign = foreign or doubtful
         d.kind = "unknown" if foreign else "empty"
         d.confidence = 0.0 if foreign else float(np.clip(1.5 - d.energy_ratio / t, 0.5, 1.0))
@@ -1061,7 +1067,7 @@ def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
         return d
     d.suit = d.facing = None
     textured = d.energy_ratio < looks.textured_ratio * t and not foreign
-    if textured and d.similarity < looks.textured_max_similarity:
+    if textured and like < looks.textured_max_similarity:
         d.kind, d.confidence = "empty", 0.5
         return d
     d.kind, d.confidence = "unknown", 0.0
