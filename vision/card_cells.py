@@ -18,8 +18,10 @@ A small convolutional network (:class:`CellNet`: three 3x3 convolutions over eac
 cell's patch at half resolution, then one hidden layer with the shading
 statistics) gives ``mark`` (7 classes incl. none) and ``shaded``. It is trained
 with PyTorch by ``benchmarks/card_train.py`` on the tuning split of the fixture
-renderer, heavily augmented, and runs here in plain numpy and OpenCV. Cells whose
-best answer is below the confidence threshold are reported as unknown, not guessed.
+renderer, heavily augmented, and runs here in plain numpy and OpenCV. The shipped
+model is an ensemble of such networks trained apart (other seeds), their
+probabilities averaged, each also over the grid's mirror image. Cells whose best
+answer is below the confidence threshold are reported as unknown, not guessed.
 
 >>> rect = np.full((2 * 48 + 10 * CELL_PX,) * 2, 230, np.uint8)
 >>> maps, scalars = cell_maps(rect)
