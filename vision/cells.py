@@ -410,10 +410,15 @@ class PieceLooks:
         return made
 
     def pawn_colours(self) -> dict[str, np.ndarray]:
-        """Each suit's pawn colour (see :func:`pawn_colour`), made once."""
-        if "pawn_colours" not in self.extra:
-            self.extra["pawn_colours"] = {s: pawn_colour(t) for s, t in self.pawns.items()}
-        return self.extra["pawn_colours"]
+        """Each suit's pawn colour (see :func:`pawn_colour`), made once per pawn looks
+        (``dataclasses.replace`` shares ``extra``: the looks are held and compared)."""
+        hit = self.extra.get("pawn_colours")
+        if hit is None or hit[0] is not self.pawns:
+            hit = self.extra["pawn_colours"] = (
+                self.pawns,
+                {s: pawn_colour(t) for s, t in self.pawns.items()},
+            )
+        return hit[1]
 
     def turned_faces(self) -> dict[str, np.ndarray]:
         """Each suit's fine coin look in the four facings (4, C, C, 3), made once."""
