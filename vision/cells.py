@@ -421,13 +421,16 @@ class PieceLooks:
         return hit[1]
 
     def turned_faces(self) -> dict[str, np.ndarray]:
-        """Each suit's fine coin look in the four facings (4, C, C, 3), made once."""
-        if "turned" not in self.extra:
-            faces = self.faces
-            if self.learned and RIM_ORDERS:
-                faces = {s: round_rim(f) for s, f in faces.items()}
-            self.extra["turned"] = {s: np.asarray(turned_looks(f)) for s, f in faces.items()}
-        return self.extra["turned"]
+        """Each suit's fine coin look in the four facings (4, C, C, 3), made once; a learned
+        look's rim is made round first (see :func:`round_rim`)."""
+        rounded = self.learned and bool(RIM_ORDERS)
+        hit = self.extra.get("turned")
+        # Held with the faces and the rounding (dataclasses.replace shares ``extra``).
+        if hit is None or hit[0] is not self.faces or hit[1] != rounded:
+            faces = {s: round_rim(f) for s, f in self.faces.items()} if rounded else self.faces
+            turned = {s: np.asarray(turned_looks(f)) for s, f in faces.items()}
+            hit = self.extra["turned"] = (self.faces, rounded, turned)
+        return hit[2]
 
     def _templates(self) -> tuple[np.ndarray, list[tuple[str, str, str | None]]]:
         cols, labels = [], []
