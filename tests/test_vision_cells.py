@@ -344,3 +344,23 @@ def test_a_pawn_named_by_colour_is_no_less_like_a_piece():
     pawn = dict(best=("pawn", "moons"), similarity=0.49, margin=0.5, energy_ratio=4.0)
     assert decide(_measured(**pawn), looks).kind == "empty"  # a busy cell unlike any piece
     assert decide(_measured(**pawn, likeness=0.55), looks).kind == "unknown"
+
+
+def test_two_weak_mark_reads_that_lean_the_looks_way_agree(monkeypatch):
+    import piecebridge.vision.cells as cells
+
+    def check(rim, fit):
+        monkeypatch.setattr(
+            cells, "mark_facing", lambda views, i, centre=None: fit if centre else rim
+        )
+        monkeypatch.setattr(cells, "look_centre", lambda *a: (0.0, 0.0))
+        d = _measured(best=("coin", "arms"), facing="south", facing_margin=0.05)
+        cells._check_mark(d, None, 0, PieceLooks.default())
+        return d.mark
+
+    assert check(("south", 0.35), ("south", 0.4)) == 1  # neither sure, both lean south
+    assert check(("south", 0.35), (None, 0.0)) == 1  # one leans south, the other sees none
+    assert check(("south", 0.35), ("north", 0.4)) == 0  # they lean apart: nothing known
+    assert check(("south", 0.1), ("north", 0.1)) == 0  # too faint to lean
+    assert check(("north", 0.35), (None, 0.0)) == 0  # leaning another way is no veto
+    assert check(("north", 0.7), ("north", 0.65)) == 2  # sure and alike: they set it
