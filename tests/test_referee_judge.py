@@ -923,6 +923,28 @@ def test_a_vision_bug_is_said_as_one_not_as_no_board_and_the_game_goes_on(tmp_pa
     assert judge.actions[:3] == script.expected_actions()[:3]
 
 
+def test_a_vision_bug_whose_traceback_cannot_be_kept_still_keeps_the_game(tmp_path):
+    script = demo_script()
+    log = GameLog.create(tmp_path / "game.jsonl", _new(script))
+    (tmp_path / "game.jsonl.errors.txt").mkdir()  # cannot be written
+    referee = referee_for(script, Judge(_new(script), log), open_display_none())
+    failures = {"n": 0}
+    real_read = referee.reader.read
+
+    def read(image, cells=None):
+        if failures["n"] < 2:
+            failures["n"] += 1
+            raise IndexError("index 9 is out of bounds")
+        return real_read(image, cells)
+
+    referee.reader.read = read
+    for frame in list(frames(script))[:20]:
+        referee.step(frame)
+    said = [e.text for e in referee.stats.events if e.text.startswith("vision failed")]
+    assert said == ["vision failed (IndexError: index 9 is out of bounds); reading again"]
+    assert referee.judge.actions[:3] == script.expected_actions()[:3]
+
+
 def test_camera_unplugged_is_retried_and_the_game_kept():
     from piecebridge.referee.sources import LiveSource
 

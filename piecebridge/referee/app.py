@@ -41,6 +41,9 @@ from piecebridge.rules import reflec as R
 DIRECTIONS = ("north", "east", "south", "west")
 #: the second end-turn press confirming a flagged view must come within this many seconds
 CONFIRM_S = 5.0
+#: tracebacks of unexpected vision failures kept beside the game log (a bug that repeats
+#: every frame would otherwise grow the file without end; the count is in the summary)
+MAX_TRACEBACKS = 20
 
 
 @dataclass
@@ -217,7 +220,8 @@ class Referee:
     ) -> tuple[dict, list[str], bool, list[str] | None] | None:
         """The vision's reading of ``frame`` (the tracker asks only for still frames; with
         ``cells``, only those are measured and the reader keeps its reading of the others),
-        or None when the analysis rate is used up or no board is in view."""
+        or None when the analysis rate is used up, no board is in view or the vision
+        failed."""
         if (
             self.max_fps
             and self._last_read_t is not None
@@ -230,6 +234,7 @@ class Referee:
         try:
             obs = self.reader.read(image) if cells is None else self.reader.read(image, cells=cells)
         except UserError as error:  # BoardNotFound and friends: keep the game, say why
+            self._vision_failing = False
             if self._board_seen:
                 self._board_seen = False
                 self.stats.not_found += 1
@@ -383,12 +388,15 @@ class Referee:
         self.stats.vision_errors += 1
         where = ""
         log = self.judge.log
-        if log is not None:
+        if log is not None and self.stats.vision_errors <= MAX_TRACEBACKS:
             path = log.path.with_name(log.path.name + ".errors.txt")
-            with open(path, "a", encoding="utf-8") as handle:
-                handle.write(f"frame {frame.index} (t={frame.t:.3f} s):\n")
-                handle.write("".join(traceback.format_exception(error)) + "\n")
-            where = f"; traceback in {path}"
+            try:
+                with open(path, "a", encoding="utf-8") as handle:
+                    handle.write(f"frame {frame.index} (t={frame.t:.3f} s):\n")
+                    handle.write("".join(traceback.format_exception(error)) + "\n")
+                where = f"; traceback in {path}"
+            except OSError:  # a full disc or a locked file must not stop the game either
+                pass
         if not self._vision_failing:
             text = f"vision failed ({type(error).__name__}: {error}){where}; reading again"
             self._say(Event("warn", text, t=frame.t))
