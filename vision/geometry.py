@@ -64,13 +64,18 @@ def scale_homography(px_per_cell: float, margin_cells: float = 0.0) -> np.ndarra
 def median_colour(px: np.ndarray) -> np.ndarray:
     """``np.median(px, axis=0)`` of pixels ``px`` (n, channels): the same values, each
     channel partitioned as one contiguous row (a fraction of np.median's time on the few
-    hundred to few thousand pixels of a patch; no NaN check: pixels are finite).
+    hundred to few thousand pixels of a patch; no NaN check: pixels are finite). ``px``
+    must hold at least one pixel.
 
     >>> px = np.random.default_rng(0).normal(size=(577, 3)).astype(np.float32)
     >>> [bool(np.array_equal(median_colour(p), np.median(p, axis=0))) for p in (px, px[1:])]
     [True, True]
+    >>> median_colour(np.array([[200, 10], [100, 250]], np.uint8)).tolist()
+    [150.0, 130.0]
     """
     n = len(px)
+    if px.dtype.kind != "f":  # integers: the mean of the middle two must not wrap round
+        px = px.astype(np.float64)
     rows = np.ascontiguousarray(px.T)
     k = n // 2
     if n % 2:

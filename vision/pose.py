@@ -165,7 +165,7 @@ class BoardPose:
     def _lens(self, ux: np.ndarray, uy: np.ndarray) -> None:
         """Ideal -> image pixels, in place (float32 maps), under the division model,
         radially: the image radius is f times the ideal one with f + q f^3 = 1, q = k r^2
-        (two Newton steps; |q| < 0.5). In place, a few buffers reused."""
+        (two Newton steps; |q| < 0.5). A few buffers are reused."""
         cx, cy = np.float32(self.centre[0]), np.float32(self.centre[1])
         ux -= cx  # dx, dy
         uy -= cy
@@ -278,7 +278,9 @@ def _project_grid(m: np.ndarray, gx: np.ndarray, gy: np.ndarray) -> tuple[np.nda
     x, y = gx[None, :], gy[:, None]
     w = np.add(x * m[6], y * m[7])  # in place from here: (x m6 + y m7) + m8, and so on
     w += m[8]
-    np.divide(1.0, w, out=w)
+    small = np.abs(w) <= np.finfo(np.float32).eps  # at the horizon: 0, as OpenCV does
+    np.divide(1.0, w, out=w, where=~small)
+    w[small] = 0.0
     out = []
     for a, b, c in ((m[0], m[1], m[2]), (m[3], m[4], m[5])):
         t = np.add(x * a, y * b)
