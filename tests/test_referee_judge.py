@@ -873,23 +873,32 @@ def test_a_camera_is_asked_for_raw_mjpeg_and_falls_back_to_decoded(mjpeg):
         assert len(cams) >= 2 and cv2.CAP_PROP_CONVERT_RGB not in cams[1].props
 
 
-def test_a_board_lost_from_view_before_the_hold_ends_commits_nothing(tmp_path):
-    script = demo_script()
-    judge = Judge(R.game_from_header(script.header()))
+def referee_whose_reads_fail(
+    script: Script, judge: Judge, error: Exception, times: int = 3, from_frame: int = 8
+) -> Referee:
+    """A referee of ``script`` whose vision raises ``error`` on ``times`` reads in a row,
+    from the frame ``from_frame`` on."""
     referee = referee_for(script, judge, open_display_none())
-    gone = {"n": 0}
+    failed = {"n": 0}
     real_read = referee.reader.read
 
     def read(image, cells=None):
         index = int(image[64, 0, 0]) * 256 + int(image[64, 0, 1])
-        if index >= 8 and gone["n"] < 3:  # the board goes out of view for three reads
-            gone["n"] += 1
-            raise BoardNotFound("no board in view")
+        if index >= from_frame and failed["n"] < times:
+            failed["n"] += 1
+            raise error
         return real_read(image, cells)
 
     referee.reader.read = read
     for frame in list(frames(script))[:20]:
         referee.step(frame)
+    return referee
+
+
+def test_a_board_lost_from_view_before_the_hold_ends_commits_nothing():
+    script = demo_script()
+    judge = Judge(_new(script))
+    referee = referee_whose_reads_fail(script, judge, BoardNotFound("no board in view"))
     texts = [e.text for e in referee.stats.events]
     lost = texts.index("no board in view: is the board in view?")
     assert texts[lost + 1] == "board found again"  # nothing was judged while it was gone
@@ -898,22 +907,8 @@ def test_a_board_lost_from_view_before_the_hold_ends_commits_nothing(tmp_path):
 
 def test_a_vision_bug_is_said_as_one_not_as_no_board_and_the_game_goes_on(tmp_path):
     script = demo_script()
-    log = GameLog.create(tmp_path / "game.jsonl", _new(script))
-    judge = Judge(_new(script), log)
-    referee = referee_for(script, judge, open_display_none())
-    failures = {"n": 0}
-    real_read = referee.reader.read
-
-    def read(image, cells=None):
-        index = int(image[64, 0, 0]) * 256 + int(image[64, 0, 1])
-        if index >= 8 and failures["n"] < 3:  # three reads in a row hit a bug
-            failures["n"] += 1
-            raise IndexError("index 9 is out of bounds")
-        return real_read(image, cells)
-
-    referee.reader.read = read
-    for frame in list(frames(script))[:20]:
-        referee.step(frame)
+    judge = Judge(_new(script), GameLog.create(tmp_path / "game.jsonl", _new(script)))
+    referee = referee_whose_reads_fail(script, judge, IndexError("index 9 is out of bounds"))
     warnings = [e.text for e in referee.stats.events if e.kind == "warn"]
     said = [t for t in warnings if t.startswith("vision failed (IndexError: index 9")]
     assert len(said) == 1 and not any("board in view" in t for t in warnings)
@@ -925,24 +920,12 @@ def test_a_vision_bug_is_said_as_one_not_as_no_board_and_the_game_goes_on(tmp_pa
 
 def test_a_vision_bug_whose_traceback_cannot_be_kept_still_keeps_the_game(tmp_path):
     script = demo_script()
-    log = GameLog.create(tmp_path / "game.jsonl", _new(script))
+    judge = Judge(_new(script), GameLog.create(tmp_path / "game.jsonl", _new(script)))
     (tmp_path / "game.jsonl.errors.txt").mkdir()  # cannot be written
-    referee = referee_for(script, Judge(_new(script), log), open_display_none())
-    failures = {"n": 0}
-    real_read = referee.reader.read
-
-    def read(image, cells=None):
-        if failures["n"] < 2:
-            failures["n"] += 1
-            raise IndexError("index 9 is out of bounds")
-        return real_read(image, cells)
-
-    referee.reader.read = read
-    for frame in list(frames(script))[:20]:
-        referee.step(frame)
+    referee = referee_whose_reads_fail(script, judge, IndexError("index 9 is out of bounds"))
     said = [e.text for e in referee.stats.events if e.text.startswith("vision failed")]
     assert said == ["vision failed (IndexError: index 9 is out of bounds); reading again"]
-    assert referee.judge.actions[:3] == script.expected_actions()[:3]
+    assert judge.actions[:3] == script.expected_actions()[:3]
 
 
 def test_camera_unplugged_is_retried_and_the_game_kept():
