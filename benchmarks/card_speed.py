@@ -11,6 +11,7 @@ measured in the same run. Batch: photos per second with 1 and with N processes.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import sys
@@ -29,8 +30,20 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from card_data import photo_path, use_model  # noqa: E402
+from piecebridge.vision import card_cells  # noqa: E402
 
 from piecebridge.commands.score import read_and_score, run_batch  # noqa: E402
+
+
+@contextlib.contextmanager
+def _reading_with(net):
+    """Read with ``net`` for a while (the reader looks the shipped model up on each call)."""
+    shipped = card_cells.default_classifier
+    card_cells.default_classifier = lambda: net
+    try:
+        yield
+    finally:
+        card_cells.default_classifier = shipped
 
 
 def main() -> None:
@@ -49,12 +62,18 @@ def main() -> None:
         help="cell model (.npz) instead of the shipped one (single-photo timing only: the "
         "batch's spawned workers load the shipped model, so the batch run is skipped)",
     )
+    ap.add_argument(
+        "--compare",
+        help="also time this cell model (.npz), interleaved with the one read (same photos, "
+        "same moments: a fair ratio on a busy machine)",
+    )
     a = ap.parse_args()
     use_model(a.model)
     size = tuple(int(v) for v in a.size.split("x"))
     cv2.setNumThreads(1)
     paths = [photo_path("test", i, size) for i in range(a.photos)]
-    score_t, decode_t = [], []
+    score_t, decode_t, other_t = [], [], []
+    other = card_cells.CellNet.load(a.compare) if a.compare else None
     for p in paths:
         data = np.fromfile(str(p), np.uint8)
         read_and_score(str(p))  # warm caches (model load, imports)
@@ -66,11 +85,24 @@ def main() -> None:
             t2 = time.perf_counter()
             decode_t.append(t1 - t0)
             score_t.append(t2 - t1)
+            if other is not None:
+                with _reading_with(other):
+                    t3 = time.perf_counter()
+                    read_and_score(str(p))
+                    other_t.append(time.perf_counter() - t3)
     ms = statistics.median(score_t) * 1000
     base = statistics.median(decode_t) * 1000
     print(f"{len(paths)} photos {a.size}, {a.repeat} runs each, one core")
     print(f"score median {ms:.0f} ms (p90 {np.percentile(score_t, 90) * 1000:.0f} ms)")
     print(f"cv2.imdecode (full colour) median {base:.0f} ms; ratio score/decode {ms / base:.2f}")
+    if other is not None:
+        oms = statistics.median(other_t) * 1000
+        pairs = statistics.median(s / o for s, o in zip(score_t, other_t, strict=True))
+        print(
+            f"with {a.compare}, interleaved: median {oms:.0f} ms "
+            f"(p90 {np.percentile(other_t, 90) * 1000:.0f} ms); median of paired ratios "
+            f"(this model / that one) {pairs:.3f}"
+        )
     if a.model:
         return
     cores = os.cpu_count() or 1
