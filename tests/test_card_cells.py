@@ -73,6 +73,8 @@ def test_shipped_model_is_the_network_small_and_trained_on_the_tuning_split(net)
     assert "tune split" in net.info["trained_on"]
     assert "tune split" in net.info["threshold_from"]
     assert 0 < net.min_confidence < 1
+    # an ensemble says where each member came from
+    assert len(net.info.get("members", [None])) == len(net.members)
 
 
 def test_inputs_shapes_and_ranges():
