@@ -872,8 +872,11 @@ def _wide_search(
     and that shift.
 
     The same cosine as :func:`similarities` (lightness minus its mean in the look disc, all
-    inside the disc), at every 1-px shift, computed with correlations rather than crops.
+    inside the disc), at every 1-px shift: the dot products as one matrix product of the
+    window's shifted crops with the masked looks, the means and norms by correlations.
     """
+    if not columns:  # a setup without coin looks: nothing to search for
+        return None
     r = round(0.4 * PX)
     o = round(MARGIN * PX) + (PX - CROP) // 2
     y0, x0 = o + (i // N) * PX - r, o + (i % N) * PX - r
