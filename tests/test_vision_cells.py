@@ -364,3 +364,26 @@ def test_two_weak_mark_reads_that_lean_the_looks_way_agree(monkeypatch):
     assert check(("south", 0.1), ("north", 0.1)) == 0  # too faint to lean
     assert check(("north", 0.35), (None, 0.0)) == 0  # leaning another way is no veto
     assert check(("north", 0.7), ("north", 0.65)) == 2  # sure and alike: they set it
+
+
+def test_the_mark_chooses_between_two_turns_the_look_cannot_tell_apart(monkeypatch):
+    import piecebridge.vision.cells as cells
+
+    def check(rim, fit, pair_margin=0.3, facing_margin=0.01):
+        monkeypatch.setattr(
+            cells, "mark_facing", lambda views, i, centre=None: fit if centre else rim
+        )
+        monkeypatch.setattr(cells, "look_centre", lambda *a: (0.0, 0.0))
+        d = _measured(best=("coin", "arms"), facing="west", facing_margin=facing_margin)
+        d.runner_up, d.pair_margin = "east", pair_margin
+        cells._check_mark(d, None, 0, PieceLooks.default())
+        return d.facing, d.mark
+
+    # A diamond fits west and east alike, both well ahead of north and south.
+    assert check(("east", 0.95), (None, 0.0)) == ("east", 2)  # one sure read picks east
+    assert check(("east", 0.35), ("east", 0.4)) == ("east", 2)  # two leaning reads do too
+    assert check(("west", 0.4), (None, 0.0)) == ("west", 2)  # or confirm the look's turn
+    assert check(("east", 0.95), ("north", 0.9)) == ("west", 0)  # sure reads disagree
+    assert check(("east", 0.4), ("west", 0.4)) == ("west", 0)  # leaning both ways
+    assert check(("east", 0.95), (None, 0.0), pair_margin=0.02) == ("west", -1)  # no clear pair
+    assert check(("east", 0.95), (None, 0.0), facing_margin=0.5)[0] == "west"  # look is sure
