@@ -83,7 +83,7 @@ def main() -> None:
     size = tuple(int(v) for v in a.size.split("x"))
     paths = [photo_path(a.split, i, size) for i in range(a.start, a.start + a.photos)]
     t0 = time.time()
-    with Pool(a.jobs) as pool:
+    with Pool(a.jobs, initializer=use_model, initargs=(a.model,)) as pool:  # spawn-safe
         results = pool.map(evaluate, paths, chunksize=1)
     cells = sum(100 * r["grids"] for r in results)
     grids = sum(r["grids"] for r in results)

@@ -77,19 +77,16 @@ def main() -> None:
     for p in paths:
         data = np.fromfile(str(p), np.uint8)
         read_and_score(str(p))  # warm caches (model load, imports)
-        for _ in range(a.repeat):
+        for i in range(a.repeat):
             t0 = time.perf_counter()
             cv2.imdecode(data, cv2.IMREAD_COLOR)
-            t1 = time.perf_counter()
-            read_and_score(str(p))
-            t2 = time.perf_counter()
-            decode_t.append(t1 - t0)
-            score_t.append(t2 - t1)
-            if other is not None:
-                with _reading_with(other):
-                    t3 = time.perf_counter()
+            decode_t.append(time.perf_counter() - t0)
+            # with --compare, the two models take turns going first (a pair shares the load)
+            for first in ((True, False) if i % 2 else (False, True)) if other else (False,):
+                with _reading_with(other) if first else contextlib.nullcontext():
+                    t1 = time.perf_counter()
                     read_and_score(str(p))
-                    other_t.append(time.perf_counter() - t3)
+                    (other_t if first else score_t).append(time.perf_counter() - t1)
     ms = statistics.median(score_t) * 1000
     base = statistics.median(decode_t) * 1000
     print(f"{len(paths)} photos {a.size}, {a.repeat} runs each, one core")

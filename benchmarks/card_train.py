@@ -33,6 +33,7 @@ import argparse
 import itertools
 import json
 import math
+import re
 import sys
 import time
 from pathlib import Path
@@ -288,23 +289,22 @@ def combine(paths, out, indices, size) -> None:
     """Average the networks of ``paths`` (each a ``.npz`` of one or more) and choose the
     threshold for the ensemble on the validation photos ``indices``."""
     runs = [cc.CellNet.load(p) for p in paths]
+    trained_on = {str((r.info or {}).get("trained_on")) for r in runs}
+    if len(trained_on) != 1:  # else the threshold could be chosen on a member's own photos
+        raise SystemExit(f"the runs were trained on different photos: {sorted(trained_on)}")
+    seen = re.search(r"photos (\d+)\.\.(\d+)", next(iter(trained_on)))
+    if seen is None or (int(seen[2]) >= indices[0] and int(seen[1]) <= indices[-1]):
+        raise SystemExit(f"validation photos {indices[0]}..{indices[-1]} overlap {trained_on}")
     net = cc.CellNet([m for r in runs for m in r.members])
     half, scal, mark, shaded = val_grids(indices, size)
     pm, ps = [], []
     for h, s in zip(half, scal, strict=True):
-        probs = [net.predict_half(h, s)]
-        mirrored = net.predict_half(h[:, :, ::-1], s.reshape(10, 10, -1)[:, ::-1].reshape(100, -1))
-        probs.append(
-            (
-                mirrored[0].reshape(10, 10, -1)[:, ::-1].reshape(100, -1),
-                mirrored[1].reshape(10, 10)[:, ::-1].ravel(),
-            )
-        )
-        pm.append((probs[0][0] + probs[1][0]) / 2)
-        ps.append((probs[0][1] + probs[1][1]) / 2)
+        m, sh = net.predict_half_mirrored(h, s)
+        pm.append(m)
+        ps.append(sh)
     thr, info = choose_threshold(np.concatenate(pm), np.concatenate(ps), mark, shaded)
     info.update(
-        trained_on=" + ".join(str((r.info or {}).get("trained_on")) for r in runs[:1]),
+        trained_on=trained_on.pop(),
         threshold_from=f"tune split photos {indices[0]}..{indices[-1]}, ensemble, mirrored",
         members=[{"file": str(p), **(r.info or {})} for p, r in zip(paths, runs, strict=True)],
         command=" ".join(sys.argv),

@@ -427,9 +427,14 @@ class CellNet:
         """
         maps, scalars = cell_maps(rect)
         half = half_maps(maps)
-        pm, ps = self.predict_half(half, scalars)
         if not mirror:
-            return pm, ps
+            return self.predict_half(half, scalars)
+        return self.predict_half_mirrored(half, scalars)
+
+    def predict_half_mirrored(self, half: np.ndarray, scalars: np.ndarray):
+        """:meth:`predict_half` averaged with the reading of the grid mirrored left to right
+        (what :meth:`predict_grid` returns; the training script chooses the threshold on it)."""
+        pm, ps = self.predict_half(half, scalars)
         flipped = scalars.reshape(10, 10, -1)[:, ::-1].reshape(100, -1)
         pm2, ps2 = self.predict_half(half[:, :, ::-1], flipped)
         pm2 = pm2.reshape(10, 10, -1)[:, ::-1].reshape(100, -1)
