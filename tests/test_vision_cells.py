@@ -366,16 +366,16 @@ def test_two_weak_mark_reads_that_lean_the_looks_way_agree(monkeypatch):
     assert check(("north", 0.7), ("north", 0.65)) == 2  # sure and alike: they set it
 
 
-def test_the_mark_chooses_between_two_turns_the_look_cannot_tell_apart(monkeypatch):
+def test_the_mark_chooses_among_the_turns_the_look_cannot_rule_out(monkeypatch):
     import piecebridge.vision.cells as cells
 
-    def check(rim, fit, pair_margin=0.3, facing_margin=0.01):
+    def check(rim, fit, leads=(0.3, 0.01, 0.3, 0.0), facing_margin=0.01):
         monkeypatch.setattr(
             cells, "mark_facing", lambda views, i, centre=None: fit if centre else rim
         )
         monkeypatch.setattr(cells, "look_centre", lambda *a: (0.0, 0.0))
         d = _measured(best=("coin", "arms"), facing="west", facing_margin=facing_margin)
-        d.runner_up, d.pair_margin = "east", pair_margin
+        d.turn_leads = leads  # north, east, south, west
         cells._check_mark(d, None, 0, PieceLooks.default())
         return d.facing, d.mark
 
@@ -385,5 +385,9 @@ def test_the_mark_chooses_between_two_turns_the_look_cannot_tell_apart(monkeypat
     assert check(("west", 0.4), (None, 0.0)) == ("west", 2)  # or confirm the look's turn
     assert check(("east", 0.95), ("north", 0.9)) == ("west", 0)  # sure reads disagree
     assert check(("east", 0.4), ("west", 0.4)) == ("west", 0)  # leaning both ways
-    assert check(("east", 0.95), (None, 0.0), pair_margin=0.02) == ("west", -1)  # no clear pair
+    assert check(("north", 0.95), (None, 0.0)) == ("west", -1)  # the look rules north out
+    one_out = (0.02, 0.01, 0.3, 0.0)  # the look rules out south only
+    assert check(("north", 0.95), (None, 0.0), leads=one_out) == ("north", 2)
+    flat = (0.02, 0.01, 0.03, 0.0)  # no turn ruled out: maybe another suit's look
+    assert check(("north", 0.95), (None, 0.0), leads=flat) == ("west", -1)
     assert check(("east", 0.95), (None, 0.0), facing_margin=0.5)[0] == "west"  # look is sure

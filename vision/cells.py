@@ -556,10 +556,9 @@ class CellDecision:
     detail_ratio: float = 99.0  # fine detail over the board's noise floor of it
     margin: float = 0.0  # best look over the best look with another kind or suit
     facing_margin: float = 0.0  # 1 - best turn's residual / second turn's residual (coins)
-    # The second-best turn, and the lead of the best two turns over the third (the same
-    # measure): a symbol alike upside down leaves two candidates, its mark tells them apart.
-    runner_up: str | None = None
-    pair_margin: float = 0.0
+    # The best turn's lead (as facing_margin) over each turn, north, east, south, west (0 for
+    # itself): a symbol alike upside down leaves two turns, its mark tells them apart.
+    turn_leads: tuple[float, ...] = ()
     # The coin's separate mark agrees (1), points elsewhere (-1), is unseen (0), or was read
     # alike from two centres and set the facing (2).
     mark: int = 0
@@ -827,18 +826,23 @@ def _check_mark(d: CellDecision, views: BoardViews, i: int, looks: PieceLooks) -
 def _mark_picks_turn(
     d: CellDecision, reads: tuple, sure: list[str | None], looks: PieceLooks
 ) -> bool:
-    """When the learned look cannot tell its best two turns apart (lead under
-    ``min_facing_margin``) but puts both clearly ahead of the other two (``pair_margin``
-    at least ``PAIR_MARGIN``: a symbol alike upside down, such as a diamond), the mark
-    chooses between the two: reads leaning (``MARK_AGREE``) towards exactly one of them,
-    and no sure read naming another facing. Sets the facing (``d.mark`` 2); True if so.
+    """When the learned look cannot tell its best turns apart (lead under
+    ``min_facing_margin``), the mark chooses among the turns the look cannot rule out (its
+    lead over them under ``RIVAL_LEAD``: two for a symbol alike upside down, such as a
+    diamond): reads leaning (``MARK_AGREE``) towards exactly one of them, and no sure read
+    naming another facing. Sets the facing (``d.mark`` 2); True if so. The look must rule
+    out one turn at least: one that fits every turn alike may be another suit's (tune
+    split: a moons coin taken for arms, its four turns' fits 0.20-0.22, right coins' 0.4 up).
 
-    Tune split, coins of marked suits with a learned lead under 0.15: 24 so chosen, all
-    right (pair margin 0.05: 33, 0.15: 15, all right)."""
-    if d.facing_margin >= looks.min_facing_margin or d.pair_margin < PAIR_MARGIN:
+    Tune split, coins of marked suits with a learned lead under 0.15 (before this rule):
+    the mark so chose 46, all right (RIVAL_LEAD 0.05: 44, 0.15: 43, all right; only the
+    cases with at most two such turns: 37)."""
+    if d.facing_margin >= looks.min_facing_margin or len(d.turn_leads) != len(FACINGS):
         return False
-    pair = {d.facing, d.runner_up}
-    leaning = {f for f, lead in reads if f in pair and lead >= MARK_AGREE}
+    rivals = {f for f, lead in zip(FACINGS, d.turn_leads, strict=True) if lead < RIVAL_LEAD}
+    if len(rivals) == len(FACINGS):
+        return False
+    leaning = {f for f, lead in reads if f in rivals and lead >= MARK_AGREE}
     if len(leaning) != 1:
         return False
     (facing,) = leaning
@@ -850,9 +854,9 @@ def _mark_picks_turn(
 
 #: A separate mark read with at least this lead counts (see :func:`_check_mark`).
 MARK_SURE = 0.6
-#: The learned look's best two turns must lead the third by this much (the facing margin's
-#: measure) for the mark to choose between them (see :func:`_mark_picks_turn`).
-PAIR_MARGIN = 0.1
+#: Turns the learned look leads by less than this (the facing margin's measure) are not
+#: ruled out by it; the mark may choose among them (see :func:`_mark_picks_turn`).
+RIVAL_LEAD = 0.1
 #: With neither read sure, reads with at least this lead may still agree with the learned
 #: look (tune split, coins of marked suits with a learned lead under 0.15 and no sure mark:
 #: 5 agreed so, all right; of 6 that leaned another way, 5 were misread by the look).

@@ -278,8 +278,8 @@ def _set_facing(d: CellDecision, scores: np.ndarray) -> None:
     # Compare what is left unexplained: the winner's residual as a share of the
     # runner-up's. Symbols that look alike in all turns leave tiny but telling residuals.
     d.facing_margin = float(1.0 - (1.0 - scores[order[0]]) / (1.0 - scores[order[1]] + 1e-6))
-    d.runner_up = FACINGS[int(order[1])]
-    d.pair_margin = float(1.0 - (1.0 - scores[order[1]]) / (1.0 - scores[order[2]] + 1e-6))
+    # The same lead over every turn (0 for the best): which turns the look cannot rule out.
+    d.turn_leads = tuple(float(1.0 - (1.0 - scores[order[0]]) / (1.0 - s + 1e-6)) for s in scores)
 
 
 #: The patch a separate mark is looked for in (FACE_PX pixels), and the coin's disc in it.
