@@ -564,7 +564,7 @@ class CellDecision:
     mark: int = 0
     tint: float = 0.0  # mean colour away from the tile colour
     light_ratio: float = 1.0  # mean lightness of its middle over the board's typical cell's
-    shade_tint: float = 0.0  # its middle's tint once brought to the tile's lightness
+    shade_tint: float = float("inf")  # tint at the tile's lightness (unmeasured: inf, never a tile)
     # The best look's similarity when a pawn's colour named another suit (else -1).
     likeness: float = -1.0
     covered: bool = False  # the printed lines around it are hidden (a hand, an arm)
@@ -876,9 +876,13 @@ def mark_facing(
 def look_centre(views: BoardViews, i: int, looks: PieceLooks, suit: str) -> tuple[float, float]:
     """Centre (x, y, FACE_PX pixels) of cell ``i``'s coin: where the suit's learned look,
     averaged over its four turns, fits best within ``FACE_WIDE`` of the cell's centre."""
-    cache = looks.extra.setdefault("round_faces", {})
+    turned = looks.turned_faces()
+    hit = looks.extra.get("round_faces")
+    if hit is None or hit[0] is not turned:  # kept with the turned faces they were made from
+        hit = looks.extra["round_faces"] = (turned, {})
+    cache = hit[1]
     if suit not in cache:
-        cache[suit] = np.ascontiguousarray(looks.turned_faces()[suit].mean(axis=0), np.float32)
+        cache[suit] = np.ascontiguousarray(turned[suit].mean(axis=0), np.float32)
     t = cache[suit]
     size = FACE_CROP + 2 * FACE_WIDE
     x0 = round((MARGIN + i % N + 0.5) * FACE_PX - FACE_CROP / 2) - FACE_WIDE
