@@ -331,15 +331,29 @@ def _robust_quadratics(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarra
         aty = np.einsum("ln,ni,ln->li", wk, a, y)
         coef = np.linalg.solve(ata + np.eye(3) * 1e-9, aty[..., None])[..., 0]
         res = np.abs(coef @ a.T - y)
-        kept = np.where(keep, res, np.nan)
-        med = np.full(len(y), np.nan)
-        some = keep.any(axis=1)  # a line with nothing kept has no median (and no warning)
-        med[some] = np.nanmedian(kept[some], axis=1)
-        keep = (w > 0) & (res <= np.maximum(1.0, 2.5 * np.nan_to_num(med, nan=1.0))[:, None])
+        med = _kept_medians(res, keep)
+        keep = (w > 0) & (res <= np.maximum(1.0, 2.5 * med)[:, None])
     # Back to polynomial coefficients in the original x.
     s = 1 / max(np.ptp(x), 1.0)
     c2, c1, c0 = coef[:, 0] * s * s, coef[:, 1] * s, coef[:, 2]
     return np.stack([c2, c1 - 2 * c2 * xc, c2 * xc * xc - c1 * xc + c0], axis=1)
+
+
+def _kept_medians(res: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """Median of each row's kept values (1.0 for a row with none kept), what
+    ``np.nanmedian`` gives with the rest masked as NaN, several times cheaper
+    (a sort of short rows instead of masked arrays).
+
+    >>> _kept_medians(np.array([[3.0, 1.0, 2.0, 9.0]]), np.array([[True, True, False, True]]))
+    array([3.])
+    """
+    n = res.shape[1]
+    srt = np.sort(np.where(keep, res, np.inf), axis=1)
+    k = keep.sum(axis=1)
+    rows = np.arange(len(res))
+    lo = srt[rows, np.maximum(k - 1, 0) // 2]
+    hi = srt[rows, np.minimum(k // 2, n - 1)]
+    return np.where(k > 0, (lo + hi) / 2, 1.0)
 
 
 def _follow_lines(resp: np.ndarray, axis: int, margin_px: float, cell: int, search: float):
@@ -474,9 +488,11 @@ def remap_grid(
     src = grey
     if photo_cell > 1.6 * cell:
         sigma = 0.4 * photo_cell / cell
-        x0, y0 = np.floor(pos.reshape(-1, 2).min(0)).astype(int) - 4
-        x1, y1 = np.ceil(pos.reshape(-1, 2).max(0)).astype(int) + 4
-        x0, y0 = max(x0, 0), max(y0, 0)
+        # min/max over each plane apart: a reduction along the short axis of an (N, 2)
+        # array is ~30x slower (it cost a tenth of the whole read)
+        px, py = pos[..., 0], pos[..., 1]
+        x0, y0 = max(math.floor(px.min()) - 4, 0), max(math.floor(py.min()) - 4, 0)
+        x1, y1 = math.ceil(px.max()) + 4, math.ceil(py.max()) + 4
         src = cv2.GaussianBlur(grey[y0:y1, x0:x1], (0, 0), sigma)
         pos = pos - np.array([x0, y0], np.float32)
     return cv2.remap(
