@@ -293,10 +293,18 @@ def _shade_context(smooth, shade, m: int, cell: int, inset: int) -> np.ndarray:
 
 
 def _pool2(y: np.ndarray) -> np.ndarray:
-    """2x2 max-pool of (H, W, C)."""
+    """2x2 max-pool of (H, W, ...)."""
     return np.maximum(
         np.maximum(y[0::2, 0::2], y[1::2, 0::2]), np.maximum(y[0::2, 1::2], y[1::2, 1::2])
     )
+
+
+def _bias_relu(y: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``max(y + b, 0)`` in place. Layers apply it after their max-pool, on a quarter of
+    the values: adding a constant and rounding are monotone, so
+    ``pool(relu(y + b)) == relu(pool(y) + b)`` exactly, float rounding included."""
+    y += b
+    return np.maximum(y, 0, out=y)
 
 
 def _conv_planes(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -305,32 +313,32 @@ def _conv_planes(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
     With two input planes OpenCV's filter2D per (output, input) pair is far
     cheaper than building im2col columns.
     """
-    out = np.empty((x.shape[1], x.shape[2], w.shape[0]), np.float32)
+    _, h, wd = x.shape
+    planes = np.empty((w.shape[0], h // 2 * 2, wd // 2 * 2), np.float32)
     for f in range(w.shape[0]):
         acc = cv2.filter2D(x[0], -1, w[f, 0], borderType=cv2.BORDER_CONSTANT)
         for c in range(1, x.shape[0]):
             acc += cv2.filter2D(x[c], -1, w[f, c], borderType=cv2.BORDER_CONSTANT)
-        out[:, :, f] = acc
-    out += b
-    np.maximum(out, 0, out=out)
-    return _pool2(out)
+        planes[f] = acc[: h // 2 * 2, : wd // 2 * 2]
+    pooled = np.maximum(
+        np.maximum(planes[:, 0::2, 0::2], planes[:, 1::2, 0::2]),
+        np.maximum(planes[:, 0::2, 1::2], planes[:, 1::2, 1::2]),
+    )
+    return _bias_relu(np.ascontiguousarray(pooled.transpose(1, 2, 0)), b)
 
 
 def _conv_hwc(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
     """3x3 'same' convolution + ReLU + 2x2 max-pool, channels last (H, W, C) -> (H, W, F):
-    im2col from nine shifted copies, then one matrix product."""
+    im2col, then one matrix product."""
     h, wd, c = x.shape
-    # The columns filled in place by nine slice copies (zeros where a shift leaves the
-    # grid): the same numbers as padding and concatenating, without the two copies.
-    cols = np.zeros((h, wd, 9, c), x.dtype)
-    for k, (dy, dx) in enumerate((dy, dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1)):
-        cols[max(-dy, 0) : h - max(dy, 0), max(-dx, 0) : wd - max(dx, 0), k] = x[
-            max(dy, 0) : h + min(dy, 0), max(dx, 0) : wd + min(dx, 0)
-        ]
+    # The columns as one copy of a (H, W, C, 3, 3) window view, taken in (3, 3, C) order:
+    # the same numbers as concatenating nine shifted copies, about three times faster.
+    win = np.lib.stride_tricks.sliding_window_view(
+        np.pad(x, ((1, 1), (1, 1), (0, 0))), (3, 3), axis=(0, 1)
+    )
+    cols = np.ascontiguousarray(win.transpose(0, 1, 3, 4, 2))
     y = cols.reshape(h * wd, 9 * c) @ w.transpose(2, 3, 1, 0).reshape(9 * c, -1)
-    y += b
-    np.maximum(y, 0, out=y)
-    return _pool2(y.reshape(h, wd, -1))
+    return _bias_relu(_pool2(y.reshape(h, wd, -1)), b)
 
 
 def _predict_member(a: dict, half: np.ndarray, scalars: np.ndarray):
