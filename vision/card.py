@@ -586,6 +586,20 @@ def orient_grids(
 # ----------------------------------------------------------------------------- sharpness
 
 
+def _median_last(a: np.ndarray) -> np.ndarray:
+    """``np.median(a, axis=-1)``, the same numbers, by a full sort: numpy's vectorised
+    sort of many short rows is several times faster than the partition median uses.
+
+    >>> _median_last(np.array([[4.0, 1.0, 3.0, 2.0], [5.0, 0.0, 9.0, 7.0]], np.float32))
+    array([2.5, 6. ], dtype=float32)
+    """
+    n = a.shape[-1]
+    s = np.sort(a, axis=-1)
+    if n % 2:
+        return s[..., n // 2]
+    return (s[..., n // 2 - 1] + s[..., n // 2]) / 2
+
+
 def line_width_mm(rect: np.ndarray, cell: int = CELL_PX, cell_mm: float = 3.5) -> float:
     """Apparent width (half-maximum, mm) of the printed inner lines in a rectified grid.
 
@@ -595,14 +609,14 @@ def line_width_mm(rect: np.ndarray, cell: int = CELL_PX, cell_mm: float = 3.5) -
     resp = _ink_response(rect, cell)
     m = round(MARGIN_CELLS * cell)
     half = cell // 2
-    profs = []
-    for i in range(1, 10):
-        y = m + i * cell
-        band = resp[y - half : y + half + 1, m : m + 10 * cell]
-        profs.append(np.median(band, axis=1))
-        band = resp[m : m + 10 * cell, y - half : y + half + 1]
-        profs.append(np.median(band, axis=0))
-    p = np.mean(profs, axis=0)
+    ys = m + np.arange(1, 10) * cell
+    across = np.arange(-half, half + 1)
+    # Bands across the horizontal lines, then (from the transposed response, so every
+    # median runs along contiguous rows) the vertical ones: (2, 9, 2 * half + 1, 10 cells)
+    bands = np.stack([r[ys[:, None] + across, m : m + 10 * cell] for r in (resp, resp.T)])
+    meds = _median_last(bands)
+    # one profile per line, in the order horizontal 1, vertical 1, horizontal 2, ...
+    p = np.mean(meds.transpose(1, 0, 2).reshape(18, -1), axis=0)
     p = p - np.median(np.concatenate([p[:3], p[-3:]]))
     peak = p[half - 2 : half + 3].max()
     if peak <= 0.02:
