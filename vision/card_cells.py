@@ -122,7 +122,8 @@ def _layers(rect: np.ndarray, cell: int, margin: float) -> dict:
     m = round(margin * cell)
     # Reference stroke strength: the darkest strokes on this grid (a soft and a hard
     # pencil then look alike; a faint erased ghost stays faint).
-    ref = max(float(np.percentile(strokes[m : m + 10 * cell, m : m + 10 * cell], 99.7)), 0.15)
+    core = np.sort(strokes[m : m + 10 * cell, m : m + 10 * cell], axis=None)
+    ref = max(float(np.percentile(core, 99.7)), 0.15)
     norm = np.clip(strokes / ref, 0, 1.5)
     return {
         "img": img,
@@ -149,9 +150,14 @@ def _cell_stats(lay: dict, cell: int) -> np.ndarray:
     m, inset, shade, norm = lay["m"], lay["inset"], lay["shade"], lay["norm"]
     sh = _blocks(shade, m, cell, inset)
     st = _blocks(norm, m, cell, 0)
-    q = np.percentile(sh, (10, 25, 50, 75, 90), axis=1).T
+    # Order statistics of sorted rows: the same numbers (they depend only on the values),
+    # and numpy's vectorised sort is several times faster than the partition they use.
+    q = np.percentile(np.sort(sh, axis=1), (10, 25, 50, 75, 90), axis=1).T
     other = [
-        np.median(_blocks(np.clip(1 - lay["smooth"] / lay["papers"][w], 0, 1), m, cell, inset), 1)
+        np.median(
+            np.sort(_blocks(np.clip(1 - lay["smooth"] / lay["papers"][w], 0, 1), m, cell, inset)),
+            1,
+        )
         for w in (1.2, 6)
     ]
     # Texture: graphite is grainy, a shadow is smooth.
@@ -159,7 +165,7 @@ def _cell_stats(lay: dict, cell: int) -> np.ndarray:
     hp = np.abs(img - cv2.GaussianBlur(img, (0, 0), 1.2)) / lay["papers"][3]
     texture = _blocks(hp, m, cell, inset).mean(1)
     # Context: the shading of the 8 neighbours (the ring outside the grid is paper).
-    ext = np.median(_blocks(shade, m, cell, inset, 12, m - cell), axis=1).reshape(12, 12)
+    ext = np.median(np.sort(_blocks(shade, m, cell, inset, 12, m - cell)), axis=1).reshape(12, 12)
     ring = np.stack(
         [
             ext[1 + dy : 11 + dy, 1 + dx : 11 + dx]
