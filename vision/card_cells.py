@@ -61,14 +61,21 @@ DEFAULT_MIN_CONFIDENCE = 0.6
 # ----------------------------------------------------------------------------- layers
 
 
-def _paper(img: np.ndarray, cells: float, cell: int) -> np.ndarray:
+def _paper_blocks(img: np.ndarray) -> np.ndarray:
+    """Block maxima (4x4) of the lightly smoothed image, where :func:`_paper` starts."""
+    b = 4
+    return cv2.dilate(cv2.blur(img, (5, 5)), np.ones((b, b), np.uint8))[b // 2 :: b, b // 2 :: b]
+
+
+def _paper(img: np.ndarray, cells: float, cell: int, blocks: np.ndarray | None = None):
     """Paper brightness: the brightest smoothed value within a window of ``cells``.
 
     Worked out at a quarter of the resolution (block maxima): it is smooth anyway.
+    ``blocks`` (:func:`_paper_blocks` of ``img``) saves redoing them for several windows.
     """
     h, w = img.shape
     b = 4
-    small = cv2.dilate(cv2.blur(img, (5, 5)), np.ones((b, b), np.uint8))[b // 2 :: b, b // 2 :: b]
+    small = _paper_blocks(img) if blocks is None else blocks
     k = max(3, int(cells * cell / b) | 1)
     small = cv2.dilate(small, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
     small = cv2.GaussianBlur(small, (0, 0), max(0.5, cells * cell / 6 / b))
@@ -116,7 +123,8 @@ def _layers(rect: np.ndarray, cell: int, margin: float) -> dict:
     """The pencil layers every reader of a grid starts from (see :func:`pencil_layers`)."""
     img = rect.astype(np.float32)
     smooth = _smooth(img, cell)
-    papers = {w: np.maximum(_paper(img, w, cell), 1) for w in (1.2, 3, 6)}
+    blocks = _paper_blocks(img)
+    papers = {w: np.maximum(_paper(img, w, cell, blocks), 1) for w in (1.2, 3, 6)}
     shade = np.clip(1 - smooth / papers[3], 0, 1)
     strokes = _strokes(img, smooth, cell, margin)
     m = round(margin * cell)
