@@ -6,17 +6,24 @@ Single photo: median wall time of the whole read-and-score path (file -> card/1
 with score) on one core (OpenCV and numpy's BLAS limited to one thread), next to the median of
 ``cv2.imdecode`` of the same JPEG bytes (full colour decode, what any reader pays)
 measured in the same run. Batch: photos per second with 1 and with N processes.
+
+``--compare MODEL`` times another cell model, ``--compare-rev REV`` the reader's code as it
+was at a git revision, each interleaved with the working tree (same photos, same moments).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
+import importlib.util
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+import types
 from pathlib import Path
 
 # One core means one BLAS thread too (the cell network's matrix products would otherwise
@@ -30,7 +37,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from card_data import photo_path, use_model  # noqa: E402
-from piecebridge.vision import card_cells  # noqa: E402
+from piecebridge.vision import card, card_cells  # noqa: E402
 
 from piecebridge.commands.score import read_and_score, run_batch  # noqa: E402
 
@@ -44,6 +51,49 @@ def _reading_with(net):
         yield
     finally:
         card_cells.default_classifier = shipped
+
+
+def _functions_at(rev: str, tmp: Path) -> dict:
+    """The module-level functions of the reader's two modules as they were at git ``rev``,
+    loaded apart (module name ``<module>_at_rev``): ``{module: {name: function}}``."""
+    repo = Path(__file__).resolve().parent.parent
+    out = {}
+    for mod, rel in ((card, "vision/card.py"), (card_cells, "vision/card_cells.py")):
+        src = subprocess.run(
+            ["git", "show", f"{rev}:{rel}"], cwd=repo, check=True, capture_output=True, text=True
+        ).stdout
+        name = f"{mod.__name__.rsplit('.', 1)[-1]}_at_rev"
+        path = tmp / f"{name}.py"
+        path.write_text(src)
+        spec = importlib.util.spec_from_file_location(name, path)
+        old = importlib.util.module_from_spec(spec)
+        sys.modules[name] = old  # dataclasses look their module up
+        spec.loader.exec_module(old)
+        out[mod] = {
+            k: v
+            for k, v in vars(old).items()
+            if isinstance(v, types.FunctionType)
+            and v.__module__ == name
+            and k != "default_classifier"
+            and hasattr(mod, k)
+        }
+    return out
+
+
+@contextlib.contextmanager
+def _reading_with_code(functions: dict):
+    """Read with other versions of the reader's functions for a while (callers look
+    module-level functions up on each call, so swapping them swaps the code)."""
+    saved = {mod: {k: getattr(mod, k) for k in fs} for mod, fs in functions.items()}
+    try:
+        for mod, fs in functions.items():
+            for k, v in fs.items():
+                setattr(mod, k, v)
+        yield
+    finally:
+        for mod, fs in saved.items():
+            for k, v in fs.items():
+                setattr(mod, k, v)
 
 
 def main() -> None:
@@ -67,13 +117,27 @@ def main() -> None:
         help="also time this cell model (.npz), interleaved with the one read (same photos, "
         "same moments: a fair ratio on a busy machine)",
     )
+    ap.add_argument(
+        "--compare-rev",
+        metavar="REV",
+        help="also time the reader's code (vision/card.py, vision/card_cells.py) as it was "
+        "at git revision REV, interleaved with the working tree's (same model)",
+    )
     a = ap.parse_args()
+    if a.compare and a.compare_rev:
+        ap.error("--compare and --compare-rev: one at a time")
     use_model(a.model)
     size = tuple(int(v) for v in a.size.split("x"))
     cv2.setNumThreads(1)
     paths = [photo_path("test", i, size) for i in range(a.photos)]
     score_t, decode_t, other_t = [], [], []
-    other = card_cells.CellNet.load(a.compare) if a.compare else None
+    other = None
+    if a.compare:
+        net = card_cells.CellNet.load(a.compare)
+        other = functools.partial(_reading_with, net)
+    elif a.compare_rev:
+        old_code = _functions_at(a.compare_rev, Path(tempfile.mkdtemp()))
+        other = functools.partial(_reading_with_code, old_code)
     for p in paths:
         data = np.fromfile(str(p), np.uint8)
         read_and_score(str(p))  # warm caches (model load, imports)
@@ -83,7 +147,7 @@ def main() -> None:
             decode_t.append(time.perf_counter() - t0)
             # with --compare, the two models take turns going first (a pair shares the load)
             for first in ((True, False) if i % 2 else (False, True)) if other else (False,):
-                with _reading_with(other) if first else contextlib.nullcontext():
+                with other() if first else contextlib.nullcontext():
                     t1 = time.perf_counter()
                     read_and_score(str(p))
                     (other_t if first else score_t).append(time.perf_counter() - t1)
@@ -96,9 +160,9 @@ def main() -> None:
         oms = statistics.median(other_t) * 1000
         pairs = statistics.median(s / o for s, o in zip(score_t, other_t, strict=True))
         print(
-            f"with {a.compare}, interleaved: median {oms:.0f} ms "
+            f"with {a.compare or 'the code at ' + a.compare_rev}, interleaved: median {oms:.0f} ms "
             f"(p90 {np.percentile(other_t, 90) * 1000:.0f} ms); median of paired ratios "
-            f"(this model / that one) {pairs:.3f}"
+            f"(this one / that one) {pairs:.3f}"
         )
     if a.model:
         return
