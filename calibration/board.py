@@ -38,9 +38,8 @@ from piecebridge.vision.cells import (
     PieceLooks,
     board_views,
     energies,
-    mark_facing,
 )
-from piecebridge.vision.facing import coin_centre, face_scores
+from piecebridge.vision.facing import coin_centre, face_scores, mark_blob, mark_centre
 from piecebridge.vision.geometry import N
 from piecebridge.vision.locate import find_board
 from piecebridge.vision.pose import BoardPose
@@ -184,8 +183,15 @@ def learn_setup(
     # mean, nearer the empty side: pieces lose contrast under glare and blur, tiles less),
     # kept within sane bounds so one odd cell cannot set it.
     empty_ratio = float(np.clip(max(hi_empty, 1.0) ** 0.65 * lo_occ**0.35, 1.8, 6.0))
+    marked, spots = _marked(views)
     looks = PieceLooks(
-        coins, pawns, faces, empty_ratio=empty_ratio, learned=True, marked=_marked(views)
+        coins,
+        pawns,
+        faces,
+        empty_ratio=empty_ratio,
+        learned=True,
+        marked=marked,
+        mark_spots=spots,
     )
     h, w = frame_bgr.shape[:2]
     setup = BoardSetup(pose, (w, h), found.tile_color_lab, looks, camera_calibration)
@@ -215,17 +221,21 @@ def learn_setup(
 MIN_MARKS_READ = 3
 
 
-def _marked(views: BoardViews) -> tuple[str, ...]:
+def _marked(views: BoardViews) -> tuple[tuple[str, ...], dict[str, tuple[float, float]]]:
     """Suits whose coins' small separate mark (see ``cells.mark_facing``) reads as north
-    on at least ``MIN_MARKS_READ`` of their calibration coins (all face north there)."""
+    on at least ``MIN_MARKS_READ`` of their calibration coins (all face north there), and
+    for each such suit where its mark sits: the median (distance from the coin's centre,
+    area) of those reads (``PieceLooks.mark_spots``)."""
     index = {c: i for i, c in enumerate(CELL_ORDER)}
-    out = []
+    out, spots = [], {}
     for suit in SUITS:
         cells = [c for c, (kind, s) in calibration_layout().items() if (kind, s) == ("coin", suit)]
-        reads = [mark_facing(views, index[c]) for c in cells]
-        if sum(f == "north" and lead >= MARK_SURE for f, lead in reads) >= MIN_MARKS_READ:
+        reads = [mark_blob(views, mark_centre(views, index[c], CENTRE_SHIFT)) for c in cells]
+        north = [(r, a) for f, lead, r, a in reads if f == "north" and lead >= MARK_SURE]
+        if len(north) >= MIN_MARKS_READ:
             out.append(suit)
-    return tuple(out)
+            spots[suit] = tuple(float(v) for v in np.median(np.array(north), axis=0))
+    return tuple(out), spots
 
 
 #: The learned setup must read at least this many of the layout's 28 pieces back as the

@@ -7,10 +7,10 @@ import cv2
 import numpy as np
 import pytest
 from piecebridge.calibration.board import calibration_layout, learn_setup
-from piecebridge.vision.cells import PieceLooks, _unit, masked, similarities
+from piecebridge.vision.cells import PieceLooks, _unit, board_views, masked, similarities
 from piecebridge.vision.geometry import N, project
 from piecebridge.vision.occlusion import covered_cells, hidden_fraction
-from piecebridge.vision.raster import CROP
+from piecebridge.vision.raster import CROP, FACE_PX
 from piecebridge.vision.reader import BoardReader
 
 from piecebridge.errors import UserError
@@ -150,6 +150,13 @@ def test_mark_check_is_learned_per_suit_and_saved():
     assert setup.looks.marked == ("suns", "moons", "crowns", "arms")
     again = PieceLooks.from_json(setup.looks.to_json())
     assert again.marked == setup.looks.marked
+    # Where each suit's dot sits (~0.28 of a cell out) and its size are learned and saved.
+    assert set(setup.looks.mark_spots) == set(setup.looks.marked)
+    assert all(0.2 * FACE_PX < r < 0.32 * FACE_PX for r, _ in setup.looks.mark_spots.values())
+    assert again.mark_spots == setup.looks.mark_spots
+    older = setup.looks.to_json()
+    del older["mark_spots"]  # a setup saved before spots were learned still loads
+    assert PieceLooks.from_json(older).mark_spots == {}
     assert as_sets(BoardReader(setup=setup).read(img).board)[0] == set(POSITION["coins"])
     coins = [(c, s, "north") for c, (k, s) in calibration_layout().items() if k == "coin"]
     pawns = [(c, s) for c, (k, s) in calibration_layout().items() if k == "pawn"]
@@ -351,7 +358,7 @@ def test_two_weak_mark_reads_that_lean_the_looks_way_agree(monkeypatch):
 
     def check(rim, fit):
         monkeypatch.setattr(
-            cells, "mark_facing", lambda views, i, centre=None: fit if centre else rim
+            cells, "mark_facing", lambda views, i, centre=None, spot=None: fit if centre else rim
         )
         monkeypatch.setattr(cells, "look_centre", lambda *a: (0.0, 0.0))
         d = _measured(best=("coin", "arms"), facing="south", facing_margin=0.05)
@@ -371,7 +378,7 @@ def test_the_mark_chooses_among_the_turns_the_look_cannot_rule_out(monkeypatch):
 
     def check(rim, fit, leads=(0.3, 0.01, 0.3, 0.0), facing_margin=0.01):
         monkeypatch.setattr(
-            cells, "mark_facing", lambda views, i, centre=None: fit if centre else rim
+            cells, "mark_facing", lambda views, i, centre=None, spot=None: fit if centre else rim
         )
         monkeypatch.setattr(cells, "look_centre", lambda *a: (0.0, 0.0))
         d = _measured(best=("coin", "arms"), facing="west", facing_margin=facing_margin)
@@ -391,3 +398,21 @@ def test_the_mark_chooses_among_the_turns_the_look_cannot_rule_out(monkeypatch):
     flat = (0.02, 0.01, 0.03, 0.0)  # no turn ruled out: maybe another suit's look
     assert check(("north", 0.95), (None, 0.0), leads=flat) == ("west", -1)
     assert check(("east", 0.95), (None, 0.0), facing_margin=0.5)[0] == "west"  # look is sure
+
+
+def test_a_learned_mark_spot_ignores_blobs_of_another_size():
+    # A coin facing east with its dot, and a speck (a jewel, a bit of the rim line) on its
+    # north side, farther out: unlearned, the farther blob is taken for the mark; with the
+    # suit's learned dot size only the dot counts.
+    from piecebridge.vision.facing import mark_blob
+
+    c = 2.5 * FACE_PX
+    img = np.full((5 * FACE_PX, 5 * FACE_PX, 3), (175, 205, 220), np.uint8)
+    cv2.circle(img, (int(c), int(c)), int(0.38 * FACE_PX), (165, 195, 210), -1)
+    cv2.circle(img, (int(c), int(c)), int(0.16 * FACE_PX), (40, 40, 160), -1)  # the symbol
+    cv2.circle(img, (int(c + 11), int(c)), 2, (40, 40, 160), -1)  # the dot, east, ~13 px
+    img[int(c) - 12 : int(c) - 10, int(c) : int(c) + 2] = (40, 40, 160)  # a 2x2 speck
+    views = board_views(img)
+    assert mark_blob(views, (c, c))[0] == "north"
+    facing, lead, r, area = mark_blob(views, (c, c), spot=(11.0, 13.0))
+    assert facing == "east" and lead > 0.6 and abs(r - 11) < 1.5 and area < 20

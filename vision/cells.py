@@ -348,6 +348,10 @@ class PieceLooks:
     # Suits whose coins' separate mark reads reliably (learned: the calibration's coins
     # read as north by it); only their facings are checked against the mark.
     marked: tuple[str, ...] = ()
+    # Where each marked suit's separate mark sits on its calibration coins and how big it
+    # is: (distance from the coin's centre, area), FACE_PX pixels (``facing.mark_blob``).
+    # A suit without one (older setups) has its mark looked for anywhere on the coin.
+    mark_spots: dict[str, tuple[float, float]] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -360,6 +364,7 @@ class PieceLooks:
             "empty_ratio": self.empty_ratio,
             "learned": self.learned,
             "marked": list(self.marked),
+            "mark_spots": {s: list(v) for s, v in self.mark_spots.items()},
         }
 
     @classmethod
@@ -371,6 +376,7 @@ class PieceLooks:
             empty_ratio=float(d["empty_ratio"]),
             learned=bool(d.get("learned", True)),
             marked=tuple(d.get("marked", ())),
+            mark_spots={s: (float(v[0]), float(v[1])) for s, v in d.get("mark_spots", {}).items()},
         )
 
     @classmethod
@@ -796,13 +802,16 @@ def _check_mark(d: CellDecision, views: BoardViews, i: int, looks: PieceLooks) -
     When neither read is sure, reads leaning the learned look's way (lead ``MARK_AGREE``)
     with none leaning another way still agree (``d.mark`` 1: a smaller learned lead will
     do); leaning another way is no veto. When the look leaves two turns (a symbol alike
-    upside down), the mark chooses between them (:func:`_mark_picks_turn`).
+    upside down), the mark chooses between them (:func:`_mark_picks_turn`). Both reads
+    count only blobs where and as big as the suit's mark on its calibration coins
+    (``PieceLooks.mark_spots``; anywhere when not learned).
     """
-    rim = mark_facing(views, i)
+    spot = looks.mark_spots.get(d.best[1])
+    rim = mark_facing(views, i, spot=spot)
     if rim[0] == d.facing and rim[1] >= MARK_SURE:  # two reads agree already
         d.mark = 1
         return
-    fit = mark_facing(views, i, look_centre(views, i, looks, d.best[1]))
+    fit = mark_facing(views, i, look_centre(views, i, looks, d.best[1]), spot=spot)
     sure = [f for f, lead in (rim, fit) if f is not None and lead >= MARK_SURE]
     if _mark_picks_turn(d, (rim, fit), sure, looks):
         return
@@ -864,12 +873,16 @@ MARK_AGREE = 0.3
 
 
 def mark_facing(
-    views: BoardViews, i: int, centre: tuple[float, float] | None = None
+    views: BoardViews,
+    i: int,
+    centre: tuple[float, float] | None = None,
+    spot: tuple[float, float] | None = None,
 ) -> tuple[str | None, float]:
     """The facing of cell ``i``'s coin by its small separate mark, and the read's lead
-    (``centre``: the coin's centre in FACE_PX pixels; by default its rim circle's)."""
+    (``centre``: the coin's centre in FACE_PX pixels; by default its rim circle's;
+    ``spot``: the suit's learned mark place, see ``PieceLooks.mark_spots``)."""
     mark = CellDecision(CELL_ORDER[i], "unknown")
-    read_facing_from_mark(mark, views, i, CENTRE_SHIFT, centre)
+    read_facing_from_mark(mark, views, i, CENTRE_SHIFT, centre, spot)
     return mark.facing, mark.facing_margin
 
 
