@@ -416,3 +416,16 @@ def test_a_learned_mark_spot_ignores_blobs_of_another_size():
     assert mark_blob(views, (c, c))[0] == "north"
     facing, lead, r, area = mark_blob(views, (c, c), spot=(11.0, 13.0))
     assert facing == "east" and lead > 0.6 and abs(r - 11) < 1.5 and area < 20
+
+
+def test_no_mark_read_for_a_coin_that_cannot_be_named():
+    # Without a setup a coin fitting too loosely (or too close to another look) is unknown
+    # whatever its facing, so its mark is not read; a covered cell's thresholds count too.
+    from piecebridge.vision.cells import _could_be_sure
+
+    looks = PieceLooks.default()  # 0.65 / 0.05 (covered: 0.85 / 0.15)
+    assert _could_be_sure(_measured(similarity=0.7, margin=0.06), looks)
+    assert not _could_be_sure(_measured(similarity=0.6, margin=0.5), looks)
+    assert not _could_be_sure(_measured(similarity=0.9, margin=0.04), looks)
+    looks.covered_piece_similarity = 0.55
+    assert _could_be_sure(_measured(similarity=0.6, margin=0.5), looks)
