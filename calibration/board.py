@@ -231,7 +231,7 @@ def _marked(views: BoardViews) -> tuple[tuple[str, ...], dict[str, tuple[float, 
     for suit in SUITS:
         cells = [c for c, (kind, s) in calibration_layout().items() if (kind, s) == ("coin", suit)]
         reads = [mark_blob(views, mark_centre(views, index[c], CENTRE_SHIFT)) for c in cells]
-        north = [(r, a) for f, lead, r, a in reads if f == "north" and lead >= MARK_SURE]
+        north = [(r, a, e) for f, lead, r, a, e in reads if f == "north" and lead >= MARK_SURE]
         if len(north) >= MIN_MARKS_READ:
             out.append(suit)
             spots[suit] = tuple(float(v) for v in np.median(np.array(north), axis=0))

@@ -152,7 +152,7 @@ def test_mark_check_is_learned_per_suit_and_saved():
     assert again.marked == setup.looks.marked
     # Where each suit's dot sits (~0.28 of a cell out) and its size are learned and saved.
     assert set(setup.looks.mark_spots) == set(setup.looks.marked)
-    assert all(0.2 * FACE_PX < r < 0.32 * FACE_PX for r, _ in setup.looks.mark_spots.values())
+    assert all(0.2 * FACE_PX < r < 0.32 * FACE_PX for r, *_ in setup.looks.mark_spots.values())
     assert again.mark_spots == setup.looks.mark_spots
     older = setup.looks.to_json()
     del older["mark_spots"]  # a setup saved before spots were learned still loads
@@ -414,7 +414,7 @@ def test_a_learned_mark_spot_ignores_blobs_of_another_size():
     img[int(c) - 12 : int(c) - 10, int(c) : int(c) + 2] = (40, 40, 160)  # a 2x2 speck
     views = board_views(img)
     assert mark_blob(views, (c, c))[0] == "north"
-    facing, lead, r, area = mark_blob(views, (c, c), spot=(11.0, 13.0))
+    facing, lead, r, area, _ = mark_blob(views, (c, c), spot=(11.0, 13.0))
     assert facing == "east" and lead > 0.6 and abs(r - 11) < 1.5 and area < 20
 
 
@@ -429,3 +429,19 @@ def test_no_mark_read_for_a_coin_that_cannot_be_named():
     assert not _could_be_sure(_measured(similarity=0.9, margin=0.04), looks)
     looks.covered_piece_similarity = 0.55
     assert _could_be_sure(_measured(similarity=0.6, margin=0.5), looks)
+
+
+def test_a_learned_mark_spot_ignores_a_rim_arc_of_the_marks_size():
+    # A piece of the rim line (long along the rim) as far out and as big as the dot: the
+    # learned spot's shape (the dot about as long as wide) leaves the arc out.
+    from piecebridge.vision.facing import mark_blob
+
+    c = 2.5 * FACE_PX
+    img = np.full((5 * FACE_PX, 5 * FACE_PX, 3), (175, 205, 220), np.uint8)
+    cv2.circle(img, (int(c), int(c)), int(0.38 * FACE_PX), (165, 195, 210), -1)
+    cv2.circle(img, (int(c), int(c)), int(0.16 * FACE_PX), (40, 40, 160), -1)  # the symbol
+    cv2.circle(img, (int(c + 11), int(c)), 2, (40, 40, 160), -1)  # the dot, east
+    img[int(c) - 12 : int(c) - 10, int(c) - 3 : int(c) + 4] = (40, 40, 160)  # 7x2, north
+    views = board_views(img)
+    assert mark_blob(views, (c, c), spot=(11.0, 13.0))[0] == "north"  # size alone: the arc
+    assert mark_blob(views, (c, c), spot=(11.0, 13.0, 1.0))[0] == "east"

@@ -376,7 +376,7 @@ class PieceLooks:
             empty_ratio=float(d["empty_ratio"]),
             learned=bool(d.get("learned", True)),
             marked=tuple(d.get("marked", ())),
-            mark_spots={s: (float(v[0]), float(v[1])) for s, v in d.get("mark_spots", {}).items()},
+            mark_spots={s: tuple(map(float, v)) for s, v in d.get("mark_spots", {}).items()},
         )
 
     @classmethod
