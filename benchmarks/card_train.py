@@ -50,6 +50,18 @@ CROP = 128  # full-resolution crop around a cell, room for rotation and shifts
 OUT_FULL = 2 * (cc.PATCH_PX + 2 * cc.NET_CONTEXT)
 
 
+def tune_grids(indices, size):
+    """``(photo index, maps, scalars, mark, shaded)`` of every grid the reader rectifies
+    on the given tuning photos (a photo it cannot read is said and skipped)."""
+    for i in indices:
+        item = rects_of(photo_path("tune", i, size))
+        if "error" in item:
+            print(f"  skipped tune {i}: {item['error']}")
+            continue
+        for rect, mk, sh in zip(item["rects"], item["mark"], item["shaded"], strict=True):
+            yield (i, *cc.cell_maps(rect), mk, sh)
+
+
 def grid_data(indices, size) -> dict:
     """Maps (uint8), scalars and labels of every grid of the given tuning photos."""
     cache = CACHE / f"net_tune_{indices[0]}_{indices[-1]}_{size[0]}x{size[1]}_v1.npz"
@@ -57,21 +69,16 @@ def grid_data(indices, size) -> dict:
         d = np.load(cache)
         return {k: d[k] for k in d}
     maps, scal, mark, shaded = [], [], [], []
-    t0 = time.time()
-    for n, i in enumerate(indices):
-        item = rects_of(photo_path("tune", i, size))
-        if "error" in item:
-            print(f"  skipped tune {i}: {item['error']}")
-            continue
-        for rect, mk, sh in zip(item["rects"], item["mark"], item["shaded"], strict=True):
-            mp, sc = cc.cell_maps(rect)
-            q = np.stack([mp[0] * 255, mp[1] * 170]).round().clip(0, 255).astype(np.uint8)
-            maps.append(q)
-            scal.append(sc)
-            mark.append(mk)
-            shaded.append(sh)
-        if n % 200 == 0:
+    t0, last = time.time(), None
+    for i, mp, sc, mk, sh in tune_grids(indices, size):
+        q = np.stack([mp[0] * 255, mp[1] * 170]).round().clip(0, 255).astype(np.uint8)
+        maps.append(q)
+        scal.append(sc)
+        mark.append(mk)
+        shaded.append(sh)
+        if i != last and (i - indices[0]) % 200 == 0:
             print(f"  maps of photo {i} ({time.time() - t0:.0f}s)", flush=True)
+        last = i
     out = {
         "maps": np.stack(maps),
         "scalars": np.stack(scal).astype(np.float32),
@@ -271,17 +278,11 @@ def val_grids(indices, size):
     """``(half maps, scalars, mark, shaded)`` of the validation photos' grids, from the
     reader's own rectified grids (not the quantised training maps)."""
     half, scal, mark, shaded = [], [], [], []
-    for i in indices:
-        item = rects_of(photo_path("tune", i, size))
-        if "error" in item:
-            print(f"  skipped tune {i}: {item['error']}")
-            continue
-        for rect, mk, sh in zip(item["rects"], item["mark"], item["shaded"], strict=True):
-            mp, sc = cc.cell_maps(rect)
-            half.append(cc.half_maps(mp))
-            scal.append(sc)
-            mark.append(mk)
-            shaded.append(sh)
+    for _, mp, sc, mk, sh in tune_grids(indices, size):
+        half.append(cc.half_maps(mp))
+        scal.append(sc)
+        mark.append(mk)
+        shaded.append(sh)
     return half, scal, np.concatenate(mark), np.concatenate(shaded)
 
 
