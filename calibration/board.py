@@ -102,7 +102,7 @@ class BoardSetup:
                 looks=PieceLooks.from_json(d["looks"]),
                 camera_calibration=d.get("camera_calibration"),
             )
-        except (KeyError, ValueError, TypeError, IndexError) as e:
+        except (KeyError, ValueError, TypeError, IndexError, AttributeError) as e:
             raise UserError(f"setup {path} is damaged: {e}") from None
 
 

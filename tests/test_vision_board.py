@@ -184,6 +184,12 @@ def test_cli_calibrate_and_see(tmp_path, capsys):
     assert board["format"] == "reflec-board/1"
     assert as_sets(board) == (set(POSITION["coins"]), set(POSITION["pawns"]))
     assert len(list((tmp_path / "dbg").glob("*.png"))) >= 3
+    setup = json.loads((tmp_path / "s.json").read_text())
+    setup["looks"]["mark_spots"] = "north"  # damaged by hand
+    (tmp_path / "bad.json").write_text(json.dumps(setup))
+    rc = main(["see", str(tmp_path / "pos.png"), "--setup", str(tmp_path / "bad.json")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 1 and len(err) == 1 and "is damaged" in err[0]
 
 
 @pytest.mark.parametrize("content", [b"", b"not an image"])
