@@ -59,9 +59,12 @@ def _functions_at(rev: str, tmp: Path) -> dict:
     repo = Path(__file__).resolve().parent.parent
     out = {}
     for mod, rel in ((card, "vision/card.py"), (card_cells, "vision/card_cells.py")):
-        src = subprocess.run(
-            ["git", "show", f"{rev}:{rel}"], cwd=repo, check=True, capture_output=True, text=True
-        ).stdout
+        shown = subprocess.run(
+            ["git", "show", f"{rev}:{rel}"], cwd=repo, capture_output=True, text=True
+        )
+        if shown.returncode:
+            raise SystemExit(f"--compare-rev {rev}: no {rel} there ({shown.stderr.strip()})")
+        src = shown.stdout
         name = f"{mod.__name__.rsplit('.', 1)[-1]}_at_rev"
         path = tmp / f"{name}.py"
         path.write_text(src)
