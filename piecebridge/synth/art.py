@@ -1,6 +1,8 @@
 """Piece art for the renderer: suit symbols, coin faces, tile faces, piece colours.
 
-Three styles, so vision can be tested on art it was not tuned on:
+Five styles.  The first three are the renderer's random mix (both splits draw from them, and
+vision was developed on them); the last two are reached only with an explicit ``art=``, so
+vision can be measured on art it was never tuned on:
 
 * ``"classic"`` -- wooden tiles with thin black grid crosses; cream wooden coins with the
   suit symbol (sun, moon, crown, fleur-de-lis) and a dot at the top; glossy pawns in suit
@@ -10,10 +12,27 @@ Three styles, so vision can be tested on art it was not tuned on:
   top; matte peg pawns in those colours.
 * ``"ebony"`` -- dark walnut tiles with pale lines set in from the edges; glossy brass coins with
   the classic symbols and a triangle mark; glossy peg pawns.
+* ``"piecepackr"`` -- drawn from piecepackr's own figures (``shared/data/piecepack-reference``):
+  thick burlywood tiles with well-rounded corners and a black cross that stops short of the
+  edges; coins of the *same* burlywood as the tiles (only their edge and shadow set them off),
+  the suit symbol in the Okabe-Ito colours piecepackr uses (suns vermillion, moons black,
+  crowns bluish green, arms blue) and a small dot above it; piecepackr's symbol shapes (a
+  hollow sun with eight rays, a half-filled moon disc, a five-spiked crown with balls, a thin
+  fleur-de-lis); matte round-topped pawns (a cylinder with a dome, as the ray-traced figure's).
+* ``"acrylic"`` -- as laser-cut acrylic sets are made: every coin is a disc of its suit's
+  saturated colour with the symbol engraved *white* (the reverse of every other style: the
+  colour is the coin, not the symbol), and a white bar notch at the top rim instead of a dot
+  or triangle; pale ice-blue tiles with thin, low-contrast white engraved lines running to
+  the square-cut edges; glossy flat-topped cylinder pawns.  It breaks the assumptions the
+  others share: a pale coin ground, a dark symbol, dark grid lines, a dome or head on a pawn.
 
 >>> tex = coin_face(ART["classic"], "crowns", 64)
 >>> tex.shape, tex.dtype
 ((64, 64, 3), dtype('uint8'))
+>>> MIXED_ARTS, sorted(set(ART) - set(MIXED_ARTS))
+(('classic', 'french', 'ebony'), ['acrylic', 'piecepackr'])
+>>> coin_ground(ART["acrylic"], "crowns") == ART["acrylic"].suit_bgr["crowns"]
+True
 """
 
 from __future__ import annotations
@@ -128,6 +147,61 @@ def diamond(img, cx, cy, n, color, bg) -> None:
           color)  # fmt: skip
 
 
+# -- piecepackr's symbols (its default suit glyphs, as its figures draw them) ---------------
+
+
+def pp_sun(img, cx, cy, n, color, bg) -> None:
+    """A disc with eight light rays cut into it and a hollow ring at its heart."""
+    r = n * 0.5
+    _circle(img, (cx, cy), r, color)
+    for k in range(8):
+        a = math.pi * k / 4 - math.pi / 2
+        side = math.radians(16)
+        tip = (cx + 0.95 * r * math.cos(a), cy + 0.95 * r * math.sin(a))
+        base = [
+            (cx + 0.56 * r * math.cos(a + s), cy + 0.56 * r * math.sin(a + s))
+            for s in (side, -side)
+        ]
+        _poly(img, [tip, *base], bg)
+    _circle(img, (cx, cy), 0.42 * r, bg)
+
+
+def pp_moon(img, cx, cy, n, color, bg) -> None:
+    """A ring with its left half filled (piecepackr's moons glyph)."""
+    r = n * 0.4
+    _circle(img, (cx, cy), r, color)
+    inner = round((r - n * 0.06) * _S)
+    cv2.ellipse(img, _pt(cx, cy), (inner, inner), 0, -90, 90, bg, -1, cv2.LINE_AA, SHIFT)
+
+
+def pp_crown(img, cx, cy, n, color, bg) -> None:
+    """Five spikes with balls on a banded base."""
+    base_top, base_bot = cy + n * 0.12, cy + n * 0.4
+    _poly(img, [(cx - n * 0.3, base_top), (cx + n * 0.3, base_top), (cx + n * 0.3, base_bot),
+                (cx - n * 0.3, base_bot)], color)  # fmt: skip
+    for y in (cy + n * 0.2, cy + n * 0.32):  # the light bands across the base
+        _poly(img, [(cx - n * 0.27, y), (cx + n * 0.27, y), (cx + n * 0.27, y + n * 0.025),
+                    (cx - n * 0.27, y + n * 0.025)], bg)  # fmt: skip
+    tips = ((-0.46, -0.12), (-0.25, -0.3), (0.0, -0.36), (0.25, -0.3), (0.46, -0.12))
+    for k, (tx, ty) in enumerate(tips):
+        bx = cx + n * (-0.24 + 0.12 * k)
+        _poly(img, [(bx - n * 0.06, base_top + 1), (bx + n * 0.06, base_top + 1),
+                    (cx + tx * n, cy + ty * n)], color)  # fmt: skip
+        _circle(img, (cx + tx * n, cy + ty * n), n * 0.065, color)
+
+
+def pp_fleur(img, cx, cy, n, color, bg) -> None:
+    """A thin fleur-de-lis: a tall middle petal, side petals curling out and down, a band."""
+    _poly(img, [(cx, cy - n * 0.5), (cx + n * 0.09, cy - n * 0.25), (cx + n * 0.05, cy + n * 0.12),
+                (cx - n * 0.05, cy + n * 0.12), (cx - n * 0.09, cy - n * 0.25)], color)  # fmt: skip
+    for sgn in (-1, 1):
+        _ellipse(img, (cx + sgn * n * 0.22, cy - n * 0.13), (n * 0.07, n * 0.15), sgn * 55, color)
+        _ellipse(img, (cx + sgn * n * 0.3, cy + n * 0.02), (n * 0.04, n * 0.08), sgn * 10, color)
+        _ellipse(img, (cx + sgn * n * 0.1, cy + n * 0.3), (n * 0.04, n * 0.1), -sgn * 35, color)
+    _poly(img, [(cx - n * 0.22, cy + n * 0.12), (cx + n * 0.22, cy + n * 0.12),
+                (cx + n * 0.22, cy + n * 0.19), (cx - n * 0.22, cy + n * 0.19)], color)  # fmt: skip
+
+
 Symbol = Callable[..., None]
 
 
@@ -135,8 +209,10 @@ Symbol = Callable[..., None]
 class PieceArt:
     """Colours (BGR 0-255) and symbols of one Piecepack design.
 
-    ``mark`` is the directional mark drawn at the top of a coin's suit side: ``"dot"`` or
-    ``"triangle"``.  Pawn ``profile`` is ``(height_mm, radius_mm)`` from the table up.
+    ``mark`` is the directional mark drawn at the top of a coin's suit side: ``"dot"``,
+    ``"triangle"`` or ``"bar"`` (a notch in from the rim).  Pawn ``profile`` is
+    ``(height_mm, radius_mm)`` from the table up.  ``coin_grounds`` gives each suit's coins
+    their own colour (acrylic), ``ink_bgr`` one colour for every symbol (white engraving).
     """
 
     name: str
@@ -156,6 +232,10 @@ class PieceArt:
     pawn_gloss: float
     coin_gloss: float
     tile_gloss: float
+    tile_corner_mm: float = 2.0
+    tile_thickness_mm: float = 2.5
+    coin_grounds: dict[str, BGR8] | None = None  # per-suit coin colour (None: coin_bgr)
+    ink_bgr: BGR8 | None = None  # symbol and mark colour on coins (None: the suit colour)
 
 
 _CLASSIC_PAWN = (
@@ -167,6 +247,14 @@ _PEG_PAWN = (
     (0.0, 6.5), (1.5, 6.5), (2.0, 6.0), (14.0, 4.2), (15.0, 3.4), (16.2, 4.6), (17.8, 5.2),
     (19.4, 5.0), (20.6, 4.2), (21.6, 2.6), (22.0, 0.0),
 )  # fmt: skip
+
+# A cylinder with a dome as wide as it (piecepackr's ray-traced pawns), from the table up.
+_DOME = tuple(
+    (round(17.2 + 6.2 * math.sin(t), 2), round(6.2 * math.cos(t), 2))
+    for t in np.radians(np.linspace(-50, 90, 9))
+)
+_DOME_PAWN = ((0.0, 6.3), (1.0, 6.3), (11.5, 6.0), (12.3, 5.3), *_DOME)
+_CYLINDER_PAWN = ((0.0, 6.0), (15.4, 6.0), (16.0, 5.5), (16.2, 0.0))
 
 ART: dict[str, PieceArt] = {
     "classic": PieceArt(
@@ -216,6 +304,7 @@ ART: dict[str, PieceArt] = {
         pawn_gloss=0.15,
         coin_gloss=0.3,
         tile_gloss=0.2,
+        tile_thickness_mm=1.6,
     ),
     "ebony": PieceArt(
         name="ebony",
@@ -241,13 +330,94 @@ ART: dict[str, PieceArt] = {
         coin_gloss=0.7,
         tile_gloss=0.35,
     ),
+    "piecepackr": PieceArt(
+        name="piecepackr",
+        # piecepackr's suit colours (Okabe-Ito): #D55E00, #000000, #009E73, #0072B2
+        suit_bgr={
+            "suns": (0, 94, 213),
+            "moons": (24, 24, 24),
+            "crowns": (115, 158, 0),
+            "arms": (178, 114, 0),
+        },
+        symbols={"suns": pp_sun, "moons": pp_moon, "crowns": pp_crown, "arms": pp_fleur},
+        coin_bgr=(135, 184, 222),  # burlywood, the very colour of the tiles
+        coin_edge_bgr=(112, 158, 196),
+        coin_rim_bgr=None,
+        mark="dot",
+        tile_bgr=(135, 184, 222),
+        tile_line_bgr=(20, 20, 20),
+        tile_line_mm=1.5,
+        tile_line_margin_mm=4.0,
+        tile_border_bgr=None,
+        tile_grain=0.0,
+        pawn_profile=_DOME_PAWN,
+        pawn_gloss=0.2,
+        coin_gloss=0.15,
+        tile_gloss=0.15,
+        tile_corner_mm=4.5,
+        tile_thickness_mm=5.0,
+    ),
+    "acrylic": PieceArt(
+        name="acrylic",
+        suit_bgr={
+            "suns": (30, 40, 215),
+            "moons": (45, 28, 28),
+            "crowns": (45, 150, 25),
+            "arms": (190, 95, 15),
+        },
+        symbols={"suns": sun, "moons": moon, "crowns": crown, "arms": fleur},
+        coin_bgr=(235, 235, 235),  # unused for coins (coin_grounds), kept for the value side
+        coin_edge_bgr=(200, 200, 200),
+        coin_rim_bgr=None,
+        mark="bar",
+        tile_bgr=(222, 200, 170),
+        tile_line_bgr=(250, 250, 248),
+        tile_line_mm=0.9,
+        tile_line_margin_mm=0.0,
+        tile_border_bgr=None,
+        tile_grain=0.0,
+        pawn_profile=_CYLINDER_PAWN,
+        pawn_gloss=0.7,
+        coin_gloss=0.7,
+        tile_gloss=0.45,
+        tile_corner_mm=0.8,
+        tile_thickness_mm=3.0,
+        coin_grounds={
+            "suns": (30, 40, 215),
+            "moons": (45, 28, 28),
+            "crowns": (45, 150, 25),
+            "arms": (190, 95, 15),
+        },
+        ink_bgr=(245, 245, 245),
+    ),
 }
 
+#: The arts a rig picks from at random (``reflec.make_rig``): both splits are drawn from these.
+#: The others are only rendered when asked for by name, to measure vision on unseen art.
+MIXED_ARTS = ("classic", "french", "ebony")
 
-def _coin_blank(art: PieceArt, size: int) -> np.ndarray:
+
+def coin_ground(art: PieceArt, suit: str) -> BGR8:
+    """The colour of a ``suit`` coin's faces."""
+    return art.coin_grounds[suit] if art.coin_grounds else art.coin_bgr
+
+
+def coin_edge(art: PieceArt, suit: str) -> BGR8:
+    """The colour of a ``suit`` coin's rim side (a coloured coin is coloured through)."""
+    if art.coin_grounds:
+        return tuple(round(v * 0.8) for v in art.coin_grounds[suit])  # type: ignore[return-value]
+    return art.coin_edge_bgr
+
+
+def coin_ink(art: PieceArt, suit: str) -> BGR8:
+    """The colour of the symbol and mark on a ``suit`` coin."""
+    return art.ink_bgr if art.ink_bgr is not None else art.suit_bgr[suit]
+
+
+def _coin_blank(art: PieceArt, size: int, suit: str = "suns") -> np.ndarray:
     """Coin background with a little grain (wood, brass) or none (printed plastic)."""
     img = np.zeros((size, size, 3), np.uint8)
-    img[:] = art.coin_bgr
+    img[:] = coin_ground(art, suit)
     if art.tile_grain > 0:
         rng = np.random.default_rng(size)  # the same grain for every coin of a set: cached look
         grain = cv2.resize(rng.standard_normal((3, size // 6)).astype(np.float32), (size, size))
@@ -257,14 +427,17 @@ def _coin_blank(art: PieceArt, size: int) -> np.ndarray:
 
 def coin_face(art: PieceArt, suit: str, size: int = 128) -> np.ndarray:
     """Suit side of a coin, ``size`` px square across the diameter, top = up (BGR uint8)."""
-    img = _coin_blank(art, size)
+    img = _coin_blank(art, size, suit)
     c = (size - 1) / 2
-    col = art.suit_bgr[suit]
+    col = coin_ink(art, suit)
     if art.coin_rim_bgr is not None:
         _circle(img, (c, c), size * 0.46, art.coin_rim_bgr, max(1, size // 48))
-    art.symbols[suit](img, c, c + size * 0.05, size * 0.56, col, art.coin_bgr)
+    art.symbols[suit](img, c, c + size * 0.05, size * 0.56, col, coin_ground(art, suit))
     if art.mark == "dot":
         _circle(img, (c, size * 0.12), size * 0.055, col)
+    elif art.mark == "bar":  # a notch cut in from the rim, engraved like the symbol
+        w, y0, y1 = size * 0.035, size * 0.03, size * 0.15
+        _poly(img, [(c - w, y0), (c + w, y0), (c + w, y1), (c - w, y1)], col)
     else:
         tri = [(c, size * 0.06), (c + size * 0.08, size * 0.17), (c - size * 0.08, size * 0.17)]
         _poly(img, tri,
@@ -274,9 +447,14 @@ def coin_face(art: PieceArt, suit: str, size: int = 128) -> np.ndarray:
 
 def coin_value_face(art: PieceArt, suit: str, value: int, size: int = 128) -> np.ndarray:
     """Value side of a coin (a numeral; 0 = the null blank) for coins off the board."""
-    img = _coin_blank(art, size)
+    img = _coin_blank(art, size, suit)
     c = (size - 1) / 2
-    col = art.suit_bgr[suit] if art.name == "french" else (40, 40, 40)
+    # printed sets print the numeral in the suit colour, engraved ones engrave it; wood: ink
+    col = (
+        coin_ink(art, suit)
+        if art.name in ("french", "piecepackr") or art.ink_bgr is not None
+        else (40, 40, 40)
+    )
     text = {0: "", 1: "A"}.get(value, str(value))
     if text:
         (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, size / 40, size // 20)

@@ -400,14 +400,15 @@ def draw_table(
 
 
 @functools.lru_cache(maxsize=4)
-def _tile_frame(px: int) -> tuple[np.ndarray, np.ndarray]:
-    """Edge darkening (worn bevel) and rounded-corner alpha of a ``px`` square tile."""
+def _tile_frame(px: int, corner_mm: float = 2.0) -> tuple[np.ndarray, np.ndarray]:
+    """Edge darkening (worn bevel) and rounded-corner alpha (radius ``corner_mm``) of a
+    ``px`` square tile."""
     mm = TILE_MM / px
     yy, xx = np.mgrid[0:px, 0:px]
     d = np.minimum(np.minimum(xx, px - 1 - xx), np.minimum(yy, px - 1 - yy)) * mm
     shade = (1 - 0.25 * np.clip(1 - d / 0.8, 0, 1)).astype(np.float32)
     alpha = np.zeros((px, px), np.uint8)
-    r = 2.0 / mm
+    r = corner_mm / mm
     cv2.rectangle(alpha, (round(r), 0), (round(px - 1 - r), px - 1), 255, -1)
     cv2.rectangle(alpha, (0, round(r)), (px - 1, round(px - 1 - r)), 255, -1)
     for cx, cy in ((r, r), (px - 1 - r, r), (r, px - 1 - r), (px - 1 - r, px - 1 - r)):
@@ -418,7 +419,7 @@ def _tile_frame(px: int) -> tuple[np.ndarray, np.ndarray]:
 def _tile_texture(art: artmod.PieceArt, px: int, rng: np.random.Generator) -> np.ndarray:
     """Grid side of one tile, ``px`` square, BGRA (alpha = rounded tile outline)."""
     mm = TILE_MM / px
-    shade, alpha = _tile_frame(px)
+    shade, alpha = _tile_frame(px, art.tile_corner_mm)
     if art.tile_grain > 0:
         along_x = rng.random() < 0.5  # grain runs one way or the other
         cells = (max(2, px // 40), 3) if along_x else (3, max(2, px // 40))
@@ -543,9 +544,13 @@ def make_rig(
     while k1 < 0 and (r * (1 + k1 * r**2 + k2 * r**4)).max() < 1.1 * corner:
         k1, k2 = k1 * 0.8, k2 * 0.8
     dist = (k1, k2, *rng.normal(0, 0.0015 * lens, 2), 0.0)
-    pick = rng.random()  # the mix: half classic, 30% french, 20% ebony
+    # the mix (artmod.MIXED_ARTS): half classic, 30% french, 20% ebony; the other arts only
+    # when named, and the draw is made either way so a named art leaves the rest of the rig
+    pick = rng.random()
+    if art is not None and art not in artmod.ART:
+        raise ValueError(f"unknown art {art!r} (one of {', '.join(artmod.ART)})")
     art_name = art or ("classic" if pick < 0.5 else "french" if pick < 0.8 else "ebony")
-    layout = make_layout(rng, thickness_mm={"french": 1.6}.get(art_name, 2.5))
+    layout = make_layout(rng, thickness_mm=artmod.ART[art_name].tile_thickness_mm)
     cam = Camera(
         image_size=image_size,
         focal_px=f,
@@ -679,7 +684,7 @@ def _pieces(
             if kind == 0:
                 solid = Disc(
                     tuple(c), COIN_DIAMETER_MM / 2, COIN_THICKNESS_MM,
-                    tuple(np.asarray(art.coin_edge_bgr) / 255), faces[suit],
+                    tuple(np.asarray(artmod.coin_edge(art, suit)) / 255), faces[suit],
                     FACING_DEG[item["facing"]] + turn, gloss=art.coin_gloss, base_mm=base,
                 )  # fmt: skip
             else:
@@ -720,7 +725,7 @@ def _clutter_item(
                    gloss=0.1)  # fmt: skip
     if kind == "coin":  # a spare coin, value side up
         tex = artmod.coin_value_face(art, suit, int(rng.integers(0, 6)))
-        edge = tuple(np.asarray(art.coin_edge_bgr) / 255)
+        edge = tuple(np.asarray(artmod.coin_edge(art, suit)) / 255)
         return Disc(at, COIN_DIAMETER_MM / 2, COIN_THICKNESS_MM, edge, tex,
                     float(rng.uniform(0, 360)), gloss=art.coin_gloss)  # fmt: skip
     if kind == "pencil":
