@@ -8,9 +8,13 @@ setup and without one. Thresholds are tuned on ``tune`` only; figures come from 
     python benchmarks/vision_reflec.py --split test --rigs 5 --sweep     # per factor
     python benchmarks/vision_reflec.py --speed                           # timing only
     python benchmarks/vision_reflec.py --render-only --split tune --rigs 15
+    python benchmarks/vision_reflec.py --split tune --rigs 10 --art piecepackr  # unseen art
 
 Rendered images are cached (``--cache``, default ``~/.cache/piecebridge/vision_reflec``) since
-a 1080p render takes seconds; reading them is what is measured.
+a 1080p render takes seconds; reading them is what is measured. ``--art NAME`` renders every
+rig in that piece art (``piecebridge.synth.art.ART``; ``piecepackr`` and ``acrylic`` are never in
+the splits' random mix, so they measure vision on art it was not developed on); such images are
+cached under names that carry the art, apart from the mixed ones.
 
 Metrics, per cell (64 per shot):
 * ``wrong``   a decided cell that differs from the truth (the error the targets speak of);
@@ -46,6 +50,7 @@ from piecebridge.vision.locate import BoardNotFound
 from piecebridge.vision.reader import BoardReader
 
 from piecebridge.errors import UserError
+from piecebridge.synth.art import ART, MIXED_ARTS
 
 SWEEP = (("tilt", 1.0), ("lens", 1.0), ("blur", 0.8), ("light", 1.0), ("occlusion", 0.8),
          ("noise", 1.0), ("glare", 1.0), ("clutter", 1.0))  # fmt: skip
@@ -73,17 +78,35 @@ def _load_or_render(path: Path, render) -> tuple[np.ndarray, dict]:
     return shot.image, truth
 
 
-def rig_images(split: str, rig: int, difficulty: str, cache: Path):
-    """(calibration image, [(shot image, truth), ...]) for one rig, rendered on demand."""
+def image_tag(split: str, rig: int, difficulty: str, art: str | None = None) -> str:
+    """The cache name of a rig's images: the mixed art keeps its old names (old caches stay
+    valid), a forced art is part of the name (images of two arts never mix).
+
+    >>> image_tag("tune", 3, "realistic"), image_tag("tune", 3, "realistic", "acrylic")
+    ('tune-realistic-r003', 'tune-art_acrylic-realistic-r003')
+    """
+    from piecebridge.synth.reflec import Difficulty
+
+    diff = Difficulty.parse(difficulty).name.replace("=", "").replace(",", "_").replace(".", "p")
+    return f"{split}-{f'art_{art}-' if art else ''}{diff}-r{rig:03d}"
+
+
+def rig_images(split: str, rig: int, difficulty: str, cache: Path, art: str | None = None):
+    """(calibration image, [(shot image, truth), ...]) for one rig, rendered on demand;
+    ``art`` forces that piece art (default: the split's own mix)."""
     from piecebridge.synth.reflec import SHOTS_PER_RIG, Difficulty, calibration_sample, sample
 
     diff = Difficulty.parse(difficulty)
-    tag = f"{split}-{diff.name.replace('=', '').replace(',', '_').replace('.', 'p')}-r{rig:03d}"
-    cal, _ = _load_or_render(cache / f"{tag}-cal", lambda: calibration_sample(split, rig, diff))
+    tag = image_tag(split, rig, difficulty, art)
+    cal, _ = _load_or_render(
+        cache / f"{tag}-cal", lambda: calibration_sample(split, rig, diff, art=art)
+    )
     shots = []
     for s in range(SHOTS_PER_RIG):
         i = rig * SHOTS_PER_RIG + s
-        shots.append(_load_or_render(cache / f"{tag}-s{s}", lambda i=i: sample(split, i, diff)))
+        shots.append(
+            _load_or_render(cache / f"{tag}-s{s}", lambda i=i: sample(split, i, diff, art=art))
+        )
     return cal, shots
 
 
@@ -153,12 +176,14 @@ HEADER = (
 )
 
 
-def evaluate(split: str, rigs: range, difficulty: str, cache: Path) -> tuple[Tally, Tally, list]:
+def evaluate(
+    split: str, rigs: range, difficulty: str, cache: Path, art: str | None = None
+) -> tuple[Tally, Tally, list]:
     """Tallies with and without setup over the rigs."""
     with_setup, without = Tally(), Tally()
     notes = []
     for rig in rigs:
-        cal, shots = rig_images(split, rig, difficulty, cache)
+        cal, shots = rig_images(split, rig, difficulty, cache, art)
         try:
             setup, _ = learn_setup(cal)
         except UserError as e:
@@ -182,7 +207,7 @@ def evaluate(split: str, rigs: range, difficulty: str, cache: Path) -> tuple[Tal
 # --------------------------------------------------------------------------- tuning
 
 
-def tune(rigs: range, cache: Path) -> None:
+def tune(rigs: range, cache: Path, art: str | None = None) -> None:
     """Grid-search the decision thresholds on the tune split; prints the best per mode.
 
     Cost = 30 x wrong cells + unknown cells not covered by a hand: a wrong answer is much
@@ -196,7 +221,7 @@ def tune(rigs: range, cache: Path) -> None:
     for mode in ("setup", "default"):
         samples = []  # (looks, measured cells, truth items, covered)
         for rig in rigs:
-            cal, shots = rig_images("tune", rig, "realistic", cache)
+            cal, shots = rig_images("tune", rig, "realistic", cache, art)
             try:
                 setup = learn_setup(cal)[0] if mode == "setup" else None
             except UserError:
@@ -245,7 +270,7 @@ def tune(rigs: range, cache: Path) -> None:
 # --------------------------------------------------------------------------- why
 
 
-def why(split: str, rigs: range, cache: Path) -> list[str]:
+def why(split: str, rigs: range, cache: Path, art: str | None = None) -> list[str]:
     """Why cells were left unknown or read wrong, with a setup: one count per (truth, cause).
 
     The cause names the test of ``decide`` that declined: ``covered`` (the lines around it
@@ -262,7 +287,7 @@ def why(split: str, rigs: range, cache: Path) -> list[str]:
 
     causes: Counter = Counter()
     for rig in rigs:
-        cal, shots = rig_images(split, rig, "realistic", cache)
+        cal, shots = rig_images(split, rig, "realistic", cache, art)
         try:
             setup, _ = learn_setup(cal)
         except UserError:
@@ -519,6 +544,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tune", action="store_true", help="grid-search thresholds (tune split)")
     ap.add_argument("--why", action="store_true", help="count why cells are unknown or wrong")
     ap.add_argument("--cache", default="~/.cache/piecebridge/vision_reflec")
+    ap.add_argument(
+        "--art",
+        choices=sorted(ART),
+        help="render every rig in this piece art (default: the split's mix of "
+        f"{', '.join(MIXED_ARTS)})",
+    )
     ap.add_argument("--out", help="append the markdown section to this file")
     args = ap.parse_args(argv)
     cpu_one_core = cv2.getNumThreads()
@@ -532,15 +563,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.render_only:
         for d in runs:
             for rig in rigs:
-                rig_images(args.split, rig, d, cache)
+                rig_images(args.split, rig, d, cache, args.art)
                 print(f"rendered {d} rig {rig}", file=sys.stderr)
         return 0
     if args.tune:
-        tune(rigs, cache)
+        tune(rigs, cache, args.art)
         return 0
     if args.why:
         print("| truth and cause | cells |\n|---|---|")
-        print("\n".join(why(args.split, rigs, cache)))
+        print("\n".join(why(args.split, rigs, cache, args.art)))
         return 0
     if args.speed:
         lines.append(speed_text(speed(cache), cpu_one_core))
@@ -548,9 +579,10 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(HEADER)
         all_notes = []
         for d in runs:
-            ws, wo, notes = evaluate(args.split, rigs, d, cache)
-            lines.append(ws.row(f"{args.split} {d}, with setup"))
-            lines.append(wo.row(f"{args.split} {d}, no setup"))
+            ws, wo, notes = evaluate(args.split, rigs, d, cache, args.art)
+            name = f"{args.split} {d}" + (f", art {args.art}" if args.art else "")
+            lines.append(ws.row(f"{name}, with setup"))
+            lines.append(wo.row(f"{name}, no setup"))
             all_notes += notes
             for e in ws.examples[:6]:
                 all_notes.append(f"{d} with setup, wrong: {e}")
