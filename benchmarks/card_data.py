@@ -17,7 +17,7 @@ from piecebridge.vision import card as vc
 from piecebridge.vision import card_cells as cc
 
 from piecebridge.errors import UserError
-from piecebridge.synth.card import split_photo
+from piecebridge.synth.card import RENDER_VERSION, split_photo
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = Path(os.environ.get("PIECEBRIDGE_CARD_CACHE", ROOT / "out" / "card"))
@@ -33,7 +33,8 @@ def use_model(path: str | Path | None) -> None:
 
 def photo_path(split: str, index: int, size: tuple[int, int]) -> Path:
     """Path of the cached JPEG (rendered on first use); the truth is beside it."""
-    folder = CACHE / f"{split}_{size[0]}x{size[1]}"
+    # the renderer's version in the name: an older renderer's photos are other photos
+    folder = CACHE / f"{split}_r{RENDER_VERSION}_{size[0]}x{size[1]}"
     path = folder / f"{split}_{index:05d}.jpg"
     if not (path.exists() and path.with_suffix(".json").exists()):
         folder.mkdir(parents=True, exist_ok=True)

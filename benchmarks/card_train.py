@@ -45,6 +45,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from card_data import CACHE, photo_path, rects_of
 from piecebridge.vision import card_cells as cc
 
+from piecebridge.synth.card import RENDER_VERSION
+
 CROP = 128  # full-resolution crop around a cell, room for rotation and shifts
 #: sampled at full resolution, then 2x2 averaged: the patch and its context
 OUT_FULL = 2 * (cc.PATCH_PX + 2 * cc.NET_CONTEXT)
@@ -64,7 +66,8 @@ def tune_grids(indices, size):
 
 def grid_data(indices, size) -> dict:
     """Maps (uint8), scalars and labels of every grid of the given tuning photos."""
-    cache = CACHE / f"net_tune_{indices[0]}_{indices[-1]}_{size[0]}x{size[1]}_v1.npz"
+    name = f"net_tune_{indices[0]}_{indices[-1]}_{size[0]}x{size[1]}_r{RENDER_VERSION}.npz"
+    cache = CACHE / name
     if cache.exists():
         d = np.load(cache)
         return {k: d[k] for k in d}

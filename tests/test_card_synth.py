@@ -1,8 +1,10 @@
 """The card fixture renderer: printed board, pencil marks, ground truth, splits."""
 
 import numpy as np
+import pytest
 from piecebridge.vision.card_layout import CardLayout, cell_name, draw_board, parse_cell
 
+from piecebridge.synth import card as synth
 from piecebridge.synth.card import MARKS, random_contents, render_card, split_photo
 
 
@@ -72,3 +74,52 @@ def test_split_photos_are_reproducible():
     assert not np.array_equal(a, c)
     assert a.shape == (360, 480, 3)
     assert len(ta["corners_px"]) == 2
+
+
+def _drawn_leans(mark: str, n: int, seed: int, monkeypatch=None):
+    """Per mark: the leans (degrees, from its class's directions) of its strokes as drawn,
+    both of the stroke paths and of their pixels (principal axis of the graphite)."""
+    paths, pixels = [], []
+
+    class Recorder(synth._Canvas):
+        def stroke_with(self, pts_cells, pencil, hand, pressure=None, width=None):
+            before = self.density.copy()
+            super().stroke_with(pts_cells, pencil, hand, pressure, width)
+            layer = self.density - before
+            yy, xx = np.nonzero(layer > 0)
+            w = layer[yy, xx]
+            pts = np.column_stack([xx, yy]).astype(float)
+            pts = (pts - np.average(pts, axis=0, weights=w)) * np.sqrt(w / w.sum())[:, None]
+            angle = np.degrees(
+                0.5 * np.arctan2(2 * pts[:, 0] @ pts[:, 1], (pts**2).sum(0) @ [1, -1])
+            )
+            self.leans.append(
+                (synth.lean_deg(synth.stroke_angle(pts_cells), mark), synth.lean_deg(angle, mark))
+            )
+
+    rng = np.random.default_rng(seed)
+    for _ in range(n):
+        canvas = Recorder((168, 168), 56.0, np.zeros(2))
+        canvas.leans = []
+        synth._draw_mark(canvas, mark, np.array([1.5, 1.5]), synth.Pencil.random(rng), rng)
+        assert len(canvas.leans) == 2
+        paths.append(max(abs(a) for a, _ in canvas.leans))
+        pixels.append(max(abs(b) for _, b in canvas.leans))
+    return np.array(paths), np.array(pixels)
+
+
+@pytest.mark.parametrize("mark", ["plus", "x"])
+def test_x_and_plus_strokes_stay_nearer_their_own_class(mark, monkeypatch):
+    # Every stroke of a plus within 15 degrees of horizontal/vertical, of an x within 15
+    # of a diagonal (twice as near its own class as the other: 22.5 is halfway), as drawn
+    # with the hand's tremor; the pixels agree to a few degrees, never near halfway.
+    bound = synth.MAX_LEAN_DEG
+    assert bound == 15
+    paths, pixels = _drawn_leans(mark, 150, seed=4)
+    assert paths.max() <= bound + 1e-9
+    assert pixels.max() < 20
+    # The same draws without the bound lean further: the bound does the work.
+    monkeypatch.setattr(synth, "MAX_LEAN_DEG", 90.0)
+    free, _ = _drawn_leans(mark, 150, seed=4)
+    assert (free > bound).mean() > 0.05
+    assert np.array_equal(paths[free <= bound], free[free <= bound])  # the others untouched

@@ -5,8 +5,11 @@ labels A–J and 1–10; the print slightly off-square with the card) and pencil
 game onto it: strokes of varying pressure and width, X and O of different sizes,
 off-centre and crossing the cell lines, dots, slashes, plus signs, triangles,
 hatched or smudged shading with marks on top, and erased marks that leave only a
-faint smudge. :func:`curl_card` bends it slightly and :func:`photograph_card`
-hands it to the generic camera of :mod:`piecebridge.synth.photo`.
+faint smudge. Every x and plus stays what its label says: each of its strokes,
+as drawn, lies within 15 degrees of its own class's directions, twice as near as
+the other's (:data:`MAX_LEAN_DEG`). :func:`curl_card` bends it slightly and
+:func:`photograph_card` hands it to the generic camera of
+:mod:`piecebridge.synth.photo`.
 
 The ground truth is a ``card/1`` object (``shared/spec/formats.md``).
 
@@ -29,6 +32,10 @@ import numpy as np
 from piecebridge.vision.card_layout import CardLayout, cell_name, draw_board
 
 MARKS = ("dot", "x", "o", "slash", "plus", "triangle")
+#: Raised whenever the same seed draws a different card, so that photos rendered and
+#: cached by an older renderer are never mistaken for this one's (2: x and plus bounded
+#: to :data:`MAX_LEAN_DEG`).
+RENDER_VERSION = 2
 
 
 @dataclass
@@ -89,6 +96,12 @@ def _wobble(path: np.ndarray, amp: float, rng: np.random.Generator) -> np.ndarra
     return out
 
 
+def _hand(rng: np.random.Generator) -> tuple[float, float, float]:
+    """How one stroke is pressed: ramp length (in and out), pressure wave frequency, phase."""
+    ramp_len = rng.uniform(0.05, 0.25)
+    return ramp_len, rng.uniform(0.5, 2), rng.uniform(0, 6)
+
+
 class _Canvas:
     """Graphite density (0..1) in a patch; strokes are drawn in cell units."""
 
@@ -99,12 +112,17 @@ class _Canvas:
 
     def stroke(self, pts_cells: np.ndarray, pencil: Pencil, rng, pressure=None, width=None):
         """Draw a stroke through ``pts_cells``; pressure ramps in and out like a real one."""
+        self.stroke_with(pts_cells, pencil, _hand(rng), pressure, width)
+
+    def stroke_with(self, pts_cells, pencil: Pencil, hand: tuple, pressure=None, width=None):
+        """:meth:`stroke` with the hand's pressure ramp and wave already drawn (:func:`_hand`)."""
         pts = pts_cells * self.cell_px + self.origin
         n = len(pts)
         base = pencil.pressure if pressure is None else pressure
         t = np.linspace(0, 1, n)
-        ramp = np.clip(np.minimum(t, 1 - t) / rng.uniform(0.05, 0.25), 0.35, 1.0)
-        wav = 1 + 0.15 * np.sin(2 * math.pi * rng.uniform(0.5, 2) * t + rng.uniform(0, 6))
+        ramp_len, wave_f, wave_phase = hand
+        ramp = np.clip(np.minimum(t, 1 - t) / ramp_len, 0.35, 1.0)
+        wav = 1 + 0.15 * np.sin(2 * math.pi * wave_f * t + wave_phase)
         press = np.clip(base * ramp * wav, 0, 1)
         wmm = pencil.width_mm if width is None else width
         px_per_mm = self.cell_px / 3.5
@@ -123,6 +141,55 @@ class _Canvas:
         np.subtract(1, self.density, out=self.density)
 
 
+#: An x or a plus must read as what its label says: every stroke, as drawn (the hand's
+#: tremor included), lies at least twice as near one of its own class's directions as
+#: the other class's (horizontal/vertical for a plus, the diagonals for an x; the two are
+#: 45 degrees apart, so within 15 degrees of its own against 30 of the other's).
+MAX_LEAN_DEG = 15.0
+#: the directions (degrees, modulo 90) the strokes of each four-armed mark follow
+CROSS_DIRECTION = {"plus": 0.0, "x": 45.0}
+
+
+def stroke_angle(path: np.ndarray) -> float:
+    """Direction of a stroke (degrees, 0..180, y down): the principal axis of its points.
+
+    >>> round(stroke_angle(np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]])), 6)
+    45.0
+    """
+    d = path - path.mean(0)
+    cov = d.T @ d
+    return math.degrees(0.5 * math.atan2(2 * cov[0, 1], cov[0, 0] - cov[1, 1])) % 180
+
+
+def lean_deg(angle: float, mark: str) -> float:
+    """Signed angle (-45..45) from a stroke direction to the nearest direction of ``mark``'s
+    class (:data:`CROSS_DIRECTION`): 0 is a perfect plus arm (or x arm), +-22.5 is halfway.
+
+    >>> lean_deg(100.0, "plus"), lean_deg(100.0, "x")
+    (10.0, -35.0)
+    """
+    return (angle - CROSS_DIRECTION[mark] + 45) % 90 - 45
+
+
+def _draw_cross(canvas, mark: str, strokes: list, centre: np.ndarray, pencil: Pencil) -> None:
+    """Draw the two strokes of an x or a plus (``(path, hand)`` each), first turned back
+    about ``centre`` by the least angle that keeps every stroke within
+    :data:`MAX_LEAN_DEG` of its class's directions: a plus turned towards 45 degrees
+    would be an x to anyone reading the card, and its label would be wrong. The
+    random draws are the same either way; only marks that leaned too far change.
+    """
+    leans = [lean_deg(stroke_angle(path), mark) for path, _ in strokes]
+    # the turn t with every |lean + t| <= bound, nearest to 0 (feasible: the strokes of
+    # one mark differ by far less than twice the bound)
+    turn = min(max(0.0, -MAX_LEAN_DEG - min(leans)), MAX_LEAN_DEG - max(leans))
+    r = math.radians(turn)
+    rm = np.array([[math.cos(r), -math.sin(r)], [math.sin(r), math.cos(r)]])
+    for path, hand in strokes:
+        if turn:  # (a mark within the bound is drawn bit for bit as before)
+            path = (path - centre) @ rm.T + centre
+        canvas.stroke_with(path, pencil, hand)
+
+
 def _draw_mark(canvas: _Canvas, mark: str, centre: np.ndarray, pencil: Pencil, rng) -> None:
     """Draw one mark centred near ``centre`` (cell units), off-centre and of random size."""
     c = centre + rng.normal(0, 0.07, 2)
@@ -132,6 +199,10 @@ def _draw_mark(canvas: _Canvas, mark: str, centre: np.ndarray, pencil: Pencil, r
     def seg(p, q, k=14):
         path = _smooth_path(np.array([p, q]) @ rm.T + c, k)
         return _wobble(path, pencil.wobble, rng)
+
+    def pen(p, q):  # a stroke's path and its hand, drawn in the order stroke() draws them
+        path = seg(p, q)
+        return path, _hand(rng)
 
     if mark == "dot":
         r = rng.uniform(0.05, 0.14)
@@ -145,16 +216,15 @@ def _draw_mark(canvas: _Canvas, mark: str, centre: np.ndarray, pencil: Pencil, r
     elif mark == "x":
         h = rng.uniform(0.22, 0.55)
         hx = h * rng.uniform(0.8, 1.2)
-        canvas.stroke(seg((-hx, -h), (hx, h)), pencil, rng)
-        canvas.stroke(seg((hx, -h), (-hx, h)), pencil, rng)
+        strokes = [pen((-hx, -h), (hx, h)), pen((hx, -h), (-hx, h))]
+        _draw_cross(canvas, mark, strokes, c, pencil)
     elif mark == "slash":
         h = rng.uniform(0.25, 0.55)
         sign = 1 if rng.random() < 0.8 else -1
         canvas.stroke(seg((-h * sign, h), (h * sign, -h)), pencil, rng)
     elif mark == "plus":
         h = rng.uniform(0.22, 0.5)
-        canvas.stroke(seg((-h, 0), (h, 0)), pencil, rng)
-        canvas.stroke(seg((0, -h), (0, h)), pencil, rng)
+        _draw_cross(canvas, mark, [pen((-h, 0), (h, 0)), pen((0, -h), (0, h))], c, pencil)
     elif mark == "o":
         rx = rng.uniform(0.18, 0.45)
         ry = rx * rng.uniform(0.75, 1.25)
