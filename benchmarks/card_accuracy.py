@@ -2,6 +2,7 @@
 
     python benchmarks/card_accuracy.py --split test --photos 200 --jobs 2
     python benchmarks/card_accuracy.py --split print --photos 30
+    python benchmarks/card_accuracy.py --split test --style alt --photos 100 --jobs 1
 
 Runs the whole command path (JPEG file -> ``read_card`` -> ``card/1``) on every
 photo and compares with the truth beside it. Reports per-cell error (``mark``
@@ -21,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from card_data import load_truth, match_views, photo_path, use_model
+from card_data import load_truth, match_views, style_photo_path, use_model
 from piecebridge.vision import card as vc
 
 from piecebridge.errors import UserError
@@ -78,12 +79,19 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--json", help="write per-photo results here")
     ap.add_argument("--model", help="cell model (.npz) instead of the shipped one")
+    ap.add_argument(
+        "--style",
+        default="classic",
+        help="hand and card: classic (the renderer the reader was tuned on) or one of "
+        "piecebridge.synth.card_styles.STYLES (other pens, pencils and prints)",
+    )
     a = ap.parse_args()
     use_model(a.model)
     size = tuple(int(v) for v in a.size.split("x"))
-    paths = [photo_path(a.split, i, size) for i in range(a.start, a.start + a.photos)]
+    todo = [(a.split, i, size, a.style) for i in range(a.start, a.start + a.photos)]
     t0 = time.time()
     with Pool(a.jobs, initializer=use_model, initargs=(a.model,)) as pool:  # spawn-safe
+        paths = pool.starmap(style_photo_path, todo, chunksize=1)  # renders what is not cached
         results = pool.map(evaluate, paths, chunksize=1)
     cells = sum(100 * r["grids"] for r in results)
     grids = sum(r["grids"] for r in results)
@@ -94,7 +102,7 @@ def main() -> None:
     conf = Counter()
     for r in results:
         conf.update(r.get("confusions", {}))
-    print(f"split {a.split} photos {a.start}..{a.start + a.photos - 1} at {a.size}")
+    print(f"split {a.split} ({a.style}) photos {a.start}..{a.start + a.photos - 1} at {a.size}")
     print(f"photos rejected or misread: {len(failed)} of {len(results)}")
     for r in failed:
         print(f"  {r['path']}: {r['error']}")

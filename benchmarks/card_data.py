@@ -101,3 +101,20 @@ def rects_of(path: Path) -> dict:
     shaded = np.stack([lab[1] for lab in labels])
     _save(cache, rects=rects, mark=mark, shaded=shaded)
     return {"path": str(path), "rects": rects, "mark": mark, "shaded": shaded}
+
+
+def style_photo_path(split: str, index: int, size: tuple[int, int], style: str) -> Path:
+    """:func:`photo_path` for a photo of another hand and card
+    (:mod:`piecebridge.synth.card_styles`); ``"classic"`` is :func:`photo_path` itself."""
+    if style == "classic":
+        return photo_path(split, index, size)
+    folder = CACHE / f"{split}_{style}_{size[0]}x{size[1]}"
+    path = folder / f"{split}_{index:05d}.jpg"
+    if not (path.exists() and path.with_suffix(".json").exists()):
+        folder.mkdir(parents=True, exist_ok=True)
+        img, truth = split_photo(split, index, size, style=style)
+        path.with_suffix(".json").write_text(json.dumps(truth))
+        tmp = path.with_suffix(f".{os.getpid()}.tmp.jpg")
+        cv2.imwrite(str(tmp), img, [cv2.IMWRITE_JPEG_QUALITY, 97])
+        os.replace(tmp, path)
+    return path

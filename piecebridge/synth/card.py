@@ -654,14 +654,22 @@ def photograph_card(
 SPLITS = {"tune": 1_000, "test": 5_000_000, "print": 9_000_000}
 
 
-def split_photo(split: str, index: int, image_size: tuple[int, int] = (2000, 1500)):
+def split_photo(
+    split: str, index: int, image_size: tuple[int, int] = (2000, 1500), style: str = "classic"
+):
     """Photo ``index`` of a named split: ``(bgr_image, truth)``, fully determined by
-    ``(split, index, image_size)``.
+    ``(split, index, image_size, style)``. ``style`` other than ``"classic"`` (this
+    module's hand and print) is another hand and card of
+    :mod:`piecebridge.synth.card_styles`, from seeds of its own.
 
     >>> img, truth = split_photo("tune", 0, (640, 480))
     >>> img.shape, truth["format"]
     ((480, 640, 3), 'card/1')
     """
+    if style != "classic":
+        from piecebridge.synth import card_styles  # it builds on this module
+
+        return card_styles.split_photo(split, index, image_size, style)
     rng = np.random.default_rng([SPLITS[split], index])
     if split == "print":
         layout = CardLayout(caption="piecebridge card board")
