@@ -204,6 +204,28 @@ def test_hidden_lines_over_plain_tile_are_empty_over_a_hand_unknown():
     assert decide(_measured(**{**plain, "detail_ratio": 4.0}), looks).kind == "unknown"  # edge
 
 
+def test_a_lit_cell_beside_a_hand_is_judged_empty_as_an_open_one():
+    from piecebridge.vision.cells import decide
+    from piecebridge.vision.occlusion import lit_beside
+
+    looks = PieceLooks.default()
+    # Beside a hand: a bit of fine detail (the hand's edge), the tile's colour, fully lit.
+    cell = dict(covered=True, detail_ratio=3.0, shade_tint=1.4, light_ratio=1.05,
+                energy_ratio=4.6, similarity=0.32, best=("pawn", "arms"))  # fmt: skip
+    assert decide(_measured(**cell), looks).kind == "unknown"  # covered: as before
+    assert decide(_measured(**cell, lit_beside=True), looks).kind == "empty"
+    # A piece there is still read only when plain, as under any covered cell.
+    coin = {**cell, "similarity": 0.8, "margin": 0.3, "best": ("coin", "suns"),
+            "facing": "east", "facing_margin": 0.6}  # fmt: skip
+    assert decide(_measured(**coin, lit_beside=True), looks).kind == "unknown"
+    # Only a cell partly hidden beside a mostly hidden one, and not in a shadow, is such.
+    hidden = np.zeros(N * N)
+    hidden[[27, 28, 29]] = 1.0, 0.25, 0.375
+    light = np.ones(N * N)
+    light[29] = 0.9
+    assert np.flatnonzero(lit_beside(hidden, light)).tolist() == [28]
+
+
 def test_a_plain_coin_under_hidden_lines_is_read_but_not_a_pawn():
     from piecebridge.vision.cells import decide
 

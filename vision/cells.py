@@ -19,6 +19,7 @@ than the best look with another answer. Anything else goes to ``unknown`` (a han
 from __future__ import annotations
 
 import base64
+import dataclasses
 import functools
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -35,7 +36,7 @@ from piecebridge.vision.facing import (
     turned_looks,
 )
 from piecebridge.vision.geometry import N
-from piecebridge.vision.occlusion import covered_cells, hidden_fraction
+from piecebridge.vision.occlusion import covered_cells, hidden_fraction, lit_beside
 from piecebridge.vision.raster import (
     CELL_ORDER,
     CENTRE_SHIFT,
@@ -574,6 +575,9 @@ class CellDecision:
     # The best look's similarity when a pawn's colour named another suit (else -1).
     likeness: float = -1.0
     covered: bool = False  # the printed lines around it are hidden (a hand, an arm)
+    # Covered only as partly hidden beside a covered cell, and lit as the open board (not
+    # in a hand's shadow, see occlusion.lit_beside): it may be judged empty as an open cell.
+    lit_beside: bool = False
     best: tuple = ()  # (kind, suit) of the best look, kept even when undecided
 
 
@@ -731,7 +735,9 @@ def measure(
     turned = looks.turned_faces()
     facing_jobs: list[tuple[CellDecision, np.ndarray]] = []
     light = 255 - views.light if light_lines else views.light
-    covered = covered_cells(hidden_fraction(light, FACE_PX, MARGIN))
+    hidden = hidden_fraction(light, FACE_PX, MARGIN)
+    covered = covered_cells(hidden)
+    lit = lit_beside(hidden, lum)  # judged on this frame's board, as ``covered``
     out = []
     for i in wanted:
         cell, offset = CELL_ORDER[i], None
@@ -749,6 +755,7 @@ def measure(
         if d.best[:1] == ("pawn",) and looks.learned and busy:
             _pawn_by_colour(d, crops[i, CENTRE_SHIFT], sims[i], labels, looks)
         d.covered = bool(covered[i])
+        d.lit_beside = bool(lit[i])
         d.detail_ratio = float(detail[i])
         d.light_ratio = float(lum[i])
         d.shade_tint = float(shade[i])
@@ -1099,6 +1106,18 @@ def _plain_piece(d: CellDecision, looks: PieceLooks) -> bool:
     return d.facing is not None and facing_sure(d, looks)
 
 
+def _empty_in_the_open(d: CellDecision, looks: PieceLooks) -> bool:
+    """Would ``d`` be judged empty were its lines in view? If so, ``d`` is made so. For a
+    cell beside a hand but not in its shadow (``lit_beside``): its emptiness is judged as
+    an open cell's; a piece there is still read only when plain (:func:`_plain_piece`), as
+    the hand's edge may reach into it."""
+    open_ = decide(dataclasses.replace(d, covered=False, lit_beside=False), looks)
+    if open_.kind != "empty":
+        return False
+    d.kind, d.suit, d.facing, d.confidence = "empty", None, None, open_.confidence
+    return True
+
+
 def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
     """Turn measurements into a verdict with a confidence, or ``unknown``.
 
@@ -1118,6 +1137,8 @@ def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
         d.kind, d.suit, d.facing, d.confidence = "empty", None, None, 0.5
         return d
     if d.covered and not _plain_piece(d, looks):
+        if d.lit_beside and _empty_in_the_open(d, looks):
+            return d
         d.kind, d.suit, d.facing, d.confidence = "unknown", None, None, 0.0
         return d
     if d.detail_ratio < looks.detail_empty and not foreign:
