@@ -289,7 +289,71 @@ def find_grids(grey: np.ndarray) -> list[np.ndarray]:
         a0, a1 = (cv2.contourArea(q.astype(np.float32)) for q in quads)
         if min(a0, a1) < 0.4 * max(a0, a1):
             quads = quads[:1] if a0 >= a1 else quads[1:]
-    return quads
+    return [_without_label_cells(grey, q) for q in quads]
+
+
+def _label_strip_score(resp: np.ndarray, axis: int, side: int, step: float) -> float:
+    """How much the outer row or column ``side`` (0 or 10 of 11) looks like printed
+    labels, by the measure :func:`_side_labels` uses for the strip beyond a grid's
+    edge: along the strip, each cell inked over its middle and not at its shoulders
+    (a label in every cell; pencil marks only in some, and shading or a big X
+    spreads to the shoulders). Mean darkness, not a threshold: labels can be faint.
+    """
+    lo, hi = round((side + 0.2) * step), round((side + 0.8) * step)
+    prof = (resp[:, lo:hi] if axis == 0 else resp[lo:hi, :].T).mean(axis=1)
+    score = 0.0
+    for k in range(11):
+        a = k * step
+        mid = prof[round(a + 0.3 * step) : round(a + 0.7 * step)].mean()
+        sh = np.r_[
+            prof[round(a + 0.08 * step) : round(a + 0.2 * step)],
+            prof[round(a + 0.8 * step) : round(a + 0.92 * step)],
+        ]
+        score += float(mid - sh.mean())
+    return score
+
+
+#: side of the square a frame is resampled to when its cells are counted
+_COUNT_SIDE = 264
+
+
+def _comb(profile: np.ndarray, n: int, reach: int = 2) -> float:
+    """Mean of ``profile``'s peaks (each within ``reach``) where ``n + 1`` evenly spaced
+    lines would cross it, leaving out the frame and the line next to it at each end:
+    there 10 and 11 cells a side nearly coincide (and the frame is often heavier)."""
+    pos = np.round(np.arange(2, n - 1) * (len(profile) - 1) / n).astype(int)
+    idx = np.clip(pos[:, None] + np.arange(-reach, reach + 1), 0, len(profile) - 1)
+    return float(profile[idx].max(axis=1).mean())
+
+
+def _without_label_cells(grey: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """The 10x10 playing grid inside ``quad`` when the labels are printed in ruled cells
+    of their own (an 11x11 web: a header row and column), else ``quad`` unchanged.
+
+    The outline of the web then frames 11 cells a side. The printed lines are counted
+    (which of 11 or 12 evenly spaced lines the ink follows, on each axis), and the
+    extra row or column is dropped on the side that looks like labels
+    (:func:`_label_strip_score`).
+    """
+    n = _COUNT_SIDE
+    square = np.array([[0, 0], [n - 1, 0], [n - 1, n - 1], [0, n - 1]], np.float32)
+    hmat = cv2.getPerspectiveTransform(quad.astype(np.float32), square)
+    resp = _ink_response(cv2.warpPerspective(grey, hmat, (n, n), flags=cv2.INTER_AREA), n // 11)
+    bounds = []
+    for axis in (0, 1):  # 0: columns (x), 1: rows (y)
+        prof = np.median(resp, axis=axis)
+        if _comb(prof, 11) <= 2 * _comb(prof, 10) + 0.02:  # not clearly 11: leave as it is
+            bounds.append((0.0, n - 1.0))
+            continue
+        step = (n - 1) / 11
+        label_like = [_label_strip_score(resp, axis, side, step) for side in (0, 10)]
+        first = label_like[0] >= label_like[1]  # the labels' cells: drop them
+        bounds.append((step, n - 1.0) if first else (0.0, n - 1 - step))
+    if bounds == [(0.0, n - 1.0)] * 2:
+        return quad
+    (x0, x1), (y0, y1) = bounds
+    inner = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
+    return cv2.perspectiveTransform(inner[None], np.linalg.inv(hmat))[0].astype(quad.dtype)
 
 
 # ----------------------------------------------------------------------------- lattice
@@ -360,7 +424,9 @@ def _follow_lines(resp: np.ndarray, axis: int, margin_px: float, cell: int, sear
     """Fit each of the 11 lines along ``axis`` (0: horizontal lines) as a quadratic.
 
     Every line is searched for in each of its 10 cell-long segments (the darkest
-    offset within ``search`` cells); the segment positions are then fitted robustly.
+    offset within ``search`` cells; along the frame, where that is a label's bar,
+    by the darkness of the segment's palest third); the segment positions are then
+    fitted robustly.
     Returns (11, 3) polynomial coefficients giving the line's offset (rectified
     pixels) as a function of the coordinate along it.
     """
@@ -369,12 +435,25 @@ def _follow_lines(resp: np.ndarray, axis: int, margin_px: float, cell: int, sear
     width = round(0.7 * cell)
     csum = np.cumsum(np.pad(r, ((0, 0), (1, 0))), axis=1)
     cols = (csum[:, starts + width] - csum[:, starts]) / width  # (H, 10) segment means
+    # The palest of each segment's three thirds: a printed line runs through all
+    # three, the bar of a label printed just outside the frame does not, however dark
+    # it is (inner lines have no labels beside them).
+    third = width // 3
+    cuts = starts[None, :] + third * np.arange(4)[:, None]  # (4, 10)
+    palest = np.min([csum[:, cuts[j + 1]] - csum[:, cuts[j]] for j in range(3)], axis=0) / third
     xs = starts + width / 2
     s = round(search * cell)
     offs = np.arange(-s, s + 1)
     y0 = np.round(margin_px + np.arange(11) * cell).astype(int)
     rows = np.clip(y0[:, None] + offs[None, :], 0, r.shape[0] - 1)  # (11, 2s+1)
     prof = cols[rows]  # (11, 2s+1, 10)
+    # A frame segment whose darkest offset is not dark along all its thirds is a
+    # label's bar, not the line: look for the line by the palest thirds there.
+    frame, pale = prof[[0, 10]], palest[rows[[0, 10]]]
+    best = np.argmax(frame, axis=1)[:, None, :]
+    at = np.take_along_axis(frame, best, 1)
+    barred = np.take_along_axis(pale, best, 1) < 0.5 * at
+    prof[[0, 10]] = np.where(barred, pale, frame)
     k = np.argmax(prof, axis=1)  # (11, 10)
     kk = np.clip(k, 1, len(offs) - 2)
     li, ci = np.meshgrid(np.arange(11), np.arange(10), indexing="ij")
@@ -503,16 +582,32 @@ def remap_grid(
 # ----------------------------------------------------------------------------- orientation
 
 
-def _side_ink(resp: np.ndarray, cell: int = CELL_PX, margin: float = MARGIN_CELLS):
-    """Mean darkness in the strips just outside the top, right, bottom, left edges."""
+def _side_labels(resp: np.ndarray, cell: int = CELL_PX, margin: float = MARGIN_CELLS):
+    """How much the strips just outside the top, right, bottom, left edges hold labels.
+
+    A label stands over the middle of its column (or beside the middle of its row),
+    with paper on both sides of it; so each cell's stretch of the strip is inked in
+    its middle (0.3–0.7 cell) more than at its shoulders (0.08–0.2 cell from the
+    lines, which are left out: labels printed in ruled boxes have lines there). Ink
+    that runs evenly along the strip (the card's edge, the table, a shadow) cancels.
+    """
     m = round(margin * cell)
     g = 10 * cell
     a, b = round(0.15 * cell), round(0.95 * cell)
-    top = resp[m - b : m - a, m : m + g]
-    bottom = resp[m + g + a : m + g + b, m : m + g]
-    left = resp[m : m + g, m - b : m - a]
-    right = resp[m : m + g, m + g + a : m + g + b]
-    return tuple(float((s > 0.25).mean()) for s in (top, right, bottom, left))
+    strips = (
+        resp[m - b : m - a, m : m + g],
+        resp[m : m + g, m + g + a : m + g + b].T,
+        resp[m + g + a : m + g + b, m : m + g],
+        resp[m : m + g, m - b : m - a].T,
+    )
+    mid = slice(round(0.3 * cell), round(0.7 * cell))
+    lo, hi = round(0.08 * cell), round(0.2 * cell)
+    out = []
+    for s in strips:
+        prof = s.mean(axis=0).reshape(10, cell)  # darkness, not a threshold: labels can be faint
+        shoulders = np.concatenate([prof[:, lo:hi], prof[:, cell - hi : cell - lo]], axis=1)
+        out.append(float(prof[:, mid].mean() - shoulders.mean()))
+    return tuple(out)
 
 
 def _rotate_lattice(lattice: np.ndarray, k: int) -> np.ndarray:
@@ -530,7 +625,9 @@ def orient_grids(
     """Turn every grid so its labels read upright, and list them left to right.
 
     Labels are printed just outside the top and left edges, so of the four turns
-    the right one has ink beyond top and left and paper beyond bottom and right.
+    the right one has labels beyond top and left and none beyond bottom and right
+    (:func:`_side_labels`: ink over each cell's middle, not just any ink, which the
+    card's edge or the table just beyond a grid would give too).
     Grids on one card share the turn; two grids also stand side by side along
     their top edge, which settles near-ties.
     """
@@ -554,7 +651,7 @@ def orient_grids(
             resp = np.rot90(responses[i], turns[i])
         else:
             resp = _ink_response(remap_grid(grey, lat))
-        sides.append(_side_ink(resp))
+        sides.append(_side_labels(resp))
     sides_arr = np.array(sides)  # grids x (top, right, bottom, left)
     scores = []
     for k in range(4):
