@@ -3,6 +3,8 @@ as their docstrings say, deterministic, and a calibration photo in them still ca
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -107,3 +109,11 @@ def test_a_calibration_photo_in_the_new_art_calibrates_and_reads_back(art):
     got.update({p["cell"]: ("pawn", p["suit"]) for p in board["pawns"]})
     assert got == calibration_layout(), (art, board["unknown"])
     assert {c["facing"] for c in board["coins"]} == {"north"}
+
+
+def test_the_fixtures_command_renders_a_new_art(tmp_path):
+    from piecebridge.cli import main
+
+    out = ["--count", "1", "--size", "320x180", "--out", str(tmp_path), "--png"]
+    assert main(["fixtures", "reflec", "--art", "piecepackr", *out]) == 0
+    assert json.loads((tmp_path / "tune-00000.json").read_text())["synth"]["art"] == "piecepackr"

@@ -36,7 +36,10 @@ def register(cli: CommandTree) -> None:
         "factors tilt, lens, blur, light, occlusion, noise, glare, clutter and levels 0..1",
     )
     p.add_argument(
-        "--art", choices=["classic", "french", "ebony"], help="piece art (default: mixed)"
+        "--art",
+        choices=["classic", "french", "ebony", "piecepackr", "acrylic"],
+        help="piece art (default: the split's mix of classic, french and ebony; piecepackr "
+        "and acrylic are never in it: art vision was not developed on)",
     )
     p.add_argument("--size", default="1920x1080", metavar="WxH", help="image size in pixels")
     p.add_argument(
