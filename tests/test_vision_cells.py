@@ -10,7 +10,7 @@ from piecebridge.calibration.board import calibration_layout, learn_setup
 from piecebridge.vision.cells import PieceLooks, _unit, board_views, masked, similarities
 from piecebridge.vision.geometry import N, project
 from piecebridge.vision.occlusion import covered_cells, hidden_fraction
-from piecebridge.vision.raster import CROP, FACE_PX
+from piecebridge.vision.raster import CROP, FACE_CROP, FACE_PX
 from piecebridge.vision.reader import BoardReader
 
 from piecebridge.errors import UserError
@@ -411,7 +411,11 @@ def test_the_mark_chooses_among_the_turns_the_look_cannot_rule_out(monkeypatch):
     # A diamond fits west and east alike, both well ahead of north and south.
     assert check(("east", 0.95), (None, 0.0)) == ("east", 2)  # one sure read picks east
     assert check(("east", 0.35), ("east", 0.4)) == ("east", 2)  # two leaning reads do too
-    assert check(("west", 0.4), (None, 0.0)) == ("west", 2)  # or confirm the look's turn
+    assert check(("west", 0.4), ("west", 0.5)) == ("west", 2)  # or confirm the look's turn
+    # One weak read alone is no evidence (a rim speck seen from a centre a few px off).
+    assert check(("east", 0.4), (None, 0.0)) == ("west", 0)
+    assert check((None, 0.0), ("east", 0.4)) == ("west", 0)
+    assert check(("west", 0.4), (None, 0.0)) == ("west", 1)  # it may still agree (MARK_AGREE)
     assert check(("east", 0.95), ("north", 0.9)) == ("west", 0)  # sure reads disagree
     assert check(("east", 0.4), ("west", 0.4)) == ("west", 0)  # leaning both ways
     assert check(("north", 0.95), (None, 0.0)) == ("west", -1)  # the look rules north out
@@ -420,6 +424,29 @@ def test_the_mark_chooses_among_the_turns_the_look_cannot_rule_out(monkeypatch):
     flat = (0.02, 0.01, 0.03, 0.0)  # no turn ruled out: maybe another suit's look
     assert check(("north", 0.95), (None, 0.0), leads=flat) == ("west", -1)
     assert check(("east", 0.95), (None, 0.0), facing_margin=0.5)[0] == "west"  # look is sure
+
+
+def test_a_coin_laid_askew_is_read_again_with_its_looks_twisted():
+    from piecebridge.vision.cells import CellDecision
+    from piecebridge.vision.facing import read_facings, read_twisted, turned_looks
+
+    # A coin look: a symbol like a broad arrowhead and a small mark at the top (north).
+    n = FACE_CROP
+    face = np.zeros((n, n, 3), np.float32)
+    yy, xx = np.mgrid[:n, :n] - (n - 1) / 2
+    face[(np.abs(xx) < 6 - yy / 2) & (yy > -6) & (yy < 7), 0] = 60.0
+    face[(np.abs(xx) < 2) & (yy > -12) & (yy < -9), 0] = 60.0
+    turned = {"suns": np.asarray(turned_looks(face))}
+    # The coin faces east, laid 12 degrees askew, inside a slightly wider window.
+    east = turned["suns"][1]
+    M = cv2.getRotationMatrix2D(((n - 1) / 2, (n - 1) / 2), 12.0, 1.0)
+    window = cv2.copyMakeBorder(cv2.warpAffine(east, M, (n, n)), 4, 4, 4, 4, cv2.BORDER_CONSTANT)
+
+    d = CellDecision("c3", "unknown", best=("coin", "suns"))
+    scores = read_facings([(d, window)], turned)
+    plain = d.facing_margin  # askew, the right turn leads by less
+    read_twisted([(d, window)], turned, scores)
+    assert d.facing == "east" and d.facing_margin > plain + 0.05
 
 
 def test_a_learned_mark_spot_ignores_blobs_of_another_size():

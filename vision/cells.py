@@ -33,6 +33,7 @@ from piecebridge.vision.facing import (
     face_window,
     read_facing_from_mark,
     read_facings,
+    read_twisted,
     turned_looks,
 )
 from piecebridge.vision.geometry import N
@@ -785,7 +786,15 @@ def measure(
                 facing_jobs.append((d, face_window(views, i, CENTRE_SHIFT, extra=FACE_WIDE)))
         out.append(d)
     if facing_jobs:
-        read_facings(facing_jobs, turned)
+        scores = read_facings(facing_jobs, turned)
+        # A coin read with a small lead is read again twisted a little (laid askew), when
+        # it could be named at all (the twisted reads cost as much again).
+        again = [
+            k
+            for k, (d, _) in enumerate(facing_jobs)
+            if d.facing_margin < looks.min_facing_margin and _could_be_sure(d, looks)
+        ]
+        read_twisted([facing_jobs[k] for k in again], turned, scores[again])
         for d, _ in facing_jobs:
             if d.facing_margin < looks.mark_check_below and d.best[1] in looks.marked:
                 _check_mark(d, views, CELL_ORDER.index(d.cell), looks)
@@ -875,6 +884,10 @@ def _mark_picks_turn(
         return False
     (facing,) = leaning
     if any(f != facing for f in sure):
+        return False
+    # One weak read alone is no evidence (a speck of the rim from a centre a few pixels off
+    # leans too): two reads leaning that way, or a sure one.
+    if facing not in sure and sum(f == facing and lead >= MARK_AGREE for f, lead in reads) < 2:
         return False
     d.facing, d.mark = facing, 2
     return True

@@ -156,15 +156,68 @@ def face_scores(
     return np.array(scores), full[y : y + c, x : x + c]
 
 
-def read_facings(jobs: list[tuple[CellDecision, np.ndarray]], turned: dict) -> None:
+def read_facings(jobs: list[tuple[CellDecision, np.ndarray]], turned: dict) -> np.ndarray:
     """:func:`_read_facing` for each (decision, window), all coins at once in the frequency
     domain (:func:`face_scores_batch`: a quarter of the time of one correlation per coin and
-    turn; one batched product over gathered shift copies had cost 2.5x the correlations)."""
+    turn; one batched product over gathered shift copies had cost 2.5x the correlations).
+    Returns the scores (n, 4), for :func:`read_twisted`."""
     if not jobs:
-        return
+        return np.zeros((0, len(FACINGS)), np.float32)
     scores = face_scores_batch([w for _, w in jobs], [turned[d.best[1]] for d, _ in jobs])
     for (d, _), s in zip(jobs, scores, strict=True):
         _set_facing(d, s)
+    return scores
+
+
+def read_twisted(
+    jobs: list[tuple[CellDecision, np.ndarray]], turned: dict, scores: np.ndarray
+) -> None:
+    """Read the facing of each (decision, window) again with its looks twisted by
+    ``TWIST_DEG`` each way (:func:`twisted`), each turn keeping its best score of those and
+    of ``scores`` (the untwisted ones, see :func:`read_facings`): hands lay coins a little
+    askew, and the fine detail the facing is read from fits a look a few degrees off only
+    loosely, leaving the right turn a small lead."""
+    if not jobs or not TWIST_DEG:
+        return
+    windows = [w for _, w in jobs] * 2  # both twists in one batch
+    looks = [twisted(turned[d.best[1]], deg) for deg in (-TWIST_DEG, TWIST_DEG) for d, _ in jobs]
+    both = face_scores_batch(windows, looks).reshape(2, len(jobs), -1)
+    best = np.maximum(np.asarray(scores), both.max(axis=0))
+    for (d, _), s in zip(jobs, best, strict=True):
+        _set_facing(d, s)
+
+
+#: Coins read with a small lead are read again with their looks twisted this many degrees
+#: each way (see :func:`read_twisted`). Tune split, 35 rigs, with setup (wrong / unknown not
+#: covered / exact where visible, 140 shots): see benchmarks/results/vision_reflec.md, round 6.
+TWIST_DEG = 10.0
+
+_TWISTED: dict[tuple[int, float], tuple[np.ndarray, np.ndarray]] = {}
+
+
+def twisted(turned: np.ndarray, deg: float) -> np.ndarray:
+    """The turned looks (t, C, C, 3) each twisted ``deg`` degrees counter-clockwise about
+    the centre (a new array, made once per looks array and angle and kept: the spectra of
+    :func:`face_scores_batch` are kept per array too).
+
+    >>> t = np.zeros((1, 9, 9, 3), np.float32)
+    >>> t[0, 0:4, 4] = 1.0  # a line from the centre to the top
+    >>> q = twisted(t, 90.0)[0, ..., 0]  # counter-clockwise: to the left
+    >>> bool(q[4, 0:4].min() > 0.9 and q[0:4, 4].max() < 0.1)
+    True
+    """
+    hit = _TWISTED.get((id(turned), deg))
+    if hit is not None and hit[0] is turned:
+        return hit[1]
+    c = turned.shape[1]
+    M = cv2.getRotationMatrix2D(((c - 1) / 2, (c - 1) / 2), deg, 1.0)
+    out = np.stack([cv2.warpAffine(t, M, (c, c), flags=cv2.INTER_LINEAR,
+                                   borderMode=cv2.BORDER_REPLICATE) for t in turned])  # fmt: skip
+    out = np.ascontiguousarray(out, np.float32)
+    if len(_TWISTED) > 32:
+        _TWISTED.clear()
+    _TWISTED[(id(turned), deg)] = (turned, out)
+    return out
 
 
 _SPECTRA: dict[tuple[int, int], tuple] = {}
