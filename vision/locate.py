@@ -628,19 +628,24 @@ def refine_pose(
 
 
 def _check_in_frame(pose: BoardPose, shape: tuple[int, ...]) -> None:
+    if not _in_frame(pose, shape):
+        raise BoardCutOff("board cut off by the frame edge: move the camera so all 16 tiles show")
+
+
+def _in_frame(pose: BoardPose, shape: tuple[int, ...]) -> bool:
+    """Whether the whole board (every cell) of ``pose`` lies in a frame of ``shape``."""
     h, w = shape[:2]
     corners = pose.corners
     # A sliver of a corner tile beyond the frame is harmless (the corner cell's middle, where
     # its piece stands, is still in view); a missing part of a cell is not. The fitted
     # corners sit up to a tenth of a cell out (tile gaps, bevels), hence 0.4.
     pad = -0.4 * pose.cell_size_px()
-    if (
+    return not (
         corners[:, 0].min() < pad
         or corners[:, 1].min() < pad
         or corners[:, 0].max() > w - 1 - pad
         or corners[:, 1].max() > h - 1 - pad
-    ):
-        raise BoardCutOff("board cut off by the frame edge: move the camera so all 16 tiles show")
+    )
 
 
 def squareness(H: np.ndarray, shape: tuple[int, ...]) -> float:
@@ -707,6 +712,10 @@ FULL_STAGES = ((48, 0.4),)
 LINES_BEYOND = 4
 #: Pixels per cell of the view in which the lattice parity is checked (:func:`lattice_shift`).
 PARITY_PX = 24
+#: Tile crosses a failed fit must have found for the board to count as cut off by the frame
+#: edge rather than absent (tune: fits on the table's colour region found 6; a board cut off
+#: by a tile's width still shows 12).
+CUT_OFF_CROSSES = 8
 
 
 def find_board(
@@ -886,17 +895,19 @@ def _find_small(
         tried.append(pose.corners)
         # The grid must explain the whole outline; a partial board fits crosses and gaps
         # at the wrong scale.
+        # A failed fit says "cut off" only when a grid was truly seen (CUT_OFF_CROSSES) and
+        # runs past the frame: a part of a board wholly in view, fitted from an outline that
+        # takes in some table out to the frame edge, is no board cut off.
+        grid_seen = pose.crosses_found >= CUT_OFF_CROSSES and not _in_frame(pose, gray.shape)
         if _corner_gap(pose, quad) > 1.5:
-            cut_off = cut_off or at_edge
+            cut_off = cut_off or (at_edge and grid_seen)
             continue
         # A part of a board can fit the grid at the wrong scale; a whole board is square.
         if squareness(pose.H, gray.shape) > 0.15:
-            cut_off = cut_off or at_edge
+            cut_off = cut_off or (at_edge and grid_seen)
             continue
-        try:
-            _check_in_frame(pose, gray.shape)
-        except BoardNotFound:
-            cut_off = True
+        if not _in_frame(pose, gray.shape):
+            cut_off = cut_off or grid_seen
             continue
         pose.tile_color_lab = colour()
         pose.inverted = inverted
