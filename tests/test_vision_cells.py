@@ -416,6 +416,10 @@ def test_the_mark_chooses_among_the_turns_the_look_cannot_rule_out(monkeypatch):
     assert check(("east", 0.4), (None, 0.0)) == ("west", 0)
     assert check((None, 0.0), ("east", 0.4)) == ("west", 0)
     assert check(("west", 0.4), (None, 0.0)) == ("west", 1)  # it may still agree (MARK_AGREE)
+    # A sure rim read agreeing with a look that leads by under the agreed margin: the
+    # second read is made, and the two decide among the rivals.
+    assert check(("west", 0.95), ("west", 0.9)) == ("west", 2)
+    assert check(("west", 0.95), ("west", 0.9), facing_margin=0.05) == ("west", 1)
     assert check(("east", 0.95), ("north", 0.9)) == ("west", 0)  # sure reads disagree
     assert check(("east", 0.4), ("west", 0.4)) == ("west", 0)  # leaning both ways
     assert check(("north", 0.95), (None, 0.0)) == ("west", -1)  # the look rules north out

@@ -826,7 +826,8 @@ def _check_mark(d: CellDecision, views: BoardViews, i: int, looks: PieceLooks) -
     sure and the other read is not sure of another facing (tune split, 1573 coins: 1172
     right / 21 wrong marks from the rim alone, 1448 / 12 so). When both reads are sure and
     agree they overrule a weak learned lead (``d.mark`` 2, the facing is the mark's). The
-    second read is made only when the rim's does not already agree with the learned look.
+    second read is made only when the rim's does not already agree with a learned look
+    leading by ``agreed_facing_margin`` (with less, the look may not rule out another turn).
     When neither read is sure, reads leaning the learned look's way (lead ``MARK_AGREE``)
     with none leaning another way still agree (``d.mark`` 1: a smaller learned lead will
     do); leaning another way is no veto. When the look leaves two turns (a symbol alike
@@ -836,7 +837,8 @@ def _check_mark(d: CellDecision, views: BoardViews, i: int, looks: PieceLooks) -
     """
     spot = looks.mark_spots.get(d.best[1])
     rim = mark_facing(views, i, spot=spot)
-    if rim[0] == d.facing and rim[1] >= MARK_SURE:  # two reads agree already
+    agreed = rim[0] == d.facing and rim[1] >= MARK_SURE  # the look and the rim's read
+    if agreed and d.facing_margin >= looks.agreed_facing_margin:  # enough already
         d.mark = 1
         return
     fit = mark_facing(views, i, look_centre(views, i, looks, d.best[1]), spot=spot)
@@ -867,9 +869,11 @@ def _mark_picks_turn(
     ``min_facing_margin``), the mark chooses among the turns the look cannot rule out (its
     lead over them under ``RIVAL_LEAD``: two for a symbol alike upside down, such as a
     diamond): reads leaning (``MARK_AGREE``) towards exactly one of them, and no sure read
-    naming another facing. Sets the facing (``d.mark`` 2); True if so. The look must rule
-    out one turn at least: one that fits every turn alike may be another suit's (tune
-    split: a moons coin taken for arms, its four turns' fits 0.20-0.22, right coins' 0.4 up).
+    naming another facing; one sure read, or two leaning ones (one weak read alone may be a
+    speck of the rim seen from a centre a few pixels off). Sets the facing (``d.mark`` 2);
+    True if so. The look must rule out one turn at least: one that fits every turn alike
+    may be another suit's (tune split: a moons coin taken for arms, its four turns' fits
+    0.20-0.22, right coins' 0.4 up).
 
     Tune split, coins of marked suits with a learned lead under 0.15 (before this rule):
     the mark so chose 46, all right (RIVAL_LEAD 0.05: 44, 0.15: 43, all right; only the
