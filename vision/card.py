@@ -437,7 +437,7 @@ def _follow_lines(resp: np.ndarray, axis: int, margin_px: float, cell: int, sear
     cols = (csum[:, starts + width] - csum[:, starts]) / width  # (H, 10) segment means
     # The palest of each segment's three thirds: a printed line runs through all
     # three, the bar of a label printed just outside the frame does not, however dark
-    # it is (inner lines have no labels beside them).
+    # it is.
     third = width // 3
     cuts = starts[None, :] + third * np.arange(4)[:, None]  # (4, 10)
     palest = np.min([csum[:, cuts[j + 1]] - csum[:, cuts[j]] for j in range(3)], axis=0) / third
@@ -447,13 +447,13 @@ def _follow_lines(resp: np.ndarray, axis: int, margin_px: float, cell: int, sear
     y0 = np.round(margin_px + np.arange(11) * cell).astype(int)
     rows = np.clip(y0[:, None] + offs[None, :], 0, r.shape[0] - 1)  # (11, 2s+1)
     prof = cols[rows]  # (11, 2s+1, 10)
-    # A frame segment whose darkest offset is not dark along all its thirds is a
-    # label's bar, not the line: look for the line by the palest thirds there.
-    frame, pale = prof[[0, 10]], palest[rows[[0, 10]]]
-    best = np.argmax(frame, axis=1)[:, None, :]
-    at = np.take_along_axis(frame, best, 1)
-    barred = np.take_along_axis(pale, best, 1) < 0.5 * at
-    prof[[0, 10]] = np.where(barred, pale, frame)
+    # A segment whose darkest offset is not dark along all its thirds is a label's
+    # bar or a pen stroke across the line, not the line (a pale printed line can be
+    # fainter than a pen): look for the line by the palest thirds there.
+    pale = palest[rows]
+    best = np.argmax(prof, axis=1)[:, None, :]
+    at = np.take_along_axis(prof, best, 1)
+    prof = np.where(np.take_along_axis(pale, best, 1) < 0.5 * at, pale, prof)
     k = np.argmax(prof, axis=1)  # (11, 10)
     kk = np.clip(k, 1, len(offs) - 2)
     li, ci = np.meshgrid(np.arange(11), np.arange(10), indexing="ij")
