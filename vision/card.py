@@ -347,6 +347,9 @@ def _without_label_cells(grey: np.ndarray, quad: np.ndarray) -> np.ndarray:
             continue
         step = (n - 1) / 11
         label_like = [_label_strip_score(resp, axis, side, step) for side in (0, 10)]
+        if max(label_like) <= 0:  # no labels at either end: lines bunched by a steep
+            bounds.append((0.0, n - 1.0))  # tilt or a curl, not a twelfth line
+            continue
         first = label_like[0] >= label_like[1]  # the labels' cells: drop them
         bounds.append((step, n - 1.0) if first else (0.0, n - 1 - step))
     if bounds == [(0.0, n - 1.0)] * 2:
