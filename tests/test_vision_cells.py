@@ -453,6 +453,20 @@ def test_a_coin_laid_askew_is_read_again_with_its_looks_twisted():
     assert d.facing == "east" and d.facing_margin > plain + 0.05
 
 
+def test_face_scores_batch_takes_any_number_of_looks():
+    from piecebridge.vision.facing import face_scores_batch
+
+    # The twisted reads pass eight looks (two twists of four turns) with each window once:
+    # the same scores as two calls of four.
+    rng = np.random.default_rng(5)
+    a, b = (rng.normal(size=(4, FACE_CROP, FACE_CROP, 3)).astype(np.float32) for _ in "ab")
+    both = np.concatenate([a, b])
+    w = [rng.normal(size=(FACE_CROP + 2 * e,) * 2 + (3,)).astype(np.float32) for e in (4, 12)]
+    got = face_scores_batch(w, [both, both])
+    want = np.concatenate([face_scores_batch(w, [a, a]), face_scores_batch(w, [b, b])], axis=1)
+    assert got.shape == (2, 8) and np.allclose(got, want, atol=1e-5)
+
+
 def test_a_learned_mark_spot_ignores_blobs_of_another_size():
     # A coin facing east with its dot, and a speck (a jewel, a bit of the rim line) on its
     # north side, farther out: unlearned, the farther blob is taken for the mark; with the

@@ -179,10 +179,10 @@ def read_twisted(
     loosely, leaving the right turn a small lead."""
     if not jobs or not TWIST_DEG:
         return
-    windows = [w for _, w in jobs] * 2  # both twists in one batch
-    looks = [twisted(turned[d.best[1]], deg) for deg in (-TWIST_DEG, TWIST_DEG) for d, _ in jobs]
-    both = face_scores_batch(windows, looks).reshape(2, len(jobs), -1)
-    best = np.maximum(np.asarray(scores), both.max(axis=0))
+    # Both twists of the four turns as eight looks: each window transformed once.
+    looks = [twisted(turned[d.best[1]], TWIST_DEG) for d, _ in jobs]
+    both = face_scores_batch([w for _, w in jobs], looks).reshape(len(jobs), 2, -1)
+    best = np.maximum(np.asarray(scores), both.max(axis=1))
     for (d, _), s in zip(jobs, best, strict=True):
         _set_facing(d, s)
 
@@ -196,13 +196,13 @@ _TWISTED: dict[tuple[int, float], tuple[np.ndarray, np.ndarray]] = {}
 
 
 def twisted(turned: np.ndarray, deg: float) -> np.ndarray:
-    """The turned looks (t, C, C, 3) each twisted ``deg`` degrees counter-clockwise about
-    the centre (a new array, made once per looks array and angle and kept: the spectra of
-    :func:`face_scores_batch` are kept per array too).
+    """The turned looks (t, C, C, 3) each twisted ``-deg`` and then ``deg`` degrees
+    (counter-clockwise) about the centre, (2 t, C, C, 3): a new array, made once per looks
+    array and angle and kept (the spectra of :func:`face_scores_batch` are kept per array).
 
     >>> t = np.zeros((1, 9, 9, 3), np.float32)
     >>> t[0, 0:4, 4] = 1.0  # a line from the centre to the top
-    >>> q = twisted(t, 90.0)[0, ..., 0]  # counter-clockwise: to the left
+    >>> q = twisted(t, 90.0)[1, ..., 0]  # counter-clockwise: to the left
     >>> bool(q[4, 0:4].min() > 0.9 and q[0:4, 4].max() < 0.1)
     True
     """
@@ -210,10 +210,12 @@ def twisted(turned: np.ndarray, deg: float) -> np.ndarray:
     if hit is not None and hit[0] is turned:
         return hit[1]
     c = turned.shape[1]
-    M = cv2.getRotationMatrix2D(((c - 1) / 2, (c - 1) / 2), deg, 1.0)
-    out = np.stack([cv2.warpAffine(t, M, (c, c), flags=cv2.INTER_LINEAR,
-                                   borderMode=cv2.BORDER_REPLICATE) for t in turned])  # fmt: skip
-    out = np.ascontiguousarray(out, np.float32)
+    looks = []
+    for a in (-deg, deg):
+        M = cv2.getRotationMatrix2D(((c - 1) / 2, (c - 1) / 2), a, 1.0)
+        looks += [cv2.warpAffine(t, M, (c, c), flags=cv2.INTER_LINEAR,
+                                 borderMode=cv2.BORDER_REPLICATE) for t in turned]  # fmt: skip
+    out = np.ascontiguousarray(np.stack(looks), np.float32)
     if len(_TWISTED) > 32:
         _TWISTED.clear()
     _TWISTED[(id(turned), deg)] = (turned, out)
@@ -243,9 +245,10 @@ def _spectra(turned: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def face_scores_batch(windows: list[np.ndarray], turned: list[np.ndarray]) -> np.ndarray:
-    """``face_scores(w, t)[0]`` for each window and its suit's turned looks, (n, 4): the
+    """``face_scores(w, t)[0]`` for each window and its suit's turned looks, (n, t): the
     same correlations, all windows together as products of spectra (scipy.fft, one forward
-    and one inverse transform over the whole batch). Windows may differ in size.
+    and one inverse transform over the whole batch). Windows may differ in size; every
+    looks array must hold the same number ``t`` of looks (the four turns, or more).
 
     >>> rng = np.random.default_rng(0)
     >>> t = rng.normal(size=(4, FACE_CROP, FACE_CROP, 3)).astype(np.float32)
@@ -272,30 +275,31 @@ def face_scores_batch(windows: list[np.ndarray], turned: list[np.ndarray]) -> np
         stack[members, :3, :s, :s] = detail
         stack[members, 3, :s, :s] = np.einsum("nchw,nchw->nhw", detail, detail)
     spec = sfft.rfft2(stack)
-    products = np.empty((n, 8, *spec.shape[2:]), spec.dtype)
-    t_norm = np.empty((n, 4), np.float32)
+    m = turned[0].shape[0]  # looks per window
+    products = np.empty((n, m + 4, *spec.shape[2:]), spec.dtype)
+    t_norm = np.empty((n, m), np.float32)
     # Windows of one suit together: no gathered copies of the looks' spectra.
     groups: dict[int, list[int]] = {}
     for i, t in enumerate(turned):
         groups.setdefault(id(t), []).append(i)
     for members in groups.values():
-        t_spec, norms = _spectra(turned[members[0]], size)  # (4, 3, size, size // 2 + 1)
+        t_spec, norms = _spectra(turned[members[0]], size)  # (m, 3, size, size // 2 + 1)
         w = spec[members, None]
-        products[members, :4] = w[:, :, 0] * t_spec[:, 0] + w[:, :, 1] * t_spec[:, 1]
-        products[members, :4] += w[:, :, 2] * t_spec[:, 2]
+        products[members, :m] = w[:, :, 0] * t_spec[:, 0] + w[:, :, 1] * t_spec[:, 1]
+        products[members, :m] += w[:, :, 2] * t_spec[:, 2]
         t_norm[members] = norms
-    products[:, 4:] = spec * _mask_spectrum(size)  # sums (3 channels), squares in the disc
+    products[:, m:] = spec * _mask_spectrum(size)  # sums (3 channels), squares in the disc
     # Only shifts that keep the disc inside the window count: the first h of each axis.
     h = np.array(sizes) - k + 1
     top = int(h.max())
     # The inverse transform of those rows and columns only (irfft2 = ifft down, irfft across).
     corr = sfft.irfft(sfft.ifft(products, axis=-2)[..., :top, :], n=size, axis=-1)[..., :top]
-    s1, s2 = corr[:, 4:7], corr[:, 7]
+    s1, s2 = corr[:, m : m + 3], corr[:, m + 3]
     w_norm = np.sqrt(np.maximum(s2 - (s1 * s1).sum(axis=1) / (c * c), 1e-12))
-    r = corr[:, :4] / (w_norm[:, None] * t_norm[:, :, None, None])
+    r = corr[:, :m] / (w_norm[:, None] * t_norm[:, :, None, None])
     valid = np.arange(top) < h[:, None]
     r = np.where((valid[:, :, None] & valid[:, None, :])[:, None], r, -2.0)
-    return r.reshape(n, 4, -1).max(axis=2)
+    return r.reshape(n, m, -1).max(axis=2)
 
 
 def _mask_spectrum(size: int) -> np.ndarray:
