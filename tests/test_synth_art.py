@@ -83,20 +83,7 @@ def test_render_is_deterministic_per_seed(art):
     assert a.truth["coins"] == c.truth["coins"]  # same position, other art
 
 
-@pytest.mark.parametrize(
-    "art",
-    [
-        "piecepackr",
-        pytest.param(
-            "acrylic",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="vision gap, benchmarks/results/vision_reflec.md 'Unseen piece art': "
-                "locate fits the thin light lines on few crosses; its pose is up to 0.7 cell off",
-            ),
-        ),
-    ],
-)
+@pytest.mark.parametrize("art", ["piecepackr", "acrylic"])
 def test_a_calibration_photo_in_the_new_art_calibrates_and_reads_back(art):
     from piecebridge.calibration.board import calibration_layout, learn_setup
     from piecebridge.vision.reader import BoardReader

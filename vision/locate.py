@@ -505,7 +505,11 @@ def _row_median(a: np.ndarray) -> np.ndarray:
 
 
 def find_crosses(
-    ridge: np.ndarray, px_per_cell: int, margin_cells: float, search: float = 0.5
+    ridge: np.ndarray,
+    px_per_cell: int,
+    margin_cells: float,
+    search: float = 0.5,
+    along: str = "sum",
 ) -> tuple[np.ndarray, np.ndarray]:
     """Locate the 16 tile crosses in a rectified ridge map.
 
@@ -514,7 +518,10 @@ def find_crosses(
     caught a piece's edge. Returns rectified-pixel positions ``(16, 2)`` (NaN where not
     found) and each cross's twist in radians (clockwise in the picture; NaN when no line was
     seen on both arms). ``search`` is the half-width searched, in cells; the rectified
-    margin must be at least ``search + 0.85 - 1`` cells.
+    margin must be at least ``search + 0.85 - 1`` cells. ``along`` is how each arm's ridge
+    is taken along it: ``"sum"`` (:func:`_arm_profiles`), or ``"low"``
+    (:func:`_arm_profiles_low`: only a line running most of the arm counts, so a piece's
+    rim or engraving beside a faint line cannot outweigh it).
     """
     S, m = px_per_cell, margin_cells * px_per_cell
     half_arm = int(0.85 * S)
@@ -522,7 +529,8 @@ def find_crosses(
     sw = int(search * S)
     centres = np.round(CROSS_CENTRES * S + m).astype(int)
     xs, ys = centres[:4, 0], centres[::4, 1]  # cross 4 j + i at (xs[i], ys[j])
-    prof_x, prof_y = _arm_profiles(ridge, xs, ys, sw, half_arm, inner)
+    profiles = _arm_profiles_low if along == "low" else _arm_profiles
+    prof_x, prof_y = profiles(ridge, xs, ys, sw, half_arm, inner)
     pos, prom = _peaks(np.concatenate([prof_x, prof_y]))  # row by row: one call for both
     px, py, qx, qy = pos[:32], pos[32:], prom[:32], prom[32:]
     px, qx, py, qy = (a.reshape(16, 2) for a in (px, qx, py, qy))
@@ -570,6 +578,42 @@ def _arm_profiles(
     return prof_x, prof_y.transpose(1, 0, 2, 3).reshape(32, n)
 
 
+def _arm_profiles_low(
+    ridge: np.ndarray, xs: np.ndarray, ys: np.ndarray, sw: int, half_arm: int, inner: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """As :func:`_arm_profiles`, but each place's ridge taken along the arm at its lower
+    ``ARM_QUANTILE`` rather than summed: a printed line runs the arm's whole length, where
+    a piece's edge, rim or engraved symbol crosses only a part of it, however strong.
+
+    >>> r = np.zeros((20, 20), np.float32); r[:, 9] = 1.0; r[6, 7:10] = 50.0
+    >>> px, _ = _arm_profiles_low(r, np.array([4, 8, 12, 16]), np.array([4, 8, 10, 14]), 1, 4, 1)
+    >>> px[2 * 5].tolist()  # cross (1, 1), above: the line at +1, not the bright dot
+    [0.0, 0.0, 1.0]
+    """
+    span = np.arange(-sw, sw + 1)
+    cols, rows = xs[:, None] + span, ys[:, None] + span  # (4, 2 sw + 1)
+    n, k = 2 * sw + 1, half_arm - inner
+    kth = int(ARM_QUANTILE * (k - 1))
+
+    def low(bands: np.ndarray) -> np.ndarray:  # (4, k, 4, n) -> (4, 4, n)
+        return np.partition(bands, kth, axis=1)[:, kth]
+
+    flat = cols.ravel()
+    above = low(np.stack([ridge[y - half_arm : y - inner, flat] for y in ys]).reshape(4, k, 4, n))
+    below = low(np.stack([ridge[y + inner : y + half_arm, flat] for y in ys]).reshape(4, k, 4, n))
+    flat = rows.ravel()
+    left = low(np.stack([ridge[flat, x - half_arm : x - inner].T for x in xs]).reshape(4, k, 4, n))
+    right = low(np.stack([ridge[flat, x + inner : x + half_arm].T for x in xs]).reshape(4, k, 4, n))
+    prof_x = np.stack([above, below], axis=2).reshape(32, n)  # [j, i, arm]
+    prof_y = np.stack([left, right], axis=2)  # [i, j, arm]
+    return prof_x, prof_y.transpose(1, 0, 2, 3).reshape(32, n)
+
+
+#: The share of an arm along which a line must show (the lower quantile taken): 0.35, so a
+#: piece may cover a third of an arm.
+ARM_QUANTILE = 0.35
+
+
 def _combine_arms(pos: np.ndarray, ok: np.ndarray, tolerance: float) -> np.ndarray:
     """Mean position of the valid arms of each line, NaN when none or when they disagree."""
     both = ok.all(axis=1)
@@ -582,12 +626,14 @@ def _combine_arms(pos: np.ndarray, ok: np.ndarray, tolerance: float) -> np.ndarr
 
 
 def measure_crosses(
-    gray: np.ndarray, pose: BoardPose, px_per_cell: int, search: float
+    gray: np.ndarray, pose: BoardPose, px_per_cell: int, search: float, along: str = "sum"
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Image positions (16, 2) of the tile crosses near where ``pose`` expects them."""
+    """Image positions (16, 2) of the tile crosses near where ``pose`` expects them (arms
+    taken ``along`` as in :func:`find_crosses`)."""
     margin = 0.5
     rect = pose.rectify(gray, px_per_cell, margin)
-    pts, twist = find_crosses(_ridge_map(rect, px_per_cell), px_per_cell, margin, search)
+    ridge = _ridge_map(rect, px_per_cell)
+    pts, twist = find_crosses(ridge, px_per_cell, margin, search, along)
     ok = np.isfinite(pts).all(axis=1)  # both lines of the cross seen
     image_pts = np.full((16, 2), np.nan)
     if ok.any():
@@ -609,9 +655,11 @@ def refine_pose(
     px_per_cell: int = 32,
     search: float = 0.5,
     fit_lens: bool = True,
+    along: str = "sum",
 ) -> BoardPose | None:
-    """Fit the pose again to the tile crosses seen near its prediction (None if too few)."""
-    image_pts, ok, twist = measure_crosses(gray, pose, px_per_cell, search)
+    """Fit the pose again to the tile crosses seen near its prediction (None if too few;
+    ``along`` as in :func:`find_crosses`)."""
+    image_pts, ok, twist = measure_crosses(gray, pose, px_per_cell, search, along)
     h, w = gray.shape[:2]
     new = fit_pose(image_pts, ok, (w, h), pose.cell_size_px(), fit_lens)
     if new is not None:
@@ -673,12 +721,12 @@ def _corner_gap(pose: BoardPose, quad: np.ndarray) -> float:
     return float(min(gaps) / pose.cell_size_px())
 
 
-def downscale(bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The frame halved until it is under 1.5 x ``WORK_WIDTH`` wide, and the 3x3 matrix
+def downscale(bgr: np.ndarray, work_width: int = WORK_WIDTH) -> tuple[np.ndarray, np.ndarray]:
+    """The frame halved until it is under 1.5 x ``work_width`` wide, and the 3x3 matrix
     taking full-resolution pixels to its pixels. Halving (pixel areas averaged) is several
     times faster than one resize by an odd factor and keeps thin lines."""
     small = bgr
-    while small.shape[1] >= 1.5 * WORK_WIDTH:
+    while small.shape[1] >= 1.5 * work_width:
         h, w = small.shape[:2]
         small = cv2.resize(small, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
     h, w = bgr.shape[:2]
@@ -707,6 +755,10 @@ MAX_TWIST = 0.04
 SMALL_PX = 16
 #: Refinements on the full frame: (most pixels per cell, half-width searched in cells).
 FULL_STAGES = ((48, 0.4),)
+#: How the full-frame refinement takes each cross arm (:func:`find_crosses`): "low", a line
+#: running most of the arm, so that a faint light line beside a coin's white engraving
+#: still wins (acrylic art); the candidate fits on the small frame keep "sum".
+FULL_ALONG = "low"
 #: Inner grid lines (of 7) running on beyond one side that say a locked board moved: a still
 #: board showed up to 3 (wood grain, a coin's rim, a pawn leaning out) on the tune split.
 LINES_BEYOND = 4
@@ -733,36 +785,60 @@ def find_board(
 
     ``thorough`` (for a calibration photo, where time does not matter) searches the darkest
     channel even when grey found a board, and takes its board when it fits more tile crosses
-    and lies within THOROUGH_CELLS of grey's (a red-and-white checked cloth can show a
-    whole false grid in the darkest channel, far from the board).
+    (as many: a smaller misfit) and lies within THOROUGH_CELLS of grey's (a red-and-white
+    checked cloth can show a whole false grid in the darkest channel, far from the board).
+    When neither finds a board, both are searched again on a frame twice as wide
+    (``THOROUGH_WIDTH``), where thin faint lines are a pixel or two wide, not under one.
     """
+    if not thorough:
+        return _find_board_at(bgr, tile_color_lab, inverted, False, WORK_WIDTH)
     try:
-        pose = _find_board(bgr, tile_color_lab, inverted)
+        return _find_board_at(bgr, tile_color_lab, inverted, True, WORK_WIDTH)
+    except BoardNotFound as error:
+        if isinstance(error, BoardCutOff) or bgr.shape[1] < 1.5 * WORK_WIDTH:
+            raise  # cut off, or a frame no wider than the work width: nothing more to see
+        try:
+            return _find_board_at(bgr, tile_color_lab, inverted, True, THOROUGH_WIDTH)
+        except BoardNotFound:
+            raise error from None
+
+
+def _find_board_at(
+    bgr: np.ndarray,
+    tile_color_lab: np.ndarray | None,
+    inverted: bool | None,
+    thorough: bool,
+    work_width: int,
+) -> BoardPose:
+    """:func:`find_board` with candidates found on a frame about ``work_width`` wide."""
+    try:
+        pose = _find_board(bgr, tile_color_lab, inverted, work_width)
     except BoardNotFound as error:
         if isinstance(error, BoardCutOff) or bgr.ndim != 3 or min(bgr.shape[:2]) < 64:
             raise
         try:
-            pose = _find_board(_darkest(bgr), None, inverted)
+            pose = _find_board(_darkest(bgr), None, inverted, work_width)
         except BoardNotFound:
             raise error from None
     else:
         if not thorough:
             return pose
         try:
-            other = _find_board(_darkest(bgr), None, inverted)
+            other = _find_board(_darkest(bgr), None, inverted, work_width)
         except BoardNotFound:
             return pose
         cell = np.linalg.norm(np.roll(pose.corners, -1, axis=0) - pose.corners, axis=1).mean() / N
         # North is not decided here: the two may list their corners a quarter turn apart.
         gap = min(np.abs(np.roll(other.corners, k, axis=0) - pose.corners).max() for k in range(4))
         near = gap < THOROUGH_CELLS * cell
-        if not (near and other.crosses_found > pose.crosses_found):
+        better = (other.crosses_found, -other.residual) > (pose.crosses_found, -pose.residual)
+        if not (near and better):
             return pose
         if other.inverted != pose.inverted:  # the lines' polarity is grey's to say
             return pose
         other.tile_color_lab = pose.tile_color_lab
         return other
-    small, S = downscale(bgr)
+    small, S = downscale(bgr, work_width)
     corners = cv2.perspectiveTransform(pose.corners.reshape(-1, 1, 2).astype(np.float64), S)
     pose.tile_color_lab = _colour_inside(small, corners.reshape(-1, 2))
     return pose
@@ -772,6 +848,9 @@ def find_board(
 #: every corner) to the grey one's (tune split: it put 4 calibration boards in place that
 #: grey had 0.2-1.3 cell off; a checked cloth gave a false grid 4.8 cells away).
 THOROUGH_CELLS = 1.5
+#: Work width of a thorough search's second try (a calibration photo in which no board was
+#: found at ``WORK_WIDTH``: tune acrylic rig 9, white 0.9 mm lines on pale tiles).
+THOROUGH_WIDTH = 2 * WORK_WIDTH
 
 
 def _darkest(bgr: np.ndarray) -> np.ndarray:
@@ -786,7 +865,10 @@ def _darkest(bgr: np.ndarray) -> np.ndarray:
 
 
 def _find_board(
-    bgr: np.ndarray, tile_color_lab: np.ndarray | None = None, inverted: bool | None = None
+    bgr: np.ndarray,
+    tile_color_lab: np.ndarray | None = None,
+    inverted: bool | None = None,
+    work_width: int = WORK_WIDTH,
 ) -> BoardPose:
     """Locate the board from scratch in the frame's grey.
 
@@ -798,7 +880,8 @@ def _find_board(
     """
     if bgr.ndim != 3 or min(bgr.shape[:2]) < 64:
         raise BoardNotFound("no board in view: image too small")
-    small, S = downscale(bgr)
+    small, S = downscale(bgr, work_width)
+    px = round(SMALL_PX * work_width / WORK_WIDTH)  # a cell's pixels scale with the frame
     small_gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     found: list[tuple[float, BoardPose, str]] = []
     errors: list[BoardNotFound] = []
@@ -812,7 +895,7 @@ def _find_board(
     for inv in order:
         try:
             score, pose, convincing, kind = _find_small(
-                small, small_gray, tile_color_lab, inv, blobs.get(inv), cache
+                small, small_gray, tile_color_lab, inv, blobs.get(inv), cache, px
             )
         except BoardNotFound as e:
             errors.append(e)
@@ -843,13 +926,13 @@ def _refine_full(
     pose = BoardPose(np.linalg.inv(S) @ small_pose.H)
     for px_max, search in FULL_STAGES:
         px = max(16, min(px_max, round(pose.cell_size_px())))
-        pose = refine_pose(gray, pose, px_per_cell=px, search=search) or pose
+        pose = refine_pose(gray, pose, px_per_cell=px, search=search, along=FULL_ALONG) or pose
     # Where crosses and tile gaps both run edge to edge the fit may sit a cell off.
     sx, sy = lattice_shift(bgr, gray, pose, PARITY_PX) if check_parity else (0, 0)
     if sx or sy:
         moved = shifted_pose(pose, sx, sy)
         moved.k, moved.centre, moved.scale = pose.k, pose.centre, pose.scale
-        pose = refine_pose(gray, moved, px_per_cell=px, search=0.3) or pose
+        pose = refine_pose(gray, moved, px_per_cell=px, search=0.3, along=FULL_ALONG) or pose
     pose.tile_color_lab, pose.inverted = small_pose.tile_color_lab, small_pose.inverted
     _check_in_frame(pose, gray.shape)
     return pose
@@ -862,6 +945,7 @@ def _find_small(
     inverted: bool,
     cross_blobs: np.ndarray | None = None,
     cache: dict | None = None,
+    px_per_cell: int = SMALL_PX,
 ) -> tuple[float, BoardPose, bool, str]:
     """Best board pose (pixels of the downscaled frame), its score, whether it settles the
     polarity (no need to try the other), for dark or light printed lines, and the kind of
@@ -872,7 +956,7 @@ def _find_small(
     cut_off = seen_any = False
     best_score = -np.inf
     convincing = plausible = False
-    px = SMALL_PX
+    px = px_per_cell
     candidates = _outline_candidates(small, gray, tile_color_lab, cross_blobs, cache)
     tried: list[np.ndarray] = []  # outlines tried and where their fits ended
     for quad, colour, at_edge, kind in candidates:
