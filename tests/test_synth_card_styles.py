@@ -36,11 +36,11 @@ def test_same_seed_same_card_and_other_seeds_other_cards():
 
 
 def test_split_photos_are_their_own_and_classic_is_unchanged():
+    # (the same alt photo twice is the determinism test above, at the card level)
     img, truth = split_photo("tune", 3, (400, 300), style="alt")
-    again, _ = split_photo("tune", 3, (400, 300), style="alt")
     classic, ctruth = split_photo("tune", 3, (400, 300))
     same_classic, _ = split_photo("tune", 3, (400, 300), style="classic")
-    assert np.array_equal(img, again) and np.array_equal(classic, same_classic)
+    assert np.array_equal(classic, same_classic) and img.shape == classic.shape
     assert "style" in truth and "style" not in ctruth
     assert truth["grids"] != ctruth["grids"]  # another random stream, not a restyled copy
     with pytest.raises(KeyError):

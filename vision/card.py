@@ -341,7 +341,7 @@ def _without_label_cells(grey: np.ndarray, quad: np.ndarray) -> np.ndarray:
     resp = _ink_response(cv2.warpPerspective(grey, hmat, (n, n), flags=cv2.INTER_AREA), n // 11)
     bounds = []
     for axis in (0, 1):  # 0: columns (x), 1: rows (y)
-        prof = np.median(resp, axis=axis)
+        prof = _median_last(resp.T if axis == 0 else resp)  # np.median along axis, faster
         if _comb(prof, 11) <= 2 * _comb(prof, 10) + 0.02:  # not clearly 11: leave as it is
             bounds.append((0.0, n - 1.0))
             continue
