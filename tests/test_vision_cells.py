@@ -3,6 +3,8 @@ the calibration read-back. Plain drawn boards (see test_vision_board), milliseco
 
 from __future__ import annotations
 
+import dataclasses
+
 import cv2
 import numpy as np
 import pytest
@@ -214,10 +216,15 @@ def test_a_lit_cell_beside_a_hand_is_judged_empty_as_an_open_one():
                 energy_ratio=4.6, similarity=0.32, best=("pawn", "arms"))  # fmt: skip
     assert decide(_measured(**cell), looks).kind == "unknown"  # covered: as before
     assert decide(_measured(**cell, lit_beside=True), looks).kind == "empty"
-    # A piece there is still read only when plain, as under any covered cell.
+    # A piece there: with the drawn stand-in looks still read only when plain, as under any
+    # covered cell (their facing comes from the mark alone); with learned looks as in the open.
     coin = {**cell, "similarity": 0.8, "margin": 0.3, "best": ("coin", "suns"),
             "facing": "east", "facing_margin": 0.6}  # fmt: skip
     assert decide(_measured(**coin, lit_beside=True), looks).kind == "unknown"
+    learned = dataclasses.replace(looks, learned=True)
+    d = decide(_measured(**coin, lit_beside=True), learned)
+    assert (d.kind, d.suit, d.facing) == ("coin", "suns", "east")
+    assert decide(_measured(**coin), learned).kind == "unknown"  # not lit: covered
     # Only a cell partly hidden beside a mostly hidden one, and not in a shadow, is such.
     hidden = np.zeros(N * N)
     hidden[[27, 28, 29]] = 1.0, 0.25, 0.375

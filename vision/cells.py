@@ -577,7 +577,7 @@ class CellDecision:
     likeness: float = -1.0
     covered: bool = False  # the printed lines around it are hidden (a hand, an arm)
     # Covered only as partly hidden beside a covered cell, and lit as the open board (not
-    # in a hand's shadow, see occlusion.lit_beside): it may be judged empty as an open cell.
+    # in a hand's shadow, see occlusion.lit_beside): it may be decided as an open cell.
     lit_beside: bool = False
     best: tuple = ()  # (kind, suit) of the best look, kept even when undecided
 
@@ -765,7 +765,11 @@ def measure(
         maybe = ratio[i] >= looks.empty_ratio or d.similarity >= looks.strong_similarity
         # A covered cell is read only when a piece's look fits it closely.
         maybe = maybe and d.detail_ratio >= looks.detail_empty
-        maybe = maybe and (not d.covered or d.similarity >= looks.covered_piece_similarity)
+        maybe = maybe and (
+            not d.covered
+            or d.similarity >= looks.covered_piece_similarity
+            or (d.lit_beside and looks.learned)
+        )
         if d.best[0] == "coin" and maybe:
             best = int(np.argmax(sims[i]))
             shift = int(np.argmax(all_sims[i, :, best]))
@@ -1123,15 +1127,17 @@ def _plain_piece(d: CellDecision, looks: PieceLooks) -> bool:
     return d.facing is not None and facing_sure(d, looks)
 
 
-def _empty_in_the_open(d: CellDecision, looks: PieceLooks) -> bool:
-    """Would ``d`` be judged empty were its lines in view? If so, ``d`` is made so. For a
-    cell beside a hand but not in its shadow (``lit_beside``): its emptiness is judged as
-    an open cell's; a piece there is still read only when plain (:func:`_plain_piece`), as
-    the hand's edge may reach into it."""
+def _as_in_the_open(d: CellDecision, looks: PieceLooks) -> bool:
+    """For a cell beside a hand but not in its shadow (``lit_beside``): would it be decided
+    were its lines in view? If so, ``d`` is decided so (True). With the drawn stand-in looks
+    only as empty: their facing comes from the mark alone, which a hand's edge reaching into
+    the cell can mislead (tune, no setup: a crowns coin's facing so misread); with learned
+    looks a piece too (its facing is the look's, and beside a covered cell the mark may
+    confirm it but not set it, see :func:`decide_all`)."""
     open_ = decide(dataclasses.replace(d, covered=False, lit_beside=False), looks)
-    if open_.kind != "empty":
+    if open_.kind == "unknown" or (open_.kind != "empty" and not looks.learned):
         return False
-    d.kind, d.suit, d.facing, d.confidence = "empty", None, None, open_.confidence
+    d.kind, d.suit, d.facing, d.confidence = open_.kind, open_.suit, open_.facing, open_.confidence
     return True
 
 
@@ -1154,7 +1160,7 @@ def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
         d.kind, d.suit, d.facing, d.confidence = "empty", None, None, 0.5
         return d
     if d.covered and not _plain_piece(d, looks):
-        if d.lit_beside and _empty_in_the_open(d, looks):
+        if d.lit_beside and _as_in_the_open(d, looks):
             return d
         d.kind, d.suit, d.facing, d.confidence = "unknown", None, None, 0.0
         return d

@@ -123,7 +123,7 @@ def lit_beside(hidden: np.ndarray, light: np.ndarray) -> np.ndarray:
     at least as the board's typical cell (``light``: each cell's lightness over the typical
     cell's, (64,)): a hand over a cell shades it, while the line pieces hidden at a cell's
     edge can be a neighbour's (two cells of a tile share a cross arm). Such a cell may
-    still be judged empty as an open one (see ``cells.decide``).
+    still be decided as an open one (see ``cells._as_in_the_open``).
 
     >>> hidden = np.zeros(64)
     >>> hidden[[27, 28]] = 1.0, 0.25  # d5 under a hand, e5 beside it with 2 of 8 hidden
