@@ -12,21 +12,24 @@ survive other pencils and other cameras (:func:`cell_maps`):
 * stroke darkness is normalised by the darkest strokes on the same grid, so a
   soft and a hard pencil look alike, while an erased ghost stays faint;
 * shading is also judged against the whole grid (a fitted light surface), which
-  a patch cannot see.
+  a patch cannot see, and against the paper ring around the grid carried across
+  it (a phone shadow darkens the margin beyond the grid too; shading stops at
+  the grid's lines).
 
 A small convolutional network (:class:`CellNet`: three 3x3 convolutions over each
 cell's patch at half resolution, then one hidden layer with the shading
 statistics) gives ``mark`` (7 classes incl. none) and ``shaded``. It is trained
 with PyTorch by ``benchmarks/card_train.py`` on the tuning split of the fixture
-renderer, heavily augmented, and runs here in plain numpy and OpenCV. The shipped
-model is an ensemble of such networks trained apart (other seeds), their
-probabilities averaged, each also over the grid's mirror image. Cells whose best
+renderer, heavily augmented, and runs here in plain numpy and OpenCV. A model may
+hold several such networks trained apart (other seeds), their probabilities
+averaged (v8 held two; v9, shipped, one); each is also read over the grid's mirror
+image. Cells whose best
 answer is below the confidence threshold are reported as unknown, not guessed.
 
 >>> rect = np.full((2 * 48 + 10 * CELL_PX,) * 2, 230, np.uint8)
 >>> maps, scalars = cell_maps(rect)
 >>> maps.shape, scalars.shape
-((2, 416, 416), (100, 32))
+((2, 416, 416), (100, 34))
 >>> probs, shaded = default_classifier().predict_maps(maps, scalars)
 >>> MARK_CLASSES[int(probs[0].argmax())], bool(shaded[0] > 0.5)
 (None, False)
@@ -46,7 +49,7 @@ from piecebridge.vision.card_layout import cell_name
 CELL_PX = 32
 MARGIN_CELLS = 1.5
 MARK_CLASSES = (None, "dot", "x", "o", "slash", "plus", "triangle")
-N_SHADE = 8
+N_SHADE = 10
 PATCH_PX = 32  # a cell and half a cell around it, at half resolution
 NET_CONTEXT = 8  # more half-resolution pixels around a patch the convolutions see
 N_CELL_STATS = 24
@@ -265,6 +268,8 @@ def _shade_context(smooth, shade, m: int, cell: int, inset: int) -> np.ndarray:
             keep = res >= np.percentile(res, 50)
     res = (med - a @ coef).reshape(n, n)
     inner = res[1:11, 1:11].ravel()
+    med = med.reshape(n, n)
+    ring = np.concatenate([med[0], med[-1], med[1:-1, 0], med[1:-1, -1]])
     lo, hi = np.percentile(inner, (10, 90))
     # the grid's own light/dark split (Otsu-like, on 2 clusters)
     t = float(np.median(inner))
@@ -299,8 +304,38 @@ def _shade_context(smooth, shade, m: int, cell: int, inset: int) -> np.ndarray:
             steps.min(1),
             steps.max(1),
             steps.mean(1),
+            _below_ring(med),
+            np.full(100, np.percentile(ring, 90) - np.percentile(ring, 10)),
         ]
     ).astype(np.float32)
+
+
+def _below_ring(med: np.ndarray) -> np.ndarray:
+    """Each inner cell's log-brightness below the paper ring around the grid, carried in
+    across the grid by a Coons patch (the blend of the four sides' profiles).
+
+    A phone shadow is large: it crosses the grid's edge and darkens the margin beyond
+    it as much as the cells inside, however sharp its edge, where a quadratic light
+    surface cannot bend that fast; shading stops at the grid's lines.
+
+    Light falling off across the card (bilinear in log-brightness) is carried exactly; a
+    shadow 0.3 deep over a quarter of the grid leaves at most a fifth of it:
+
+    >>> yy, xx = np.mgrid[0:12, 0:12] / 11
+    >>> float(np.abs(_below_ring(0.2 * xx - 0.1 * yy + 0.05 * xx * yy)).max()) < 1e-12
+    True
+    >>> shadow = np.where((yy > 0.5) & (xx > 0.5), -0.3, 0.0)
+    >>> float(np.abs(_below_ring(shadow)).max()) < 0.07
+    True
+    """
+    n = med.shape[0]
+    t = np.arange(n) / (n - 1)
+    u, v = t[None, :], t[:, None]
+    left, right, top, bottom = med[:, :1], med[:, -1:], med[:1, :], med[-1:, :]
+    corners = (1 - u) * (1 - v) * med[0, 0] + u * (1 - v) * med[0, -1]
+    corners = corners + (1 - u) * v * med[-1, 0] + u * v * med[-1, -1]
+    patch = (1 - u) * left + u * right + (1 - v) * top + v * bottom - corners
+    return (med - patch)[1:-1, 1:-1].ravel()
 
 
 # ----------------------------------------------------------------------------- model
@@ -379,7 +414,9 @@ def _predict_member(a: dict, half: np.ndarray, scalars: np.ndarray):
     idx = first + step * np.arange(10)
     # (10, 10, C, side, side): flattened per cell in PyTorch's (C, H, W) order
     h = win[idx[:, None], idx[None, :]].reshape(100, -1)
-    sc = (scalars.astype(np.float32) - a["scalar_mean"]) / a["scalar_scale"]
+    # a model trained before inputs were added reads the first ones (new ones are appended)
+    sc = scalars[:, : len(a["scalar_mean"])].astype(np.float32) - a["scalar_mean"]
+    sc /= a["scalar_scale"]
     h = np.maximum(np.concatenate([h, sc], 1) @ a["fc1_w"] + a["fc1_b"], 0)
     out = h @ a["fc2_w"] + a["fc2_b"]
     logits = out[:, :-1]
@@ -422,7 +459,7 @@ class CellNet:
             members = _member_arrays(d, d.files)
             conf = float(d["min_confidence"])
             info = json.loads(str(d["info"])) if "info" in d.files else None
-        if not members or any(m["scalar_mean"].shape != (N_SCALARS,) for m in members):
+        if not members or any(len(m["scalar_mean"]) > N_SCALARS for m in members):
             raise ValueError("card cell model does not match this version's inputs")
         return cls(members, conf, info)
 
