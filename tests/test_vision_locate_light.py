@@ -26,3 +26,29 @@ def test_a_board_wholly_in_view_is_never_called_cut_off(rig, size):
         pytest.fail(f"a board wholly in view called cut off: {error}")
     except BoardNotFound:
         pass  # not found is a miss, not a false "cut off"
+
+
+def test_cross_arms_taken_along_the_arm_see_a_faint_line_beside_strong_engraving():
+    from piecebridge.vision.locate import find_crosses
+    from piecebridge.vision.pose import CROSS_CENTRES
+
+    S, m = 32, 0.5  # rectified pixels per cell, margin in cells
+    size = round((8 + 2 * m) * S)
+    ridge = np.zeros((size, size), np.float32)
+    rng = np.random.default_rng(0)
+    ridge += rng.uniform(0, 2, ridge.shape).astype(np.float32)  # tile texture
+    for k in range(1, 8):  # faint printed lines every cell (crosses and tile gaps)
+        ridge[:, round((k + m) * S)] += 6.0
+        ridge[round((k + m) * S), :] += 6.0
+    # Strong short marks (a coin's white engraving) 0.3 cell beside each cross line, each
+    # covering a quarter of every arm: their sum outweighs the line's.
+    for cx, cy in CROSS_CENTRES:
+        x, y = round((cx + m) * S), round((cy + m) * S)
+        for d in (-1, 1):
+            ridge[y + d * 12 : y + d * 20, x + 10] += 60.0
+            ridge[y + 10, x + d * 12 : x + d * 20] += 60.0
+    want = (CROSS_CENTRES + m) * S
+    low, _ = find_crosses(ridge, S, m, search=0.4, along="low")
+    assert np.isfinite(low).all() and np.abs(low - want).max() < 1.0
+    summed, _ = find_crosses(ridge, S, m, search=0.4, along="sum")
+    assert not (np.abs(summed - want) < 1.0).all()  # the sum takes the marks (or nothing)

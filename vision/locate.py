@@ -977,12 +977,12 @@ def _find_small(
         tried.append(quad)
         pose = refine_pose(gray, pose, px_per_cell=px, search=0.3, fit_lens=False) or pose
         tried.append(pose.corners)
-        # The grid must explain the whole outline; a partial board fits crosses and gaps
-        # at the wrong scale.
         # A failed fit says "cut off" only when a grid was truly seen (CUT_OFF_CROSSES) and
         # runs past the frame: a part of a board wholly in view, fitted from an outline that
         # takes in some table out to the frame edge, is no board cut off.
         grid_seen = pose.crosses_found >= CUT_OFF_CROSSES and not _in_frame(pose, gray.shape)
+        # The grid must explain the whole outline; a partial board fits crosses and gaps
+        # at the wrong scale.
         if _corner_gap(pose, quad) > 1.5:
             cut_off = cut_off or (at_edge and grid_seen)
             continue
