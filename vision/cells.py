@@ -1090,6 +1090,9 @@ _COLOUR_WEIGHTS = np.array([0.5, 1.0, 1.0], np.float32)
 #: A pawn's colour names its suit when the nearest suit's pawn colour is at most this share
 #: of the distance to the next one (tune split, 449 pawns: none named wrongly so).
 PAWN_COLOUR_CLEAR = 0.5
+#: A pawn whose colour is nearer another suit's than its look's by this share of the
+#: distance to the next is left unknown (see :func:`_pawn_by_colour`).
+PAWN_COLOUR_AGAINST = 0.8
 
 
 def pawn_colour(crop: np.ndarray) -> np.ndarray:
@@ -1128,7 +1131,13 @@ def _pawn_by_colour(
     colours = looks.pawn_colours()
     c = pawn_colour(crop)
     dist = sorted((float(np.linalg.norm((c - v) * _COLOUR_WEIGHTS)), s) for s, v in colours.items())
-    if len(dist) < 2 or dist[0][0] > PAWN_COLOUR_CLEAR * dist[1][0]:
+    if len(dist) < 2:
+        return
+    if dist[0][0] > PAWN_COLOUR_CLEAR * dist[1][0]:
+        if dist[0][1] != d.best[1] and dist[0][0] < PAWN_COLOUR_AGAINST * dist[1][0]:
+            # The colour leans to another suit than the look: neither names the suit (a
+            # shaded light pawn fits a dark suit's look), though the cell is no less a piece.
+            d.likeness, d.margin = d.similarity, 0.0
         return
     suit = dist[0][1]
     columns = looks.extra.get("pawn_columns")
