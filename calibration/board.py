@@ -39,7 +39,13 @@ from piecebridge.vision.cells import (
     board_views,
     energies,
 )
-from piecebridge.vision.facing import coin_centre, face_scores, mark_blob, mark_centre
+from piecebridge.vision.facing import (
+    coin_centre,
+    face_scores,
+    mark_blob,
+    mark_centre,
+    turn_alikeness,
+)
 from piecebridge.vision.geometry import N
 from piecebridge.vision.locate import find_board
 from piecebridge.vision.pose import BoardPose
@@ -193,6 +199,7 @@ def learn_setup(
         marked=marked,
         mark_spots=spots,
     )
+    looks.turn_alike = _turn_alike(looks)
     h, w = frame_bgr.shape[:2]
     setup = BoardSetup(pose, (w, h), found.tile_color_lab, looks, camera_calibration)
     matched, claimed = _read_back(views, setup)
@@ -236,6 +243,16 @@ def _marked(views: BoardViews) -> tuple[tuple[str, ...], dict[str, tuple[float, 
             out.append(suit)
             spots[suit] = tuple(float(v) for v in np.median(np.array(north), axis=0))
     return tuple(out), spots
+
+
+def _turn_alike(looks: PieceLooks) -> dict[str, tuple[float, float, float]]:
+    """Per suit, how alike its learned coin look (as it is read: rim made round, see
+    ``PieceLooks.turned_faces``) is to itself turned a quarter, a half and three quarters,
+    with its separate mark painted over where it was learned to sit (``facing.turn_alikeness``).
+    All calibration coins face north, so this is the one place to learn which turns the
+    look alone cannot tell apart (``PieceLooks.alike_turns``)."""
+    turned = looks.turned_faces()
+    return {s: turn_alikeness(t[0], looks.mark_spots.get(s)) for s, t in turned.items()}
 
 
 #: The learned setup must read at least this many of the layout's 28 pieces back as the

@@ -354,6 +354,10 @@ class PieceLooks:
     # is: (distance from the coin's centre, area), FACE_PX pixels (``facing.mark_blob``).
     # A suit without one (older setups) has its mark looked for anywhere on the coin.
     mark_spots: dict[str, tuple[float, float]] = field(default_factory=dict)
+    # How alike each suit's learned look (its mark painted over) is to itself turned a
+    # quarter, a half and three quarters clockwise (``facing.turn_alikeness``, learned from
+    # the calibration coins). A suit without one (older setups): every turn is told apart.
+    turn_alike: dict[str, tuple[float, float, float]] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -367,6 +371,7 @@ class PieceLooks:
             "learned": self.learned,
             "marked": list(self.marked),
             "mark_spots": {s: list(v) for s, v in self.mark_spots.items()},
+            "turn_alike": {s: list(v) for s, v in self.turn_alike.items()},
         }
 
     @classmethod
@@ -379,7 +384,20 @@ class PieceLooks:
             learned=bool(d.get("learned", True)),
             marked=tuple(d.get("marked", ())),
             mark_spots={s: tuple(map(float, v)) for s, v in d.get("mark_spots", {}).items()},
+            turn_alike={s: _alikeness(v) for s, v in d.get("turn_alike", {}).items()},
         )
+
+    def alike_turns(self, suit: str) -> tuple[int, ...]:
+        """The quarter turns (1-3, clockwise) under which ``suit``'s learned look is alike
+        (``TURN_ALIKE``): the look cannot tell a coin's facing from those turns of it.
+
+        >>> alike = {"suns": (0.95, 0.92, 0.95), "arms": (0.4, 0.95, 0.4)}
+        >>> looks = PieceLooks({}, {}, turn_alike=alike)
+        >>> looks.alike_turns("suns"), looks.alike_turns("arms"), looks.alike_turns("moons")
+        ((1, 2, 3), (2,), ())
+        """
+        alike = self.turn_alike.get(suit, ())
+        return tuple(k for k, v in enumerate(alike, start=1) if v >= TURN_ALIKE)
 
     @classmethod
     def default(cls) -> PieceLooks:
@@ -459,6 +477,19 @@ COIN_RADIUS = 0.375
 RIM_FROM = 0.85
 #: Angular orders (about the coin's centre) taken out of the rim band of a learned look.
 RIM_ORDERS = (1, 2)
+
+
+def _alikeness(v: Any) -> tuple[float, float, float]:
+    """A saved ``turn_alike`` value: three finite numbers (ValueError otherwise)."""
+    out = tuple(float(x) for x in v)
+    if len(out) != 3 or not all(np.isfinite(out)):
+        raise ValueError(f"turn_alike needs three numbers, got {v!r}")
+    return out
+
+
+#: A learned look this alike to itself under a turn (``PieceLooks.turn_alike``) does not
+#: decide between a coin's facing and that turn of it; the separate mark does.
+TURN_ALIKE = 0.9
 
 
 def round_rim(face: np.ndarray) -> np.ndarray:
@@ -800,6 +831,7 @@ def measure(
         ]
         read_twisted([facing_jobs[k] for k in again], turned, scores[again])
         for d, _ in facing_jobs:
+            _alike_turns(d, looks)
             if d.facing_margin < looks.mark_check_below and d.best[1] in looks.marked:
                 _check_mark(d, views, CELL_ORDER.index(d.cell), looks)
     return out
@@ -811,6 +843,25 @@ def _could_be_sure(d: CellDecision, looks: PieceLooks) -> bool:
     sim = min(looks.min_similarity, looks.covered_piece_similarity)
     margin = min(looks.min_margin, looks.covered_piece_margin)
     return d.similarity >= sim and d.margin >= margin
+
+
+def _alike_turns(d: CellDecision, looks: PieceLooks) -> None:
+    """The learned look alone does not decide between a coin's facing and the turns of it
+    the look is alike under (``PieceLooks.alike_turns``): a symbol alike under a quarter
+    turn (piecepackr's eight-rayed sun) differs between its turns only by the small mark and
+    by light and shade that do not turn with the coin. Its lead over them becomes 0 (the
+    separate mark chooses among them, see :func:`_mark_picks_turn`), and its facing margin
+    stays under ``min_facing_margin``: enough to agree with the mark, never enough alone,
+    so a coin whose mark is not read stays unknown."""
+    alike = looks.alike_turns(d.best[1])
+    if not alike or len(d.turn_leads) != len(FACINGS) or d.facing not in FACINGS:
+        return
+    best = FACINGS.index(d.facing)
+    leads = list(d.turn_leads)
+    for k in alike:
+        leads[(best + k) % len(FACINGS)] = 0.0
+    d.turn_leads = tuple(leads)
+    d.facing_margin = min(d.facing_margin, float(np.nextafter(looks.min_facing_margin, 0)))
 
 
 def _check_mark(d: CellDecision, views: BoardViews, i: int, looks: PieceLooks) -> None:
@@ -885,7 +936,7 @@ def _mark_picks_turn(
     if d.facing_margin >= looks.min_facing_margin or len(d.turn_leads) != len(FACINGS):
         return False
     rivals = {f for f, lead in zip(FACINGS, d.turn_leads, strict=True) if lead < RIVAL_LEAD}
-    if len(rivals) == len(FACINGS):
+    if len(rivals) == len(FACINGS) and len(looks.alike_turns(d.best[1])) < len(FACINGS) - 1:
         return False
     leaning = {f for f, lead in reads if f in rivals and lead >= MARK_AGREE}
     if len(leaning) != 1:
@@ -1045,6 +1096,9 @@ _COLOUR_WEIGHTS = np.array([0.5, 1.0, 1.0], np.float32)
 #: A pawn's colour names its suit when the nearest suit's pawn colour is at most this share
 #: of the distance to the next one (tune split, 449 pawns: none named wrongly so).
 PAWN_COLOUR_CLEAR = 0.5
+#: A pawn whose colour is nearer another suit's than its look's by this share of the
+#: distance to the next is left unknown (see :func:`_pawn_by_colour`).
+PAWN_COLOUR_AGAINST = 0.8
 
 
 def pawn_colour(crop: np.ndarray) -> np.ndarray:
@@ -1083,7 +1137,13 @@ def _pawn_by_colour(
     colours = looks.pawn_colours()
     c = pawn_colour(crop)
     dist = sorted((float(np.linalg.norm((c - v) * _COLOUR_WEIGHTS)), s) for s, v in colours.items())
-    if len(dist) < 2 or dist[0][0] > PAWN_COLOUR_CLEAR * dist[1][0]:
+    if len(dist) < 2:
+        return
+    if dist[0][0] > PAWN_COLOUR_CLEAR * dist[1][0]:
+        if dist[0][1] != d.best[1] and dist[0][0] < PAWN_COLOUR_AGAINST * dist[1][0]:
+            # The colour leans to another suit than the look: neither names the suit (a
+            # shaded light pawn fits a dark suit's look), though the cell is no less a piece.
+            d.likeness, d.margin = d.similarity, 0.0
         return
     suit = dist[0][1]
     columns = looks.extra.get("pawn_columns")

@@ -461,6 +461,49 @@ def _sub_pixel_patch(views: BoardViews, size: int, c: tuple[float, float]) -> np
     return cv2.getRectSubPix(window, (size, size), (c[0] - x0, c[1] - y0))
 
 
+#: Pixels (FACE_PX) each way a turned look may shift to fit itself (see turn_alikeness).
+TURN_SHIFT = FACE_SEARCH
+
+
+def turn_alikeness(
+    look: np.ndarray, spot: tuple[float, ...] | None = None
+) -> tuple[float, float, float]:
+    """How alike a coin's look (facing north, C x C x 3, centred on the coin) is to itself
+    turned a quarter, a half and three quarters clockwise: :func:`face_scores` of the look
+    against its own turns, each at its best shift (up to ``TURN_SHIFT``), as a coin is read.
+    The separate mark (``spot``: its distance north of the centre and its area, as
+    ``facing.mark_blob`` learns them) is first painted over with the coin around it: the
+    mark is read on its own, so this says what the rest of the look can tell apart.
+
+    A symbol alike under a quarter turn (an eight-rayed sun) is near 1 for every turn,
+    one alike upside down (a bar, a diamond) near 1 for the half turn only.
+
+    >>> n = 36
+    >>> yy, xx = np.mgrid[:n, :n] - (n - 1) / 2
+    >>> look = np.zeros((n, n, 3), np.float32)
+    >>> look[(np.abs(xx) < 8) & (np.abs(yy) < 3), 0] = 40  # a bar across: alike upside down
+    >>> look[(np.abs(xx) < 1.5) & (yy > -12.5) & (yy < -9.5), 0] = 40  # the mark, north
+    >>> [round(v, 2) for v in turn_alikeness(look, spot=(11.0, 9.0))]
+    [0.13, 1.0, 0.13]
+    >>> [round(v, 2) for v in turn_alikeness(look)]  # the mark counted: less alike
+    [0.12, 0.9, 0.12]
+    """
+    look = np.array(look, np.float32, copy=True)
+    if spot is not None:
+        c = (look.shape[0] - 1) / 2
+        yy, xx = np.mgrid[: look.shape[0], : look.shape[1]] - c
+        d = np.hypot(yy + spot[0], xx)
+        inner = np.sqrt(spot[1] / np.pi) + 1.5  # the mark, blurred a little
+        mark = d <= inner
+        around = (d > inner) & (d <= inner + 2)
+        look[mark] = np.median(look[around], axis=0)
+    p = TURN_SHIFT
+    window = cv2.copyMakeBorder(look, p, p, p, p, cv2.BORDER_REPLICATE)
+    scores = face_scores(window, np.asarray(turned_looks(look)))[0]
+    own = max(float(scores[0]), 1e-6)
+    return float(scores[1] / own), float(scores[2] / own), float(scores[3] / own)
+
+
 def turned_looks(look: np.ndarray) -> list[np.ndarray]:
     """The look facing north, east, south, west (contiguous float32 for matchTemplate)."""
     return [np.ascontiguousarray(np.rot90(look, FACING_ROT[f]), np.float32) for f in FACINGS]
