@@ -331,29 +331,29 @@ def _without_label_cells(grey: np.ndarray, quad: np.ndarray) -> np.ndarray:
     of their own (an 11x11 web: a header row and column), else ``quad`` unchanged.
 
     The outline of the web then frames 11 cells a side. The printed lines are counted
-    (which of 11 or 12 evenly spaced lines the ink follows, on each axis), and the
-    extra row or column is dropped on the side that looks like labels
+    (which of 11 or 12 evenly spaced lines the ink follows, on each axis); only when
+    both axes count 12 (a header row and a header column) are the extra row and
+    column dropped, each on the side that looks like labels
     (:func:`_label_strip_score`).
     """
     n = _COUNT_SIDE
     square = np.array([[0, 0], [n - 1, 0], [n - 1, n - 1], [0, n - 1]], np.float32)
     hmat = cv2.getPerspectiveTransform(quad.astype(np.float32), square)
     resp = _ink_response(cv2.warpPerspective(grey, hmat, (n, n), flags=cv2.INTER_AREA), n // 11)
+    profs = [_median_last(resp.T if axis == 0 else resp) for axis in (0, 1)]  # 0: x, 1: y
+    # Column labels and row labels come together: boxed, they add a header row AND a
+    # header column, 12 lines on both axes. Twelve on one axis only is a 10x10 grid
+    # whose outline missed a corner (its lines then run unevenly), not label cells.
+    if any(_comb(p, 11) <= 2 * _comb(p, 10) + 0.02 for p in profs):  # not clearly 11
+        return quad
+    step = (n - 1) / 11
     bounds = []
-    for axis in (0, 1):  # 0: columns (x), 1: rows (y)
-        prof = _median_last(resp.T if axis == 0 else resp)  # np.median along axis, faster
-        if _comb(prof, 11) <= 2 * _comb(prof, 10) + 0.02:  # not clearly 11: leave as it is
-            bounds.append((0.0, n - 1.0))
-            continue
-        step = (n - 1) / 11
+    for axis in (0, 1):
         label_like = [_label_strip_score(resp, axis, side, step) for side in (0, 10)]
         if max(label_like) <= 0:  # no labels at either end: lines bunched by a steep
-            bounds.append((0.0, n - 1.0))  # tilt or a curl, not a twelfth line
-            continue
+            return quad  # tilt or a curl, not a twelfth line
         first = label_like[0] >= label_like[1]  # the labels' cells: drop them
         bounds.append((step, n - 1.0) if first else (0.0, n - 1 - step))
-    if bounds == [(0.0, n - 1.0)] * 2:
-        return quad
     (x0, x1), (y0, y1) = bounds
     inner = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
     return cv2.perspectiveTransform(inner[None], np.linalg.inv(hmat))[0].astype(quad.dtype)
