@@ -62,3 +62,19 @@ def test_fixtures_command_usage_error_exits_2():
     with pytest.raises(SystemExit) as e:
         main(["fixtures", "reflec", "--split", "validation", "--out", "x"])
     assert e.value.code == 2
+
+
+def test_fixtures_card_writes_the_split_photo_and_its_truth(tmp_path, capsys):
+    from piecebridge.synth import card
+
+    args = ["fixtures", "card", "--split", "test", "--style", "alt", "--seed", "2", "--count",
+            "1", "--size", "400x300", "--out", str(tmp_path), "--json"]  # fmt: skip
+    assert main(args) == 0
+    written = json.loads(capsys.readouterr().out)
+    assert written["image"].endswith("test-alt-00002.jpg")
+    _, expected = card.split_photo("test", 2, (400, 300), style="alt")
+    assert json.loads((tmp_path / "test-alt-00002.json").read_text()) == json.loads(
+        json.dumps(expected)
+    )
+    assert cv2.imread(written["image"]).shape == (300, 400, 3)
+    assert main(["fixtures", "card", "--count", "0", "--out", str(tmp_path)]) == 1

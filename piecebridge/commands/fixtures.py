@@ -1,4 +1,4 @@
-"""``piecebridge fixtures reflec``: render Reflec test photos with their ground truth.
+"""``piecebridge fixtures reflec|card``: render test photos with their ground truth.
 
 Photos come from the fixture renderer (:mod:`piecebridge.synth.reflec`): the tuning split and
 the held-out test split draw from disjoint random streams, so the same ``--seed`` never gives a
@@ -6,6 +6,11 @@ test image to tuning.  Beside every ``NAME.jpg`` is ``NAME.json``: a ``reflec-bo
 with an added ``"synth"`` member (board corners and cell centres in the image, cells under a
 hand, difficulty levels, camera).  With ``--calibration`` each rig's ``reflec-calibration/1``
 photo is written too, for vision with a board setup.
+
+``fixtures card`` does the same for phone photos of Business Card Games boards
+(:mod:`piecebridge.synth.card`): ``NAME.json`` beside each photo is its ``card/1`` truth.
+``--style alt`` draws another hand and printed card (:mod:`piecebridge.synth.card_styles`),
+which the card reader was not developed on.
 """
 
 from __future__ import annotations
@@ -56,6 +61,30 @@ def register(cli: CommandTree) -> None:
     p.add_argument("--png", action="store_true", help="write lossless PNG instead of JPEG")
     p.add_argument("--json", action="store_true", help="print one JSON line per file written")
     p.set_defaults(handler=run)
+    _register_card(cli)
+
+
+def _register_card(cli: CommandTree) -> None:
+    p = cli.command(
+        "card",
+        group="fixtures",
+        help="render synthetic phone photos of pencilled business cards with ground truth",
+    )
+    p.add_argument(
+        "--split",
+        choices=["tune", "test", "print"],
+        default="tune",
+        help="which split (print: photos of the board `piecebridge print card` draws)",
+    )
+    p.add_argument("--style", choices=["classic", "alt"], default="classic",
+                   help="hand and printed card: classic, or alt (never developed on)")  # fmt: skip
+    p.add_argument("--count", type=int, default=4, metavar="N", help="number of photos")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="first index in the split")
+    p.add_argument("--out", metavar="DIR", required=True, help="folder to write into")
+    p.add_argument("--size", default="2000x1500", metavar="WxH", help="image size in pixels")
+    p.add_argument("--quality", type=int, default=92, metavar="Q", help="JPEG quality to save")
+    p.add_argument("--json", action="store_true", help="print one JSON line per file written")
+    p.set_defaults(handler=run_card)
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -70,25 +99,56 @@ def _size(text: str) -> tuple[int, int]:
     return w, h
 
 
-def run(args: argparse.Namespace) -> int:
+def _check_common(args: argparse.Namespace) -> Path:
+    """Validate the options every fixtures command shares; the output folder, made."""
     from piecebridge.errors import UserError
-    from piecebridge.synth import reflec
 
-    size = _size(args.size)
     if args.count < 1:
         raise UserError("--count must be at least 1")
     if args.seed < 0:
         raise UserError("--seed must not be negative")
-    try:
-        difficulty = reflec.Difficulty.parse(args.difficulty)
-    except ValueError as e:
-        raise UserError(str(e)) from None
     if not 1 <= args.quality <= 100:
         raise UserError("--quality must be 1..100")
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out} exists and is not a folder")
     out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def run_card(args: argparse.Namespace) -> int:
+    import cv2
+
+    from piecebridge.errors import UserError
+    from piecebridge.synth import card
+
+    size = _size(args.size)
+    out = _check_common(args)
+    start = time.perf_counter()
+    for index in range(args.seed, args.seed + args.count):
+        image, truth = card.split_photo(args.split, index, size, style=args.style)
+        stem = out / f"{args.split}-{args.style}-{index:05d}"
+        image_path, truth_path = f"{stem}.jpg", f"{stem}.json"
+        if not cv2.imwrite(image_path, image, [cv2.IMWRITE_JPEG_QUALITY, args.quality]):
+            raise UserError(f"cannot write {image_path}")
+        Path(truth_path).write_text(json.dumps(truth, indent=1) + "\n")
+        _report(args, (image_path, truth_path))
+    if not args.json:
+        took = time.perf_counter() - start
+        print(f"wrote {args.count} photos to {out} in {took:.1f} s")
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    from piecebridge.errors import UserError
+    from piecebridge.synth import reflec
+
+    size = _size(args.size)
+    out = _check_common(args)
+    try:
+        difficulty = reflec.Difficulty.parse(args.difficulty)
+    except ValueError as e:
+        raise UserError(str(e)) from None
     quality = 0 if args.png else args.quality
     rigs_done: set[int] = set()
     start = time.perf_counter()
