@@ -78,3 +78,17 @@ def test_fixtures_card_writes_the_split_photo_and_its_truth(tmp_path, capsys):
     )
     assert cv2.imread(written["image"]).shape == (300, 400, 3)
     assert main(["fixtures", "card", "--count", "0", "--out", str(tmp_path)]) == 1
+
+
+def test_fixtures_names_every_art_and_card_style():
+    from piecebridge.commands import fixtures
+    from piecebridge.synth.art import ART
+    from piecebridge.synth.card_styles import STYLES
+
+    assert set(fixtures.ARTS) == set(ART)
+    assert set(fixtures.CARD_STYLES) == {"classic", *STYLES}
+
+
+@pytest.mark.parametrize("size", ["8000x64", "2000x64", "6000x4500"])
+def test_fixtures_card_refuses_sizes_no_phone_takes(tmp_path, size):
+    assert main(["fixtures", "card", "--size", size, "--out", str(tmp_path)]) == 1

@@ -22,6 +22,11 @@ from pathlib import Path
 
 from piecebridge.cli import CommandTree
 
+# Named here, not imported: the renderers pull in OpenCV, and every command's start would pay.
+# tests/test_synth_cli.py holds these to piecebridge.synth.art.ART and card_styles.STYLES.
+ARTS = ("classic", "french", "ebony", "piecepackr", "acrylic")
+CARD_STYLES = ("classic", "alt")
+
 
 def register(cli: CommandTree) -> None:
     p = cli.command(
@@ -42,7 +47,7 @@ def register(cli: CommandTree) -> None:
     )
     p.add_argument(
         "--art",
-        choices=["classic", "french", "ebony", "piecepackr", "acrylic"],
+        choices=ARTS,
         help="piece art (default: the split's mix of classic, french and ebony; piecepackr "
         "and acrylic are never in it: art vision was not developed on)",
     )
@@ -76,7 +81,7 @@ def _register_card(cli: CommandTree) -> None:
         default="tune",
         help="which split (print: photos of the board `piecebridge print card` draws)",
     )
-    p.add_argument("--style", choices=["classic", "alt"], default="classic",
+    p.add_argument("--style", choices=CARD_STYLES, default="classic",
                    help="hand and printed card: classic, or alt (never developed on)")  # fmt: skip
     p.add_argument("--count", type=int, default=4, metavar="N", help="number of photos")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="first index in the split")
@@ -96,6 +101,18 @@ def _size(text: str) -> tuple[int, int]:
         raise UserError(f"--size {text!r} is not WIDTHxHEIGHT (e.g. 1920x1080)") from None
     if not (64 <= w <= 8000 and 64 <= h <= 8000):
         raise UserError(f"--size {text!r} is out of range (64..8000 per side)")
+    return w, h
+
+
+def _card_size(text: str) -> tuple[int, int]:
+    """A phone photo's size: up to 4096 px a side (12 MP is 4032x3024), between 1:2 and 2:1
+    (the renderer lays a table under the camera's whole view, which a sliver of a frame would
+    make enormous)."""
+    from piecebridge.errors import UserError
+
+    w, h = _size(text)
+    if max(w, h) > 4096 or max(w, h) > 2 * min(w, h):
+        raise UserError(f"--size {text!r}: card photos are up to 4096 px a side, 1:2 to 2:1")
     return w, h
 
 
@@ -122,7 +139,7 @@ def run_card(args: argparse.Namespace) -> int:
     from piecebridge.errors import UserError
     from piecebridge.synth import card
 
-    size = _size(args.size)
+    size = _card_size(args.size)
     out = _check_common(args)
     start = time.perf_counter()
     for index in range(args.seed, args.seed + args.count):
