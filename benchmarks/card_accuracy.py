@@ -26,6 +26,7 @@ from card_data import load_truth, match_views, style_photo_path, use_model
 from piecebridge.vision import card as vc
 
 from piecebridge.errors import UserError
+from piecebridge.synth.card_styles import STYLES
 
 
 def _code(cell: dict) -> str:
@@ -82,6 +83,7 @@ def main() -> None:
     ap.add_argument(
         "--style",
         default="classic",
+        choices=["classic", *STYLES],
         help="hand and card: classic (the renderer the reader was tuned on) or one of "
         "piecebridge.synth.card_styles.STYLES (other pens, pencils and prints)",
     )

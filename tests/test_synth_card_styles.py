@@ -8,7 +8,6 @@ from piecebridge.vision.card_layout import parse_cell
 
 from piecebridge.synth.card import photograph_card, split_photo
 from piecebridge.synth.card_styles import (
-    STYLES,
     random_design,
     render_styled_card,
 )
@@ -35,17 +34,15 @@ def test_same_seed_same_card_and_other_seeds_other_cards():
     assert a.truth["style"]["name"] == "alt"
 
 
-def test_split_photos_are_their_own_and_classic_is_unchanged():
+def test_split_photos_are_their_own():
     # (the same alt photo twice is the determinism test above, at the card level)
     img, truth = split_photo("tune", 3, (400, 300), style="alt")
     classic, ctruth = split_photo("tune", 3, (400, 300))
-    same_classic, _ = split_photo("tune", 3, (400, 300), style="classic")
-    assert np.array_equal(classic, same_classic) and img.shape == classic.shape
+    assert img.shape == classic.shape
     assert "style" in truth and "style" not in ctruth
     assert truth["grids"] != ctruth["grids"]  # another random stream, not a restyled copy
-    with pytest.raises(KeyError):
+    with pytest.raises(ValueError, match="nonesuch"):
         split_photo("tune", 3, (400, 300), style="nonesuch")
-    assert set(STYLES) == {"alt"}
 
 
 def _cell_ink(card, g: int, name: str, blank) -> float:

@@ -605,6 +605,8 @@ def split_photo(split: str, index: int, image_size=(2000, 1500), style: str = "a
     >>> img.shape, truth["style"]["name"]
     ((480, 640, 3), 'alt')
     """
+    if style not in STYLES or split not in SPLITS:
+        raise ValueError(f"no card photo of style {style!r} in split {split!r}")
     rng = np.random.default_rng([SPLITS[split], index, STYLES[style]])
     card = render_styled_card(rng, style)
     photo, truth = photograph_card(rng, image_size=image_size, card=card)
