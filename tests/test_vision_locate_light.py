@@ -52,3 +52,16 @@ def test_cross_arms_taken_along_the_arm_see_a_faint_line_beside_strong_engraving
     assert np.isfinite(low).all() and np.abs(low - want).max() < 1.0
     summed, _ = find_crosses(ridge, S, m, search=0.4, along="sum")
     assert not (np.abs(summed - want) < 1.0).all()  # the sum takes the marks (or nothing)
+
+
+def test_the_acrylic_calibration_photo_of_rig_7_is_found_where_it_is():
+    # Tune rig 7 was called cut off before; found now, it must also be placed right (every
+    # corner within a quarter cell: the pose calibration then learns the piece looks from).
+    shot = reflec.calibration_sample(
+        "tune", 7, reflec.Difficulty.parse("realistic"), art="acrylic", image_size=(1280, 720)
+    )
+    pose = find_board(shot.image)
+    truth = np.array(shot.truth["synth"]["board_corners_px"])
+    # North is not decided by find_board: compare each true corner with the nearest found one.
+    misses = np.linalg.norm(truth[:, None] - pose.corners[None], axis=2).min(axis=1)
+    assert misses.max() < 0.25 * pose.cell_size_px()
