@@ -336,6 +336,11 @@ def main() -> None:
     ap.add_argument("--val", type=int, default=100, help="last photos: threshold only")
     ap.add_argument("--size", default="2000x1500")
     ap.add_argument(
+        "--train-data",
+        help="training grids from this .npz (as benchmarks/card_turned.py writes) instead of "
+        "the tuning photos' own; validation photos are always rendered",
+    )
+    ap.add_argument(
         "--minutes",
         type=float,
         default=40,
@@ -362,7 +367,11 @@ def main() -> None:
     rng = np.random.default_rng(a.seed)
     n_train = a.photos - a.val
     t0 = time.time()
-    train = grid_data(list(range(n_train)), size)
+    if a.train_data:
+        with np.load(a.train_data) as d:
+            train = {k: d[k] for k in ("maps", "scalars", "mark", "shaded")}
+    else:
+        train = grid_data(list(range(n_train)), size)
     val = grid_data(list(range(n_train, a.photos)), size)
     print(
         f"data: {train['maps'].shape[0]} train grids, {val['maps'].shape[0]} val grids "

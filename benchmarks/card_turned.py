@@ -1,6 +1,8 @@
 """Training grids for the cell network from photos the *old* renderer drew (renderer 1).
 
     PIECEBRIDGE_CARD_CACHE=out/card2/cache python benchmarks/card_turned.py --photos 1100
+    python benchmarks/card_train.py \
+        --train-data out/card2/cache/net_tune_0_1099_2000x1500_r1turned.npz ...
 
 Renderer 2 (``synth.card.RENDER_VERSION``) draws the same photos as renderer 1 but
 for the x and plus marks that leaned past ``MAX_LEAN_DEG``: it turns those back,
@@ -8,8 +10,9 @@ with the same random draws. So renderer 1's rectified grids of the tuning photos
 are renderer 2's minus those cells. This finds them (each card's draws replayed
 with drawing switched off, a fraction of a render), computes the network's inputs
 again from renderer 1's cached rectified grids (``out/card/tune_2000x1500/``,
-so new scalars come with them) and writes the training cache ``card_train.py``
-reads, with those cells' mark labels set to -100 (left out of the mark loss;
+so new scalars come with them) and writes training grids for ``card_train.py
+--train-data`` (named ``..._r1turned``, never the name of renderer 2's own cache),
+with those cells' mark labels set to -100 (left out of the mark loss;
 their shading still counts). It saves re-rendering every photo (~2.7 CPU-s each).
 """
 
@@ -98,7 +101,7 @@ def main() -> None:
             shaded.append(d["shaded"][g])
         if i % 100 == 0:
             print(f"  photo {i}: {left_out} marks left out so far", flush=True)
-    name = f"net_tune_0_{a.photos - 1}_2000x1500_r{synth.RENDER_VERSION}.npz"
+    name = f"net_tune_0_{a.photos - 1}_2000x1500_r1turned.npz"
     CACHE.mkdir(parents=True, exist_ok=True)
     tmp = CACHE / f"{name}.{os.getpid()}.tmp.npz"
     np.savez(
