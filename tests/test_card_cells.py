@@ -242,3 +242,20 @@ def test_ensemble_averages_its_members_and_survives_saving(net, tmp_path):
     assert len(back.members) == 2 and back.min_confidence == pytest.approx(0.7)
     assert back.info == {"trained_on": "test"}
     np.testing.assert_allclose(back.predict_maps(maps, scalars)[0], pm, atol=1e-6)
+
+
+@pytest.mark.parametrize("damage", ["fewer scalars", "unknown scalar count", "dense rows"])
+def test_a_model_whose_inputs_do_not_fit_is_refused(net, tmp_path, damage):
+    member = dict(net.members[0])
+    if damage == "fewer scalars":  # a v8-sized member whose dense layer was not cut to match
+        member["scalar_mean"] = member["scalar_mean"][:32]
+        member["scalar_scale"] = member["scalar_scale"][:32]
+    elif damage == "unknown scalar count":  # a 33-scalar model, cut consistently
+        member["scalar_mean"] = member["scalar_mean"][:33]
+        member["scalar_scale"] = member["scalar_scale"][:33]
+        member["fc1_w"] = member["fc1_w"][:-1]
+    else:
+        member["fc1_w"] = member["fc1_w"][:-3]
+    cc.CellNet([member]).save(tmp_path / "bad.npz")
+    with pytest.raises(ValueError, match="does not match"):
+        cc.CellNet.load(tmp_path / "bad.npz")

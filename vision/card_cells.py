@@ -436,6 +436,19 @@ def _member_arrays(d, files) -> list[dict]:
     return members
 
 
+#: Scalar inputs per cell of the models this reader can run: v8's 32 (before the paper
+#: margin's two) and today's.
+KNOWN_SCALAR_COUNTS = (32, N_SCALARS)
+
+
+def _fits_inputs(member: dict) -> bool:
+    """Whether a network's first dense layer takes the pooled features of one cell and one
+    of the scalar counts this reader computes (its scalars are a prefix of today's)."""
+    n = len(member["scalar_mean"])
+    features = NET_CHANNELS[-1] * (PATCH_PX // 2 ** len(NET_CHANNELS)) ** 2
+    return n in KNOWN_SCALAR_COUNTS and member["fc1_w"].shape[0] == features + n
+
+
 @dataclass
 class CellNet:
     """The cell network: three 3x3 convolutions (each ReLU + 2x2 max-pool) over a
@@ -459,7 +472,7 @@ class CellNet:
             members = _member_arrays(d, d.files)
             conf = float(d["min_confidence"])
             info = json.loads(str(d["info"])) if "info" in d.files else None
-        if not members or any(len(m["scalar_mean"]) > N_SCALARS for m in members):
+        if not members or not all(_fits_inputs(m) for m in members):
             raise ValueError("card cell model does not match this version's inputs")
         return cls(members, conf, info)
 
