@@ -65,3 +65,10 @@ def test_the_acrylic_calibration_photo_of_rig_7_is_found_where_it_is():
     # North is not decided by find_board: compare each true corner with the nearest found one.
     misses = np.linalg.norm(truth[:, None] - pose.corners[None], axis=2).min(axis=1)
     assert misses.max() < 0.25 * pose.cell_size_px()
+
+
+def test_an_unknown_way_along_the_arm_is_an_error_not_the_sum():
+    from piecebridge.vision.locate import find_crosses
+
+    with pytest.raises(ValueError, match="along"):
+        find_crosses(np.zeros((320, 320), np.float32), 32, 0.5, along="mean")  # type: ignore[arg-type]

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator
+from typing import Literal
 
 import cv2
 import numpy as np
@@ -41,6 +42,9 @@ from piecebridge.vision.geometry import (
 from piecebridge.vision.pose import CROSS_CENTRES, BoardPose, fit_pose
 
 from piecebridge.errors import UserError
+
+#: How a cross arm's ridge is taken along the arm (see :func:`find_crosses`).
+Along = Literal["sum", "low"]
 
 WORK_WIDTH = 480  # candidates are found and checked at about this width (see downscale)
 
@@ -509,7 +513,7 @@ def find_crosses(
     px_per_cell: int,
     margin_cells: float,
     search: float = 0.5,
-    along: str = "sum",
+    along: Along = "sum",
 ) -> tuple[np.ndarray, np.ndarray]:
     """Locate the 16 tile crosses in a rectified ridge map.
 
@@ -529,7 +533,9 @@ def find_crosses(
     sw = int(search * S)
     centres = np.round(CROSS_CENTRES * S + m).astype(int)
     xs, ys = centres[:4, 0], centres[::4, 1]  # cross 4 j + i at (xs[i], ys[j])
-    profiles = _arm_profiles_low if along == "low" else _arm_profiles
+    profiles = {"sum": _arm_profiles, "low": _arm_profiles_low}.get(along)
+    if profiles is None:
+        raise ValueError(f"along must be 'sum' or 'low', not {along!r}")
     prof_x, prof_y = profiles(ridge, xs, ys, sw, half_arm, inner)
     pos, prom = _peaks(np.concatenate([prof_x, prof_y]))  # row by row: one call for both
     px, py, qx, qy = pos[:32], pos[32:], prom[:32], prom[32:]
@@ -626,7 +632,7 @@ def _combine_arms(pos: np.ndarray, ok: np.ndarray, tolerance: float) -> np.ndarr
 
 
 def measure_crosses(
-    gray: np.ndarray, pose: BoardPose, px_per_cell: int, search: float, along: str = "sum"
+    gray: np.ndarray, pose: BoardPose, px_per_cell: int, search: float, along: Along = "sum"
 ) -> tuple[np.ndarray, np.ndarray]:
     """Image positions (16, 2) of the tile crosses near where ``pose`` expects them (arms
     taken ``along`` as in :func:`find_crosses`)."""
@@ -655,7 +661,7 @@ def refine_pose(
     px_per_cell: int = 32,
     search: float = 0.5,
     fit_lens: bool = True,
-    along: str = "sum",
+    along: Along = "sum",
 ) -> BoardPose | None:
     """Fit the pose again to the tile crosses seen near its prediction (None if too few;
     ``along`` as in :func:`find_crosses`)."""
@@ -758,7 +764,7 @@ FULL_STAGES = ((48, 0.4),)
 #: How the full-frame refinement takes each cross arm (:func:`find_crosses`): "low", a line
 #: running most of the arm, so that a faint light line beside a coin's white engraving
 #: still wins (acrylic art); the candidate fits on the small frame keep "sum".
-FULL_ALONG = "low"
+FULL_ALONG: Along = "low"
 #: Inner grid lines (of 7) running on beyond one side that say a locked board moved: a still
 #: board showed up to 3 (wood grain, a coin's rim, a pawn leaning out) on the tune split.
 LINES_BEYOND = 4
