@@ -185,11 +185,15 @@ def test_cli_calibrate_and_see(tmp_path, capsys):
     assert as_sets(board) == (set(POSITION["coins"]), set(POSITION["pawns"]))
     assert len(list((tmp_path / "dbg").glob("*.png"))) >= 3
     setup = json.loads((tmp_path / "s.json").read_text())
-    setup["looks"]["mark_spots"] = "north"  # damaged by hand
-    (tmp_path / "bad.json").write_text(json.dumps(setup))
-    rc = main(["see", str(tmp_path / "pos.png"), "--setup", str(tmp_path / "bad.json")])
-    err = capsys.readouterr().err.strip().splitlines()
-    assert rc == 1 and len(err) == 1 and "is damaged" in err[0]
+    suit = next(iter(setup["looks"]["mark_spots"]))
+    damaged = ["north", {suit: [1]}, {suit: []}, {suit: [11, float("nan")]}, {suit: [11, 0]},
+               {suit: [11, -3, 1]}, {suit: [11, 9, 1, 1]}]  # fmt: skip
+    for bad in damaged:  # damaged by hand: one clear line, not a crash in the mark reader
+        setup["looks"]["mark_spots"] = bad
+        (tmp_path / "bad.json").write_text(json.dumps(setup))
+        rc = main(["see", str(tmp_path / "pos.png"), "--setup", str(tmp_path / "bad.json")])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert rc == 1 and len(err) == 1 and "is damaged" in err[0], bad
 
 
 @pytest.mark.parametrize("content", [b"", b"not an image"])

@@ -125,3 +125,17 @@ def test_turn_alikeness_is_learned_saved_and_optional(tmp_path):
         with pytest.raises(UserError, match="is damaged"):
             BoardSetup.load(path)
     assert FACINGS[(FACINGS.index("east") + 2) % 4] == "west"  # turns count clockwise
+
+
+def test_turn_alikeness_is_finite_when_it_can_tell_nothing():
+    """A mark spot whose ring lies wholly outside the look is not painted over (no NaN that
+    ``save`` would write and ``load`` refuse); a blank look is alike under every turn."""
+    look = _look("arrow")
+    vals = turn_alikeness(look, spot=(0.0, 1e5))  # the "mark" covers the whole look
+    assert np.all(np.isfinite(vals))
+    assert vals == pytest.approx(turn_alikeness(look))
+    blank = np.zeros_like(look)
+    assert turn_alikeness(blank) == (1.0, 1.0, 1.0)
+    assert turn_alikeness(blank, spot=MARK) == (1.0, 1.0, 1.0)
+    looks = PieceLooks({}, {}, turn_alike={"suns": turn_alikeness(blank)})
+    assert looks.alike_turns("suns") == (1, 2, 3)  # the mark alone decides its facing

@@ -383,7 +383,7 @@ class PieceLooks:
             empty_ratio=float(d["empty_ratio"]),
             learned=bool(d.get("learned", True)),
             marked=tuple(d.get("marked", ())),
-            mark_spots={s: tuple(map(float, v)) for s, v in d.get("mark_spots", {}).items()},
+            mark_spots={s: _spot(v) for s, v in d.get("mark_spots", {}).items()},
             turn_alike={s: _alikeness(v) for s, v in d.get("turn_alike", {}).items()},
         )
 
@@ -484,6 +484,23 @@ def _alikeness(v: Any) -> tuple[float, float, float]:
     out = tuple(float(x) for x in v)
     if len(out) != 3 or not all(np.isfinite(out)):
         raise ValueError(f"turn_alike needs three numbers, got {v!r}")
+    return out
+
+
+def _spot(v: Any) -> tuple[float, ...]:
+    """A saved ``mark_spots`` value: (distance, area[, elongation]), finite, area above 0
+    (ValueError otherwise: ``facing.mark_blob`` indexes it and sizes blobs by the area).
+
+    >>> _spot([11, 9.5])
+    (11.0, 9.5)
+    >>> _spot([11, 0])
+    Traceback (most recent call last):
+    ...
+    ValueError: mark_spots needs (distance, area[, elongation]), area > 0: [11, 0]
+    """
+    out = tuple(float(x) for x in v)
+    if len(out) not in (2, 3) or not all(np.isfinite(out)) or out[1] <= 0:
+        raise ValueError(f"mark_spots needs (distance, area[, elongation]), area > 0: {v!r}")
     return out
 
 

@@ -476,7 +476,8 @@ def turn_alikeness(
     mark is read on its own, so this says what the rest of the look can tell apart.
 
     A symbol alike under a quarter turn (an eight-rayed sun) is near 1 for every turn,
-    one alike upside down (a bar, a diamond) near 1 for the half turn only.
+    one alike upside down (a bar, a diamond) near 1 for the half turn only. A look that
+    does not fit itself (blank) is alike under every turn: it tells no facing.
 
     >>> n = 36
     >>> yy, xx = np.mgrid[:n, :n] - (n - 1) / 2
@@ -487,6 +488,8 @@ def turn_alikeness(
     [0.13, 1.0, 0.13]
     >>> [round(v, 2) for v in turn_alikeness(look)]  # the mark counted: less alike
     [0.12, 0.9, 0.12]
+    >>> turn_alikeness(np.zeros((n, n, 3), np.float32))
+    (1.0, 1.0, 1.0)
     """
     look = np.array(look, np.float32, copy=True)
     if spot is not None:
@@ -496,11 +499,14 @@ def turn_alikeness(
         inner = np.sqrt(spot[1] / np.pi) + 1.5  # the mark, blurred a little
         mark = d <= inner
         around = (d > inner) & (d <= inner + 2)
-        look[mark] = np.median(look[around], axis=0)
+        if around.any():  # no ring inside the look (a spot too big or too far out): leave it
+            look[mark] = np.median(look[around], axis=0)
     p = TURN_SHIFT
     window = cv2.copyMakeBorder(look, p, p, p, p, cv2.BORDER_REPLICATE)
     scores = face_scores(window, np.asarray(turned_looks(look)))[0]
-    own = max(float(scores[0]), 1e-6)
+    own = float(scores[0])
+    if not np.isfinite(own) or own <= 0:  # the look does not even fit itself: it tells nothing
+        return 1.0, 1.0, 1.0
     return float(scores[1] / own), float(scores[2] / own), float(scores[3] / own)
 
 
