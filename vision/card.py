@@ -292,25 +292,45 @@ def find_grids(grey: np.ndarray) -> list[np.ndarray]:
     return [_without_label_cells(grey, q) for q in quads]
 
 
-def _label_strip_score(resp: np.ndarray, axis: int, side: int, step: float) -> float:
-    """How much the outer row or column ``side`` (0 or 10 of 11) looks like printed
-    labels, by the measure :func:`_side_labels` uses for the strip beyond a grid's
-    edge: along the strip, each cell inked over its middle and not at its shoulders
-    (a label in every cell; pencil marks only in some, and shading or a big X
-    spreads to the shoulders). Mean darkness, not a threshold: labels can be faint.
-    """
-    lo, hi = round((side + 0.2) * step), round((side + 0.8) * step)
+def _strip_cells(resp: np.ndarray, axis: int, side: int, step: float) -> np.ndarray:
+    """Ink over the middle of each of the 11 cells of the outer column (``axis`` 0) or
+    row (1) ``side`` (0 or 10) of an 11x11 web: mean response over the middle half
+    of the cell each way, in order along the strip."""
+    lo, hi = round((side + 0.25) * step), round((side + 0.75) * step)
     prof = (resp[:, lo:hi] if axis == 0 else resp[lo:hi, :].T).mean(axis=1)
-    score = 0.0
-    for k in range(11):
-        a = k * step
-        mid = prof[round(a + 0.3 * step) : round(a + 0.7 * step)].mean()
-        sh = np.r_[
-            prof[round(a + 0.08 * step) : round(a + 0.2 * step)],
-            prof[round(a + 0.8 * step) : round(a + 0.92 * step)],
-        ]
-        score += float(mid - sh.mean())
-    return score
+    return np.array(
+        [prof[round((k + 0.25) * step) : round((k + 0.75) * step)].mean() for k in range(11)]
+    )
+
+
+def _header_sides(resp: np.ndarray, step: float) -> tuple[int, int]:
+    """Which outer column and row (0 or 10 each) of an 11x11 web are the label cells.
+
+    The header row and column meet in a corner cell that holds nothing, and each of
+    their other 10 cells holds a label; a game row or column has pencil marks in
+    some cells and paper in others. Of the four corners, the one whose cell is
+    paper while the cells along both its strips are all inked wins (all: the
+    second-least inked of each strip's 10, one faint label allowed). Counting cells,
+    not summing contrast, keeps a few bold X's from outweighing faint labels or
+    labels on tinted header cells.
+
+    >>> resp = np.zeros((264, 264), np.float32)
+    >>> step = 263 / 11
+    >>> for k in range(1, 11):  # a "label" in each header cell but the top-left one
+    ...     a = round(k * step) + 8
+    ...     resp[8:16, a : a + 8] = resp[a : a + 8, 8:16] = 0.5
+    >>> resp[30:220, 240:250] = 0.5  # the right game column fully pencilled
+    >>> _header_sides(resp, step)
+    (0, 0)
+    """
+    cells = {(ax, sd): _strip_cells(resp, ax, sd, step) for ax in (0, 1) for sd in (0, 10)}
+
+    def score(sx: int, sy: int) -> float:
+        col, row = cells[(0, sx)], cells[(1, sy)]  # their shared corner: col[sy], row[sx]
+        inked = min(np.sort(np.delete(col, sy))[1], np.sort(np.delete(row, sx))[1])
+        return float(inked - col[sy])
+
+    return max(((sx, sy) for sx in (0, 10) for sy in (0, 10)), key=lambda c: score(*c))
 
 
 #: side of the square a frame is resampled to when its cells are counted
@@ -333,8 +353,7 @@ def _without_label_cells(grey: np.ndarray, quad: np.ndarray) -> np.ndarray:
     The outline of the web then frames 11 cells a side. The printed lines are counted
     (which of 11 or 12 evenly spaced lines the ink follows, on each axis); only when
     both axes count 12 (a header row and a header column) are the extra row and
-    column dropped, each on the side that looks like labels
-    (:func:`_label_strip_score`).
+    column dropped: the pair that looks like a header (:func:`_header_sides`).
     """
     n = _COUNT_SIDE
     square = np.array([[0, 0], [n - 1, 0], [n - 1, n - 1], [0, n - 1]], np.float32)
@@ -347,13 +366,9 @@ def _without_label_cells(grey: np.ndarray, quad: np.ndarray) -> np.ndarray:
     if any(_comb(p, 11) <= 2 * _comb(p, 10) + 0.02 for p in profs):  # not clearly 11
         return quad
     step = (n - 1) / 11
-    bounds = []
-    for axis in (0, 1):
-        label_like = [_label_strip_score(resp, axis, side, step) for side in (0, 10)]
-        if max(label_like) <= 0:  # no labels at either end: lines bunched by a steep
-            return quad  # tilt or a curl, not a twelfth line
-        first = label_like[0] >= label_like[1]  # the labels' cells: drop them
-        bounds.append((step, n - 1.0) if first else (0.0, n - 1 - step))
+    bounds = [
+        (step, n - 1.0) if side == 0 else (0.0, n - 1 - step) for side in _header_sides(resp, step)
+    ]
     (x0, x1), (y0, y1) = bounds
     inner = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
     return cv2.perspectiveTransform(inner[None], np.linalg.inv(hmat))[0].astype(quad.dtype)
