@@ -427,7 +427,7 @@ def test_the_mark_chooses_among_the_turns_the_look_cannot_rule_out(monkeypatch):
     # second read is made, and the two decide among the rivals.
     assert check(("west", 0.95), ("west", 0.9)) == ("west", 2)
     assert check(("west", 0.95), ("west", 0.9), facing_margin=0.05) == ("west", 1)
-    assert check(("east", 0.95), ("north", 0.9)) == ("west", 0)  # sure reads disagree
+    assert check(("east", 0.95), ("north", 0.9)) == ("west", -1)  # sure reads disagree: in doubt
     assert check(("east", 0.4), ("west", 0.4)) == ("west", 0)  # leaning both ways
     assert check(("north", 0.95), (None, 0.0)) == ("west", -1)  # the look rules north out
     one_out = (0.02, 0.01, 0.3, 0.0)  # the look rules out south only

@@ -139,3 +139,25 @@ def test_turn_alikeness_is_finite_when_it_can_tell_nothing():
     assert turn_alikeness(blank, spot=MARK) == (1.0, 1.0, 1.0)
     looks = PieceLooks({}, {}, turn_alike={"suns": turn_alikeness(blank)})
     assert looks.alike_turns("suns") == (1, 2, 3)  # the mark alone decides its facing
+
+
+@pytest.mark.parametrize("margin, mark", [(0.235, -1), (0.29, -1), (0.31, 0), (0.5, 0)])
+def test_disagreeing_sure_marks_leave_a_weak_look_undecided(monkeypatch, margin, mark):
+    """Two sure reads of the mark that disagree (piecepackr tune shot 21 d4: south 0.94 and
+    north 0.73 around a suns coin facing east, its look leading north by 0.235): the look
+    alone decides only with ``MARK_CONFLICT_LEAD``; a suit with no learned alikeness."""
+    import piecebridge.vision.cells as cells
+
+    rim, fit = ("south", 0.94), ("north", 0.73)
+    monkeypatch.setattr(
+        cells, "mark_facing", lambda views, i, centre=None, spot=None: fit if centre else rim
+    )
+    monkeypatch.setattr(cells, "look_centre", lambda *a: (0.0, 0.0))
+    looks = PieceLooks.default()
+    looks.min_facing_margin = 0.15  # as learned looks have it (the drawn stand-ins want more)
+    d = _coin("north", (0.0, margin + 0.01, margin + 0.07, margin), margin)
+    _alike_turns(d, looks)
+    _check_mark(d, None, 0, looks)
+    assert (d.facing, d.mark) == ("north", mark)
+    assert decide(d, looks).kind == ("coin" if mark == 0 else "unknown")
+    assert pytest.approx(0.3) == cells.MARK_CONFLICT_LEAD
