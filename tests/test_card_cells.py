@@ -259,3 +259,23 @@ def test_a_model_whose_inputs_do_not_fit_is_refused(net, tmp_path, damage):
     cc.CellNet([member]).save(tmp_path / "bad.npz")
     with pytest.raises(ValueError, match="does not match"):
         cc.CellNet.load(tmp_path / "bad.npz")
+
+
+def test_triangles_pointing_any_way_are_read_as_triangles(net):
+    """Rotator's players point triangles the way of travel: down, left and right too."""
+    img = blank_grid()
+    cells = {(1, 1): 180.0, (3, 4): 90.0, (6, 2): -90.0, (8, 7): 0.0}
+    for (row, col), angle in cells.items():
+        draw(img, row, col, "triangle", angle=angle)
+    draw(img, 5, 5, "o")
+    draw(img, 2, 8, "x")
+    rect = img.astype(np.uint8)
+    tri = cc.MARK_CLASSES.index("triangle")
+    upright, _ = net.predict_grid(rect, turned_triangles=False)
+    pm, _ = net.predict_grid(rect)
+    read = {rc: cc.MARK_CLASSES[int(pm[rc[0] * 10 + rc[1]].argmax())] for rc in cells}
+    assert set(read.values()) == {"triangle"}, read
+    # the upright reading alone misses some of them; the o and the x stay what they are
+    assert any(upright[r * 10 + c].argmax() != tri for r, c in cells)
+    assert cc.MARK_CLASSES[int(pm[55].argmax())] == "o"
+    assert cc.MARK_CLASSES[int(pm[28].argmax())] == "x"

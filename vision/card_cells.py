@@ -49,6 +49,10 @@ from piecebridge.vision.card_layout import cell_name
 CELL_PX = 32
 MARGIN_CELLS = 1.5
 MARK_CLASSES = (None, "dot", "x", "o", "slash", "plus", "triangle")
+#: How surely a quarter-turned reading must name a triangle for a cell to take it
+#: (:meth:`CellNet.triangles_any_way`); chosen on tuning photos: 0.7 and 0.9 let shaded
+#: cells and x's read turned become triangles on our own cards.
+TURNED_TRIANGLE = 0.97
 N_SHADE = 10
 PATCH_PX = 32  # a cell and half a cell around it, at half resolution
 NET_CONTEXT = 8  # more half-resolution pixels around a patch the convolutions see
@@ -495,7 +499,7 @@ class CellNet:
             return outs[0]
         return np.mean([o[0] for o in outs], 0), np.mean([o[1] for o in outs], 0)
 
-    def predict_grid(self, rect: np.ndarray, mirror: bool = True):
+    def predict_grid(self, rect: np.ndarray, mirror: bool = True, turned_triangles: bool = True):
         """Probabilities for the 100 cells of a rectified grid.
 
         ``mirror`` averages them with the reading of the grid mirrored left to right
@@ -506,7 +510,31 @@ class CellNet:
         half = half_maps(maps)
         if not mirror:
             return self.predict_half(half, scalars)
-        return self.predict_half_mirrored(half, scalars)
+        pm, ps = self.predict_half_mirrored(half, scalars)
+        if turned_triangles:
+            pm = self.triangles_any_way(half, scalars, pm)
+        return pm, ps
+
+    def triangles_any_way(self, half: np.ndarray, scalars: np.ndarray, pm: np.ndarray):
+        """Mark probabilities ``pm`` with triangles that point left, right or down read too.
+
+        The network learned upright triangles, but players point them the way of travel
+        (*Rotator*). Every other class keeps its name under a quarter turn, and so do the
+        scalars (order statistics, sorted rings, the steps' min/max/mean), so the grid
+        turned a quarter, half or three quarters is read as well; where a turned reading
+        names a triangle more surely (at least ``TURNED_TRIANGLE``) than the upright one,
+        that cell takes the turned reading's marks. Shading stays as read upright.
+        """
+        tri = MARK_CLASSES.index("triangle")
+        grid = scalars.reshape(10, 10, -1)
+        best = pm.copy()
+        for k in (1, 2, 3):
+            turned = np.ascontiguousarray(np.rot90(half, k, axes=(1, 2)))
+            pk, _ = self.predict_half(turned, np.rot90(grid, k).reshape(100, -1))
+            pk = np.rot90(pk.reshape(10, 10, -1), -k).reshape(100, -1)
+            take = (pk[:, tri] >= TURNED_TRIANGLE) & (pk[:, tri] > best[:, tri])
+            best[take] = pk[take]
+        return best
 
     def predict_half_mirrored(self, half: np.ndarray, scalars: np.ndarray):
         """:meth:`predict_half` averaged with the reading of the grid mirrored left to right
