@@ -44,7 +44,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from card_data import CACHE, photo_path, rects_of
+from card_data import CACHE, rects_of, style_photo_path
 from piecebridge.vision import card_cells as cc
 
 from piecebridge.synth.card import RENDER_VERSION
@@ -54,28 +54,29 @@ CROP = 128  # full-resolution crop around a cell, room for rotation and shifts
 OUT_FULL = 2 * (cc.PATCH_PX + 2 * cc.NET_CONTEXT)
 
 
-def tune_grids(indices, size):
+def tune_grids(indices, size, style: str = "classic"):
     """``(photo index, maps, scalars, mark, shaded)`` of every grid the reader rectifies
     on the given tuning photos (a photo it cannot read is said and skipped)."""
     for i in indices:
-        item = rects_of(photo_path("tune", i, size))
+        item = rects_of(style_photo_path("tune", i, size, style))
         if "error" in item:
-            print(f"  skipped tune {i}: {item['error']}")
+            print(f"  skipped {style} tune {i}: {item['error']}")
             continue
         for rect, mk, sh in zip(item["rects"], item["mark"], item["shaded"], strict=True):
             yield (i, *cc.cell_maps(rect), mk, sh)
 
 
-def grid_data(indices, size) -> dict:
-    """Maps (uint8), scalars and labels of every grid of the given tuning photos."""
-    name = f"net_tune_{indices[0]}_{indices[-1]}_{size[0]}x{size[1]}_r{RENDER_VERSION}.npz"
-    cache = CACHE / name
+def grid_data(indices, size, style: str = "classic", name: str | None = None) -> dict:
+    """Maps (uint8), scalars and labels of every grid of the given tuning photos, cached
+    as ``name`` (by default the classic renderer's photos ``first_last``)."""
+    name = name or f"net_tune_{indices[0]}_{indices[-1]}_{size[0]}x{size[1]}_r{RENDER_VERSION}"
+    cache = CACHE / f"{name}.npz"
     if cache.exists():
         d = np.load(cache)
         return {k: d[k] for k in d}
     maps, scal, mark, shaded = [], [], [], []
     t0, last = time.time(), None
-    for i, mp, sc, mk, sh in tune_grids(indices, size):
+    for i, mp, sc, mk, sh in tune_grids(indices, size, style):
         q = np.stack([mp[0] * 255, mp[1] * 170]).round().clip(0, 255).astype(np.uint8)
         maps.append(q)
         scal.append(sc)
@@ -92,6 +93,33 @@ def grid_data(indices, size) -> dict:
     }
     np.savez(cache, **out)
     return out
+
+
+#: alt-style tuning photos below this only choose thresholds and measure (never trained on)
+ALT_TRAIN_FIRST = 60
+
+
+def alt_indices(spans: list[str]) -> list[int]:
+    """Alt-style tuning photos from spans like ``60-199``; none below ``ALT_TRAIN_FIRST``.
+
+    >>> alt_indices(["60-62", "300-301"])
+    [60, 61, 62, 300, 301]
+    """
+    out = []
+    for span in spans:
+        lo, _, hi = span.partition("-")
+        out += range(int(lo), int(hi or lo) + 1)
+    if out and min(out) < ALT_TRAIN_FIRST:
+        raise SystemExit(f"alt tune photos below {ALT_TRAIN_FIRST} are for choosing only")
+    return sorted(set(out))
+
+
+def alt_grid_data(spans: list[str], size) -> dict:
+    """:func:`grid_data` of the alt-style tuning photos in ``spans`` (:func:`alt_indices`;
+    :mod:`piecebridge.synth.card_styles`: other pens and pencils, other shapes and
+    shadings, other printing), rendered and read on first use like the classic ones."""
+    name = f"net_tune_alt_{'_'.join(spans)}_{size[0]}x{size[1]}"
+    return grid_data(alt_indices(spans), size, "alt", name)
 
 
 def dequantise(maps_u8):
@@ -160,10 +188,13 @@ CROSS_TURN_DEG = 5.0
 CROSS_CLASSES = [cc.MARK_CLASSES.index(m) for m in ("x", "plus")]
 
 
-def augment(crops, rng, train: bool, flip: bool = False, marks=None):
+def augment(crops, rng, train: bool, flip: bool = False, marks=None, turns: float = 0.0):
     """Full-resolution crops (B, 2, CROP, CROP) -> patches (B, 2, P, P), augmented
     (``train``) or as read (``flip``: mirrored left to right, as ``CellNet`` also reads).
-    ``marks`` (the cells' mark classes) limits the turn of an x or a plus."""
+    ``marks`` (the cells' mark classes) limits the small turn of an x or a plus. A share
+    ``turns`` of the patches is also turned a quarter, half or three quarters: every
+    class keeps its name under a quarter turn (a triangle points the way of travel in
+    *Rotator*), and so do the per-cell scalars."""
     import torch
     import torch.nn.functional as F
 
@@ -180,6 +211,7 @@ def augment(crops, rng, train: bool, flip: bool = False, marks=None):
         ang = np.radians(rng.uniform(-10, 10, b))
         if marks is not None:  # the same draws, scaled down for the four-armed marks
             ang = np.where(np.isin(marks, CROSS_CLASSES), ang * CROSS_TURN_DEG / 10, ang)
+        ang = ang + np.where(rng.random(b) < turns, rng.integers(1, 4, b), 0) * (np.pi / 2)
         scale = rng.uniform(0.9, 1.1, b)
         shift = rng.uniform(-3.5, 3.5, (b, 2)) / (CROP / 2)
         mirror = np.where(rng.random(b) < 0.5, -1.0, 1.0)
@@ -301,9 +333,10 @@ def val_grids(indices, size):
     return half, scal, np.concatenate(mark), np.concatenate(shaded)
 
 
-def combine(paths, out, indices, size) -> None:
+def combine(paths, out, indices, size, turned_triangles=True, name=None) -> None:
     """Average the networks of ``paths`` (each a ``.npz`` of one or more) and choose the
-    threshold for the ensemble on the validation photos ``indices``."""
+    threshold for the ensemble on the validation photos ``indices``; ``turned_triangles``
+    is the model's :attr:`~piecebridge.vision.card_cells.CellNet.turned_triangles`."""
     runs = [cc.CellNet.load(p) for p in paths]
     trained_on = {str((r.info or {}).get("trained_on")) for r in runs}
     if len(trained_on) != 1:  # else the threshold could be chosen on a member's own photos
@@ -324,8 +357,9 @@ def combine(paths, out, indices, size) -> None:
         threshold_from=f"tune split photos {indices[0]}..{indices[-1]}, ensemble, mirrored",
         members=[{"file": str(p), **(r.info or {})} for p, r in zip(paths, runs, strict=True)],
         command=" ".join(sys.argv),
+        model=name,
     )
-    net.min_confidence, net.info = thr, info
+    net.min_confidence, net.info, net.turned_triangles = thr, info, turned_triangles
     net.save(out)
     print(f"saved {out}: {len(net.members)} networks, min_confidence {thr}")
 
@@ -341,6 +375,24 @@ def main() -> None:
         "the tuning photos' own; validation photos are always rendered",
     )
     ap.add_argument(
+        "--alt-photos",
+        nargs="+",
+        default=[],
+        metavar="FIRST-LAST",
+        help=f"also train on these alt-style tuning photos, e.g. {ALT_TRAIN_FIRST}-199 "
+        f"(0..{ALT_TRAIN_FIRST - 1} are kept for choosing and measuring)",
+    )
+    ap.add_argument(
+        "--alt-share", type=float, default=0.25, help="share of each batch from alt-style grids"
+    )
+    ap.add_argument(
+        "--turns",
+        type=float,
+        default=0.0,
+        help="share of training patches turned a quarter, half or three quarters",
+    )
+    ap.add_argument("--name", help="the model's name, kept in its info (e.g. v10)")
+    ap.add_argument(
         "--minutes",
         type=float,
         default=40,
@@ -353,10 +405,17 @@ def main() -> None:
     ap.add_argument("--init", help="start from these PyTorch weights (a previous run's .pt)")
     ap.add_argument("--out", default=str(cc.MODEL_PATH))
     ap.add_argument("--combine", nargs="+", help="runs (.npz) to average into one model")
+    ap.add_argument(
+        "--no-turned-triangles",
+        action="store_true",
+        help="with --combine: the model is not also read turned for triangles (it learned "
+        "them pointing every way, --turns)",
+    )
     a = ap.parse_args()
     size = tuple(int(v) for v in a.size.split("x"))
     if a.combine:
-        combine(a.combine, a.out, list(range(a.photos - a.val, a.photos)), size)
+        indices = list(range(a.photos - a.val, a.photos))
+        combine(a.combine, a.out, indices, size, not a.no_turned_triangles, a.name)
         return
 
     import torch
@@ -373,16 +432,22 @@ def main() -> None:
     else:
         train = grid_data(list(range(n_train)), size)
     val = grid_data(list(range(n_train, a.photos)), size)
+    # scalars normalised by the classic grids only: a continued run keeps its inputs' scale
+    sc_all = train["scalars"].reshape(-1, cc.N_SCALARS)
+    sc_mean = sc_all.mean(0)
+    sc_scale = sc_all.std(0) + 1e-3
+    n_classic = train["maps"].shape[0]
+    if a.alt_photos:
+        alt = alt_grid_data(a.alt_photos, size)
+        train = {k: np.concatenate([train[k], alt[k]]) for k in train}
     print(
-        f"data: {train['maps'].shape[0]} train grids, {val['maps'].shape[0]} val grids "
+        f"data: {train['maps'].shape[0]} train grids ({n_classic} classic), "
+        f"{val['maps'].shape[0]} val grids "
         f"({time.time() - t0:.0f}s)",
         flush=True,
     )
     if a.prepare_only:
         return
-    sc_all = train["scalars"].reshape(-1, cc.N_SCALARS)
-    sc_mean = sc_all.mean(0)
-    sc_scale = sc_all.std(0) + 1e-3
     scalars = torch.from_numpy((train["scalars"] - sc_mean) / sc_scale).float()
     mark = torch.from_numpy(train["mark"])
     shaded = torch.from_numpy(train["shaded"])
@@ -408,9 +473,21 @@ def main() -> None:
         for group in opt.param_groups:
             group["lr"] = a.lr * 0.5 * (1 + math.cos(math.pi * min(frac, 1)))
         g = rng.integers(0, n_grids, a.batch)
+        if n_grids > n_classic:  # a fixed share of each batch from the alt-style grids
+            g = np.where(
+                rng.random(a.batch) < a.alt_share,
+                rng.integers(n_classic, max(n_grids, n_classic + 1), a.batch),
+                rng.integers(0, n_classic, a.batch),
+            )
         cell = rng.integers(0, 100, a.batch)
         gt, ct = torch.from_numpy(g), torch.from_numpy(cell)
-        x = augment(crops_of(train["maps"], g, cell), rng, train=True, marks=train["mark"][g, cell])
+        x = augment(
+            crops_of(train["maps"], g, cell),
+            rng,
+            train=True,
+            marks=train["mark"][g, cell],
+            turns=a.turns,
+        )
         sc = scalars[gt, ct] + 0.05 * torch.randn(a.batch, cc.N_SCALARS)
         out = net(x, sc)
         loss = F.cross_entropy(out[:, :-1], mark[gt, ct]) + F.binary_cross_entropy_with_logits(
@@ -432,8 +509,16 @@ def main() -> None:
     pm, ps = predict(net, val, sc_mean, sc_scale)
     vm, vs = val["mark"].ravel(), val["shaded"].ravel()
     thr, info = choose_threshold(pm, ps, vm, vs)
+    alt_note = (
+        f" and alt-style tune photos {', '.join(a.alt_photos)} ({a.alt_share:.0%} of each batch)"
+        if n_grids > n_classic
+        else ""
+    )
+    turn_note = f", {a.turns:.0%} of patches turned by quarter turns" if a.turns else ""
     info.update(
-        trained_on=f"tune split photos 0..{n_train - 1} at {a.size}, augmented patches",
+        trained_on=f"tune split photos 0..{n_train - 1}{alt_note} at {a.size}, "
+        f"augmented patches{turn_note}",
+        model=a.name,
         threshold_from=f"tune split photos {n_train}..{a.photos - 1}",
         steps=step,
         patches_seen=seen,

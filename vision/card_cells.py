@@ -432,7 +432,7 @@ def _member_arrays(d, files) -> list[dict]:
     """The networks stored in one ``.npz``: plain names for one network, or the
     prefixes ``net0.``, ``net1.``... for an ensemble."""
     if "conv0_w" in files:
-        return [{k: d[k] for k in files if k not in ("info", "min_confidence")}]
+        return [{k: d[k] for k in files if k not in ("info", "min_confidence", "turned_triangles")}]
     members = []
     while f"net{len(members)}.conv0_w" in files:
         prefix = f"net{len(members)}."
@@ -469,6 +469,10 @@ class CellNet:
     members: list[dict]
     min_confidence: float = DEFAULT_MIN_CONFIDENCE
     info: dict | None = None
+    #: whether :meth:`predict_grid` also reads the grid turned for triangles pointing
+    #: another way (:meth:`triangles_any_way`): needed by a model that saw upright
+    #: triangles only (v9 and before; a file without the flag is one of those)
+    turned_triangles: bool = True
 
     @classmethod
     def load(cls, path: Path | str) -> CellNet:
@@ -476,15 +480,18 @@ class CellNet:
             members = _member_arrays(d, d.files)
             conf = float(d["min_confidence"])
             info = json.loads(str(d["info"])) if "info" in d.files else None
+            turned = bool(d["turned_triangles"]) if "turned_triangles" in d.files else True
         if not members or not all(_fits_inputs(m) for m in members):
             raise ValueError("card cell model does not match this version's inputs")
-        return cls(members, conf, info)
+        return cls(members, conf, info, turned)
 
     def save(self, path: Path | str) -> None:
-        """Write the members (``net0.`` ... prefixes), threshold and info as ``.npz``."""
+        """Write the members (``net0.`` ... prefixes), threshold, info and the
+        :attr:`turned_triangles` flag as ``.npz``."""
         arrays = {f"net{i}.{k}": v for i, m in enumerate(self.members) for k, v in m.items()}
         arrays["min_confidence"] = np.float32(self.min_confidence)
         arrays["info"] = np.array(json.dumps(self.info or {}))
+        arrays["turned_triangles"] = np.bool_(self.turned_triangles)
         np.savez_compressed(path, **arrays)
 
     def predict_maps(self, maps: np.ndarray, scalars: np.ndarray):
@@ -499,19 +506,23 @@ class CellNet:
             return outs[0]
         return np.mean([o[0] for o in outs], 0), np.mean([o[1] for o in outs], 0)
 
-    def predict_grid(self, rect: np.ndarray, mirror: bool = True, turned_triangles: bool = True):
+    def predict_grid(
+        self, rect: np.ndarray, mirror: bool = True, turned_triangles: bool | None = None
+    ):
         """Probabilities for the 100 cells of a rectified grid.
 
         ``mirror`` averages them with the reading of the grid mirrored left to right
         (every class keeps its name in a mirror; the scalars are mirror-symmetric, so
         only the convolutions run twice): steadier answers, fewer unsure cells.
+        ``turned_triangles`` (default: the model's own :attr:`turned_triangles`) also
+        reads the grid turned (:meth:`triangles_any_way`).
         """
         maps, scalars = cell_maps(rect)
         half = half_maps(maps)
         if not mirror:
             return self.predict_half(half, scalars)
         pm, ps = self.predict_half_mirrored(half, scalars)
-        if turned_triangles:
+        if self.turned_triangles if turned_triangles is None else turned_triangles:
             pm = self.triangles_any_way(half, scalars, pm)
         return pm, ps
 
