@@ -54,3 +54,28 @@ def test_the_drawn_stand_ins_never_name_a_loose_coin_so():
     looks = dataclasses.replace(PieceLooks.default(), min_facing_margin=0.15)
     d = _loose_coin(similarity=looks.min_similarity - 0.03)
     assert decide(d, looks).kind == "unknown"
+
+
+def _board_with_coin_by_hand(facing: str) -> list[CellDecision]:
+    """64 measured cells: plain tile, a hand over d4 (covered), and beside it on d5 an arms
+    coin whose look leads by only 0.12 (east) and whose two mark reads set ``facing``."""
+    from piecebridge.vision.raster import CELL_ORDER
+
+    cells = [CellDecision(c, "unknown", detail_ratio=1.0, energy_ratio=1.0) for c in CELL_ORDER]
+    cells[CELL_ORDER.index("d4")].covered = True
+    k = CELL_ORDER.index("d5")
+    cells[k] = CellDecision(
+        "d5", "unknown", best=("coin", "arms"), facing=facing, facing_margin=0.12, mark=2,
+        turn_leads=(0.25, 0.0, 0.14, 0.12), similarity=0.8, margin=0.18, energy_ratio=9.0,
+        detail_ratio=6.0,
+    )  # fmt: skip
+    return cells
+
+
+def test_by_a_hand_a_mark_may_confirm_the_looks_pick_but_not_set_another():
+    from piecebridge.vision.cells import decide_all
+
+    d5 = {d.cell: d for d in decide_all(_board_with_coin_by_hand("east"), LEARNED)}["d5"]
+    assert (d5.kind, d5.suit, d5.facing) == ("coin", "arms", "east")
+    d5 = {d.cell: d for d in decide_all(_board_with_coin_by_hand("west"), LEARNED)}["d5"]
+    assert d5.kind == "unknown"

@@ -691,14 +691,14 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
     """:func:`decide` each cell, then keep one pawn per suit (a Piecepack has one): a pawn
     leans over its neighbours, and the weaker claims are left undecided. Beside a covered
     cell the coin's separate mark may confirm a facing but not set one (``mark`` 2 counts
-    as a mark pointing elsewhere)."""
+    as a mark pointing elsewhere, or as agreeing when it named the look's own pick)."""
     covered = np.array([d.covered for d in cells]).reshape(N, N)
     near = cv2.dilate(covered.astype(np.uint8), np.ones((3, 3), np.uint8)).ravel().astype(bool)
     for d, by_hand in zip(cells, near, strict=True):
         # A hand's edge or a finger's shadow beside a coin can give both mark reads the same
         # wrong blob (seen once on the test split's occlusion sweep, after its figures).
         if by_hand and d.mark > 1:
-            d.mark = -1
+            d.mark = 1 if _look_pick(d) == d.facing else -1  # confirms the look, or not
     out = [decide(d, looks) for d in cells]
     # Beside a hand, an arm or its shadow can look like a dark pawn: a pawn claimed next
     # to a covered cell must fit very closely.
@@ -710,6 +710,19 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
         for d in sorted(claims, key=lambda d: d.similarity, reverse=True)[1:]:
             d.kind, d.suit, d.confidence = "unknown", None, 0.0
     return out
+
+
+def _look_pick(d: CellDecision) -> str | None:
+    """The turn the learned look alone picked (its one turn with no lead over it), or None
+    when it left several (turns it is alike under) or was not read.
+
+    >>> _look_pick(CellDecision("a1", "coin", turn_leads=(0.3, 0.0, 0.2, 0.25)))
+    'east'
+    >>> _look_pick(CellDecision("a1", "coin", turn_leads=(0.0, 0.3, 0.0, 0.25))) is None
+    True
+    """
+    picks = [f for f, lead in zip(FACINGS, d.turn_leads, strict=False) if lead < 1e-3]
+    return picks[0] if len(picks) == 1 and len(d.turn_leads) == len(FACINGS) else None
 
 
 @dataclass
