@@ -56,26 +56,64 @@ def test_the_drawn_stand_ins_never_name_a_loose_coin_so():
     assert decide(d, looks).kind == "unknown"
 
 
-def _board_with_coin_by_hand(facing: str) -> list[CellDecision]:
-    """64 measured cells: plain tile, a hand over d4 (covered), and beside it on d5 an arms
-    coin whose look leads by only 0.12 (east) and whose two mark reads set ``facing``."""
+def _weak_arms_coin(facing: str = "east") -> CellDecision:
+    """An arms coin (diamond: alike upside down) whose look picks east, 0.08 ahead of west
+    and more of the others: the look cannot rule west out (``RIVAL_LEAD``)."""
+    return CellDecision(
+        "d5", "unknown", best=("coin", "arms"), facing=facing, facing_margin=0.08,
+        turn_leads=(0.25, 0.0, 0.14, 0.08), similarity=0.8, margin=0.18, energy_ratio=9.0,
+        detail_ratio=6.0,
+    )  # fmt: skip
+
+
+def _marks(monkeypatch, rim, fit):
+    """The rim circle's mark read gives ``rim``, the look's centre's ``fit``."""
+    import piecebridge.vision.cells as cells
+
+    monkeypatch.setattr(
+        cells, "mark_facing", lambda views, i, centre=None, spot=None: fit if centre else rim
+    )
+    monkeypatch.setattr(cells, "look_centre", lambda *a: (0.0, 0.0))
+
+
+def _by_hand(d: CellDecision) -> CellDecision:
+    """``d`` decided on d5 of a board of plain tile whose d4 a hand covers."""
+    from piecebridge.vision.cells import decide_all
     from piecebridge.vision.raster import CELL_ORDER
 
     cells = [CellDecision(c, "unknown", detail_ratio=1.0, energy_ratio=1.0) for c in CELL_ORDER]
     cells[CELL_ORDER.index("d4")].covered = True
-    k = CELL_ORDER.index("d5")
-    cells[k] = CellDecision(
-        "d5", "unknown", best=("coin", "arms"), facing=facing, facing_margin=0.12, mark=2,
-        turn_leads=(0.25, 0.0, 0.14, 0.12), similarity=0.8, margin=0.18, energy_ratio=9.0,
-        detail_ratio=6.0,
-    )  # fmt: skip
-    return cells
+    cells[CELL_ORDER.index("d5")] = d
+    return {c.cell: c for c in decide_all(cells, LEARNED)}["d5"]
 
 
-def test_by_a_hand_a_mark_may_confirm_the_looks_pick_but_not_set_another():
-    from piecebridge.vision.cells import decide_all
+@pytest.mark.parametrize("rim, want", [(("east", 0.9), "east"), (("west", 0.9), None)])
+def test_by_a_hand_the_mark_may_confirm_the_looks_turn_but_not_pick_another(monkeypatch, rim, want):
+    from piecebridge.vision.cells import _check_mark
 
-    d5 = {d.cell: d for d in decide_all(_board_with_coin_by_hand("east"), LEARNED)}["d5"]
-    assert (d5.kind, d5.suit, d5.facing) == ("coin", "arms", "east")
-    d5 = {d.cell: d for d in decide_all(_board_with_coin_by_hand("west"), LEARNED)}["d5"]
-    assert d5.kind == "unknown"
+    _marks(monkeypatch, rim, (None, 0.0))
+    d = _weak_arms_coin()
+    _check_mark(d, None, 0, LEARNED)
+    assert d.facing == rim[0]  # in the open either read would set the facing
+    assert decide(dataclasses.replace(d), LEARNED).kind == "coin"
+    d = _by_hand(d)
+    assert (d.kind, d.facing) == (("coin", want) if want else ("unknown", None))
+
+
+def test_a_sure_rim_read_agreeing_with_a_weak_look_is_checked_from_the_looks_centre(
+    monkeypatch,
+):
+    """Piecepackr tune shot 11 f1: the rim circle, a few pixels off, takes a ray of the sun
+    for the mark and agrees with the look's wrong north (lead 0.07); from the look's centre
+    the mark reads south."""
+    from piecebridge.vision.cells import _check_mark
+
+    d = dataclasses.replace(_weak_arms_coin("north"), turn_leads=(0.0, 0.07, 0.12, 0.3))
+    d.facing_margin = 0.07
+    _marks(monkeypatch, ("north", 0.86), ("south", 0.98))
+    _check_mark(d, None, 0, LEARNED)
+    assert d.mark == -1 and decide(d, LEARNED).kind == "unknown"
+    d = dataclasses.replace(d, mark=0, facing="north")
+    _marks(monkeypatch, ("north", 0.86), (None, 0.0))  # nothing more from there: it stands
+    _check_mark(d, None, 0, LEARNED)
+    assert (d.facing, decide(d, LEARNED).kind) == ("north", "coin")

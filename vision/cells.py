@@ -691,14 +691,14 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
     """:func:`decide` each cell, then keep one pawn per suit (a Piecepack has one): a pawn
     leans over its neighbours, and the weaker claims are left undecided. Beside a covered
     cell the coin's separate mark may confirm a facing but not set one (``mark`` 2 counts
-    as a mark pointing elsewhere, or as agreeing when it named the look's own pick)."""
+    as a mark pointing elsewhere)."""
     covered = np.array([d.covered for d in cells]).reshape(N, N)
     near = cv2.dilate(covered.astype(np.uint8), np.ones((3, 3), np.uint8)).ravel().astype(bool)
     for d, by_hand in zip(cells, near, strict=True):
         # A hand's edge or a finger's shadow beside a coin can give both mark reads the same
         # wrong blob (seen once on the test split's occlusion sweep, after its figures).
         if by_hand and d.mark > 1:
-            d.mark = 1 if _look_pick(d) == d.facing else -1  # confirms the look, or not
+            d.mark = -1
     out = [decide(d, looks) for d in cells]
     # Beside a hand, an arm or its shadow can look like a dark pawn: a pawn claimed next
     # to a covered cell must fit very closely.
@@ -710,19 +710,6 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
         for d in sorted(claims, key=lambda d: d.similarity, reverse=True)[1:]:
             d.kind, d.suit, d.confidence = "unknown", None, 0.0
     return out
-
-
-def _look_pick(d: CellDecision) -> str | None:
-    """The turn the learned look alone picked (its one turn with no lead over it), or None
-    when it left several (turns it is alike under) or was not read.
-
-    >>> _look_pick(CellDecision("a1", "coin", turn_leads=(0.3, 0.0, 0.2, 0.25)))
-    'east'
-    >>> _look_pick(CellDecision("a1", "coin", turn_leads=(0.0, 0.3, 0.0, 0.25))) is None
-    True
-    """
-    picks = [f for f, lead in zip(FACINGS, d.turn_leads, strict=False) if lead < 1e-3]
-    return picks[0] if len(picks) == 1 and len(d.turn_leads) == len(FACINGS) else None
 
 
 @dataclass
@@ -912,7 +899,9 @@ def _check_mark(d: CellDecision, views: BoardViews, i: int, looks: PieceLooks) -
     right / 21 wrong marks from the rim alone, 1448 / 12 so). When both reads are sure and
     agree they overrule a weak learned lead (``d.mark`` 2, the facing is the mark's). The
     second read is made only when the rim's does not already agree with a learned look
-    leading by ``agreed_facing_margin`` (with less, the look may not rule out another turn).
+    leading by ``min_facing_margin`` (with less, the look may not rule out another turn,
+    and a rim circle a few pixels off can take a piece of the symbol for the mark and
+    agree with the look's wrong pick: piecepackr tune shot 11 f1).
     When neither read is sure, reads leaning the learned look's way (lead ``MARK_AGREE``)
     with none leaning another way still agree (``d.mark`` 1: a smaller learned lead will
     do); leaning another way is no veto. When the look leaves two turns (a symbol alike
@@ -924,7 +913,7 @@ def _check_mark(d: CellDecision, views: BoardViews, i: int, looks: PieceLooks) -
     spot = looks.mark_spots.get(d.best[1])
     rim = mark_facing(views, i, spot=spot)
     agreed = rim[0] == d.facing and rim[1] >= MARK_SURE  # the look and the rim's read
-    if agreed and d.facing_margin >= looks.agreed_facing_margin:  # enough already
+    if agreed and d.facing_margin >= looks.min_facing_margin:  # enough already
         d.mark = 1
         return
     fit = mark_facing(views, i, look_centre(views, i, looks, d.best[1]), spot=spot)
@@ -983,7 +972,10 @@ def _mark_picks_turn(
     # leans too): two reads leaning that way, or a sure one.
     if facing not in sure and sum(f == facing and lead >= MARK_AGREE for f, lead in reads) < 2:
         return False
-    d.facing, d.mark = facing, 2
+    # Naming the look's own turn, the mark confirms it (``mark`` 1, so it stands beside a
+    # covered cell too, see decide_all) when the look leads at all.
+    agrees = facing == d.facing and d.facing_margin >= looks.agreed_facing_margin
+    d.facing, d.mark = facing, 1 if agrees else 2
     return True
 
 
