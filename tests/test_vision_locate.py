@@ -12,6 +12,8 @@ import pytest
 from piecebridge.vision.geometry import CANONICAL_CORNERS, N, cell_centre, closest_turns, project
 from piecebridge.vision.locate import (
     BoardNotFound,
+    _lines_shifted,
+    _ridge_map,
     check_lock,
     downscale,
     find_board,
@@ -305,8 +307,13 @@ def test_check_lock_tells_a_diagonal_slide_of_a_cell_or_so_from_a_hand():
     img, _ = draw_board(**POSITION)
     locked = find_board(img)
     gray = cv2.cvtColor(np.roll(img, (40, 60), axis=(0, 1)), cv2.COLOR_BGR2GRAY)
-    state, seen, _ = check_lock(locked.rectify(gray, 40, 0.5), 40, 0.5)
-    assert seen < 4 and state == "moved"
+    rect = locked.rectify(gray, 40, 0.5)
+    state, _, _ = check_lock(rect, 40, 0.5)
+    assert state == "moved"
+    # Taken along each tile at its lower third (LOCK_ALONG), some lines now show at the
+    # searched band's end (0.3 cell off: moved); the lines shifted alike say so too, as
+    # when too few crosses show.
+    assert _lines_shifted(_ridge_map(rect, 40), 40, 20, 0.15)
 
 
 def test_check_lock_keeps_the_lock_under_a_hand_over_most_crosses():

@@ -324,6 +324,57 @@ def _cell_outlines(small_gray: np.ndarray) -> list[np.ndarray]:
     return _placements(pts, labels, count=8, step=1.0, first=0.5)[:6]
 
 
+def _tile_blobs(small_gray: np.ndarray, families: int = 3) -> list[np.ndarray]:
+    """Centres (n, 2) of the solid square blobs at least about as bright as their
+    neighbourhood (two tiles across), one array per family of one size (the biggest
+    families first, at most ``families``): whole tiles, which the gaps between them (the
+    table showing through, darker) cut apart, when the printed lines are lighter than the
+    tiles and so do not cut them into cells (:func:`_cell_blobs`). A coin's engraving
+    makes a family of its own, often bigger. The picture inverted gives tiles darker than
+    the table."""
+    h = small_gray.shape[0]
+    block = max(11, round(h / 4) | 1)
+    # A tile's middle is as bright as its neighbourhood, not brighter: "brighter than the
+    # mean less a little" keeps it whole, where a gap or the table beside it falls below.
+    mask = cv2.adaptiveThreshold(
+        small_gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, TILE_BELOW_MEAN
+    )
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    _, _, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    w, h_ = stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT]
+    area = stats[1:, cv2.CC_STAT_AREA]
+    side = np.maximum(w, h_)
+    # A tile is a quarter of the board: never under a thirtieth of the frame's height
+    # (a board that small has no readable cells) nor over a third (the board fills it);
+    # coins on it leave holes (four coins: under half of it).
+    ok = (side > h / 30) & (side < h / 3) & (w < 1.5 * h_) & (h_ < 1.5 * w) & (area > 0.4 * w * h_)
+    idx = np.flatnonzero(ok)
+    out: list[np.ndarray] = []
+    while len(idx) >= 6 and len(out) < families:
+        sizes = side[idx].astype(float)
+        counts = (np.abs(sizes[None, :] / sizes[:, None] - 1) < 0.3).sum(axis=1)  # per size
+        same = np.abs(sizes / sizes[int(np.argmax(counts))] - 1) < 0.3
+        if same.sum() >= 6:
+            out.append(cents[1:][idx[same]].astype(np.float64))
+        idx = idx[~same]
+    return out
+
+
+#: How far below its neighbourhood's mean grey a pixel may be and still count as tile
+#: (:func:`_tile_blobs`); a gap between tiles is darker by tens of levels.
+TILE_BELOW_MEAN = 4
+
+
+def _tile_outlines(small_gray: np.ndarray) -> list[np.ndarray]:
+    """Board outlines (ordered, small-image pixels) from whole tiles seen as blobs, lighter
+    than the table or darker; each tile's middle stands where a tile cross does."""
+    out = []
+    for picture in (small_gray, 255 - small_gray):
+        for pts in _tile_blobs(picture):
+            out += [_order_quad(q) for q in _cross_outlines(picture, pts)]
+    return out
+
+
 def _line_outlines(small_gray: np.ndarray) -> Iterator[np.ndarray]:
     """Board outlines (ordered, small-image pixels) from the printed lines and tile gaps: the
     biggest connected net of thin dark lines, its breaks (where a line fades under light or
@@ -474,15 +525,32 @@ def _ridge_map(gray: np.ndarray, px_per_cell: int) -> np.ndarray:
 _SMOOTH = np.array([0.054, 0.244, 0.403, 0.244, 0.054], np.float32)  # Gaussian, sigma 1
 
 
-def _peaks(profiles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sub-pixel peak and prominence (peak over median, in MADs) of each row of ``profiles``."""
+def _peaks(profiles: np.ndarray, interior: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Sub-pixel peak and prominence (peak over median, in MADs) of each row of ``profiles``.
+
+    ``interior``: the peak is the highest local maximum inside the row, not at either end.
+    An end is no peak: it is a slope running out of the searched window (a coin's rim or a
+    tile's edge just beyond it), which would otherwise outweigh a fainter line inside. A
+    row without a local maximum inside has prominence 0.
+
+    >>> row = np.array([[0, 0, 0, 6, 0, 0, 0, 0, 8, 12, 16]], np.float32)
+    >>> int(_peaks(row)[0][0]), int(_peaks(row, interior=True)[0][0])
+    (10, 3)
+    >>> float(_peaks(np.array([[1, 2, 3, 4, 5]], np.float32), interior=True)[1][0])
+    0.0
+    """
     p = profiles
     w = p.shape[1]
     padded = np.concatenate([p[:, :1], p[:, :1], p, p[:, -1:], p[:, -1:]], axis=1)  # edge pad
     p = _SMOOTH[0] * padded[:, :w]
     for k in range(1, 5):
         p += _SMOOTH[k] * padded[:, k : k + w]
-    i = np.argmax(p, axis=1)
+    if interior:
+        core = p[:, 1:-1]
+        local = (core >= p[:, :-2]) & (core >= p[:, 2:])
+        i = 1 + np.argmax(np.where(local, core, -np.inf), axis=1)
+    else:
+        i = np.argmax(p, axis=1)
     rows = np.arange(len(p))
     med = _row_median(p)
     mad = _row_median(np.abs(p - med[:, None])) + 1e-3
@@ -492,7 +560,10 @@ def _peaks(profiles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     denom = left - 2 * centre + right
     inside = (i > 0) & (i < p.shape[1] - 1) & (denom < 0)
     offset = np.where(inside, 0.5 * (left - right) / np.where(denom < 0, denom, -1), 0.0)
-    return i + offset, (centre - med) / mad
+    prom = (centre - med) / mad
+    if interior:
+        prom = np.where((centre >= left) & (centre >= right), prom, 0.0)
+    return i + offset, prom
 
 
 def _row_median(a: np.ndarray) -> np.ndarray:
@@ -523,9 +594,10 @@ def find_crosses(
     found) and each cross's twist in radians (clockwise in the picture; NaN when no line was
     seen on both arms). ``search`` is the half-width searched, in cells; the rectified
     margin must be at least ``search + 0.85 - 1`` cells. ``along`` is how each arm's ridge
-    is taken along it: ``"sum"`` (:func:`_arm_profiles`), or ``"low"``
+    is taken along it: ``"sum"`` (:func:`_arm_profiles`), ``"low"``
     (:func:`_arm_profiles_low`: only a line running most of the arm counts, so a piece's
-    rim or engraving beside a faint line cannot outweigh it).
+    rim or engraving beside a faint line cannot outweigh it), or ``"inside"``: as
+    ``"low"``, and the line must peak inside the searched band (see :func:`_peaks`).
     """
     S, m = px_per_cell, margin_cells * px_per_cell
     half_arm = int(0.85 * S)
@@ -533,11 +605,16 @@ def find_crosses(
     sw = int(search * S)
     centres = np.round(CROSS_CENTRES * S + m).astype(int)
     xs, ys = centres[:4, 0], centres[::4, 1]  # cross 4 j + i at (xs[i], ys[j])
-    profiles = {"sum": _arm_profiles, "low": _arm_profiles_low}.get(along)
+    profiles = {"sum": _arm_profiles, "low": _arm_profiles_low, "inside": _arm_profiles_low}
+    profiles = profiles.get(along)
     if profiles is None:
-        raise ValueError(f"along must be 'sum' or 'low', not {along!r}")
+        raise ValueError(f"along must be 'sum', 'low' or 'inside', not {along!r}")
     prof_x, prof_y = profiles(ridge, xs, ys, sw, half_arm, inner)
-    pos, prom = _peaks(np.concatenate([prof_x, prof_y]))  # row by row: one call for both
+    # Row by row, one call for both. "inside": a line must peak inside the searched band
+    # (an end is a slope running out of it: a coin's rim or a tile's edge beside a faint
+    # line); otherwise a slope into an end counts, which draws a rough fit towards a line
+    # just beyond the band.
+    pos, prom = _peaks(np.concatenate([prof_x, prof_y]), interior=along == "inside")
     px, py, qx, qy = pos[:32], pos[32:], prom[:32], prom[32:]
     px, qx, py, qy = (a.reshape(16, 2) for a in (px, qx, py, qy))
     x = _combine_arms(px, qx > 4.0, 0.12 * S)
@@ -768,6 +845,8 @@ FULL_ALONG: Along = "low"
 #: Inner grid lines (of 7) running on beyond one side that say a locked board moved: a still
 #: board showed up to 3 (wood grain, a coin's rim, a pawn leaning out) on the tune split.
 LINES_BEYOND = 4
+#: How :func:`check_lock` takes each cross line along its tile (:func:`_cross_line_peaks`).
+LOCK_ALONG: Along = "low"
 #: Pixels per cell of the view in which the lattice parity is checked (:func:`lattice_shift`).
 PARITY_PX = 24
 #: Tile crosses a failed fit must have found for the board to count as cut off by the frame
@@ -822,34 +901,72 @@ def _find_board_at(
     except BoardNotFound as error:
         if isinstance(error, BoardCutOff) or bgr.ndim != 3 or min(bgr.shape[:2]) < 64:
             raise
-        try:
-            pose = _find_board(_darkest(bgr), None, inverted, work_width)
-        except BoardNotFound:
+        best = _best_other(bgr, inverted, work_width)
+        if best is None:
             raise error from None
-    else:
-        if not thorough:
+        return _with_frame_colour(best, bgr, work_width)
+    if not thorough:
+        if pose.crosses_found >= WEAK_CROSSES:
             return pose
+        # A weak board (few crosses on the full frame: a fit on a coin's rims or engraving
+        # may pass where a faint light line does not) gives way to another search's board
+        # when that fits more crosses.
+        best = _best_other(bgr, inverted, work_width, pose.crosses_found)
+        return pose if best is None else _with_frame_colour(best, bgr, work_width)
+    try:
+        other = _find_board(_darkest(bgr), None, inverted, work_width)
+    except BoardNotFound:
+        return pose
+    cell = np.linalg.norm(np.roll(pose.corners, -1, axis=0) - pose.corners, axis=1).mean() / N
+    # North is not decided here: the two may list their corners a quarter turn apart.
+    gap = min(np.abs(np.roll(other.corners, k, axis=0) - pose.corners).max() for k in range(4))
+    near = gap < THOROUGH_CELLS * cell
+    better = (other.crosses_found, -other.residual) > (pose.crosses_found, -pose.residual)
+    if not (near and better):
+        return pose
+    if other.inverted != pose.inverted:  # the lines' polarity is grey's to say
+        return pose
+    other.tile_color_lab = pose.tile_color_lab
+    return other
+
+
+def _best_other(
+    bgr: np.ndarray, inverted: bool | None, work_width: int, beat: int = -1
+) -> BoardPose | None:
+    """The board of the searches tried when grey finds none or a weak one, fitting more
+    than ``beat`` crosses (None if none does): the darkest channel (lines in a light,
+    saturated ink), then the tiles as blobs (:func:`_find_by_tiles`: lines too faint for
+    the small frame), the second only while the first found nothing better than weak."""
+    searches = (
+        lambda: _find_board(_darkest(bgr), None, inverted, work_width),
+        lambda: _find_by_tiles(bgr, inverted, work_width),
+    )
+    best = None
+    for search in searches:
         try:
-            other = _find_board(_darkest(bgr), None, inverted, work_width)
+            pose = search()
         except BoardNotFound:
-            return pose
-        cell = np.linalg.norm(np.roll(pose.corners, -1, axis=0) - pose.corners, axis=1).mean() / N
-        # North is not decided here: the two may list their corners a quarter turn apart.
-        gap = min(np.abs(np.roll(other.corners, k, axis=0) - pose.corners).max() for k in range(4))
-        near = gap < THOROUGH_CELLS * cell
-        better = (other.crosses_found, -other.residual) > (pose.crosses_found, -pose.residual)
-        if not (near and better):
-            return pose
-        if other.inverted != pose.inverted:  # the lines' polarity is grey's to say
-            return pose
-        other.tile_color_lab = pose.tile_color_lab
-        return other
+            continue
+        if pose.crosses_found > beat:
+            best, beat = pose, pose.crosses_found
+        if beat >= WEAK_CROSSES:
+            break
+    return best
+
+
+def _with_frame_colour(pose: BoardPose, bgr: np.ndarray, work_width: int) -> BoardPose:
+    """``pose`` with the tile colour measured on the frame itself (a board found in the
+    darkest channel: the colour its search saw is no colour)."""
     small, S = downscale(bgr, work_width)
     corners = cv2.perspectiveTransform(pose.corners.reshape(-1, 1, 2).astype(np.float64), S)
     pose.tile_color_lab = _colour_inside(small, corners.reshape(-1, 2))
     return pose
 
 
+#: A board found in grey fitting fewer tile crosses than this on the full frame is weak: the
+#: darkest channel is searched too, as when grey finds none (tune: boards of the mixed arts
+#: fit 12-16; an acrylic shot's false fit on coins 0-6).
+WEAK_CROSSES = 8
 #: ``find_board(thorough=True)`` takes the darkest channel's board only this near (cells,
 #: every corner) to the grey one's (tune split: it put 4 calibration boards in place that
 #: grey had 0.2-1.3 cell off; a checked cloth gave a false grid 4.8 cells away).
@@ -919,11 +1036,76 @@ def _find_board(
     return _refine_full(bgr, best, S, check_parity=kind != "crosses")
 
 
+def _find_by_tiles(bgr: np.ndarray, inverted: bool | None, work_width: int) -> BoardPose:
+    """Locate the board from whole tiles seen as blobs (:func:`_tile_outlines`), each
+    outline refined on the full frame at once: thin light lines on pale tiles (a tenth of
+    a cell under a pixel wide on the small frame) are too faint for the small frame's fits.
+    Both line polarities unless ``inverted`` says; the board fitting the most crosses wins,
+    if it fits at least ``TILE_CROSSES``. Raises :class:`BoardNotFound` otherwise."""
+    small, S = downscale(bgr, work_width)
+    quads = _tile_outlines(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY))
+    gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY) if quads else None
+    spx = round(SMALL_PX * work_width / WORK_WIDTH)  # a cell's pixels on the small frame
+    best: BoardPose | None = None
+    tried: list[np.ndarray] = []
+    for quad in quads:
+        if _near_any(quad, tried):
+            continue
+        tried.append(quad)
+        H0 = cv2.getPerspectiveTransform(
+            CANONICAL_CORNERS.astype(np.float32), quad.astype(np.float32)
+        )
+        for inv in (False, True) if inverted is None else (inverted,):
+            start = BoardPose(H0)
+            start.inverted = inv
+            try:
+                pose = _refine_full(bgr, start, S, along=TILE_ALONG)
+            except BoardNotFound:  # cut off by the frame edge
+                continue
+            # Once more from there, as the small frame's fits do: a tile blob's outline may
+            # start the fit a third of a cell off, where some crosses lie beyond its search.
+            px = max(16, min(FULL_STAGES[-1][0], round(pose.cell_size_px())))
+            lines_dark = 255 - gray if inv else gray
+            again = refine_pose(lines_dark, pose, px_per_cell=px, search=0.3, along=TILE_ALONG)
+            if again is not None and again.crosses_found >= pose.crosses_found:
+                pose = again
+            if pose.crosses_found < TILE_CROSSES or squareness(pose.H, bgr.shape) > 0.15:
+                continue
+            # A board's outer edge (tile to table) must show where the grid puts it on one
+            # side at least: a checked cloth's squares, tile-like blobs on a lattice, gave a
+            # grid 2.4 cells off fitting 11 crosses (tune acrylic shot 37 at 1280x720), and
+            # no edge.
+            rect = cv2.cvtColor(scaled_pose(pose, S).rectify(small, spx, 0.5), cv2.COLOR_BGR2GRAY)
+            edges = find_edges(rect, spx, 0.5)
+            if not (np.abs(np.nan_to_num(edges, nan=1.0)) < 0.15).any():
+                continue
+            if best is None or pose.crosses_found > best.crosses_found:
+                best = pose
+    if best is None:
+        raise BoardNotFound("no board in view: no 8x8 tile grid found")
+    return best
+
+
+#: How the fits from tile blobs take the cross arms (:func:`find_crosses`): "inside", as a
+#: slope at the search band's end (a coin's rim, its white engraving) is no line; on the
+#: mixed arts' frames the band's ends help the other fits (a French board on a checked
+#: cloth was fitted a cell off without them), so those keep "low".
+TILE_ALONG: Along = "inside"
+#: Tile crosses a board found from tile blobs must fit on the full frame (tune, acrylic:
+#: outlines a tile off fitted up to 8, boards in place 9-16).
+TILE_CROSSES = 10
+
+
 def _refine_full(
-    bgr: np.ndarray, small_pose: BoardPose, S: np.ndarray, check_parity: bool = True
+    bgr: np.ndarray,
+    small_pose: BoardPose,
+    S: np.ndarray,
+    check_parity: bool = True,
+    along: Along = FULL_ALONG,
 ) -> BoardPose:
     """The pose found on the downscaled frame, refined on the full frame (lens, tiles), and
-    moved by a whole cell where :func:`lattice_shift` says (``check_parity``)."""
+    moved by a whole cell where :func:`lattice_shift` says (``check_parity``); cross arms
+    taken ``along`` as in :func:`find_crosses`."""
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
     if small_pose.inverted:
         gray = 255 - gray
@@ -932,13 +1114,13 @@ def _refine_full(
     pose = BoardPose(np.linalg.inv(S) @ small_pose.H)
     for px_max, search in FULL_STAGES:
         px = max(16, min(px_max, round(pose.cell_size_px())))
-        pose = refine_pose(gray, pose, px_per_cell=px, search=search, along=FULL_ALONG) or pose
+        pose = refine_pose(gray, pose, px_per_cell=px, search=search, along=along) or pose
     # Where crosses and tile gaps both run edge to edge the fit may sit a cell off.
     sx, sy = lattice_shift(bgr, gray, pose, PARITY_PX) if check_parity else (0, 0)
     if sx or sy:
         moved = shifted_pose(pose, sx, sy)
         moved.k, moved.centre, moved.scale = pose.k, pose.centre, pose.scale
-        pose = refine_pose(gray, moved, px_per_cell=px, search=0.3, along=FULL_ALONG) or pose
+        pose = refine_pose(gray, moved, px_per_cell=px, search=0.3, along=along) or pose
     pose.tile_color_lab, pose.inverted = small_pose.tile_color_lab, small_pose.inverted
     _check_in_frame(pose, gray.shape)
     return pose
@@ -1319,15 +1501,27 @@ def _past_frame(gray: np.ndarray, px_per_cell: int, margin_cells: float) -> np.n
 
 
 def _cross_line_peaks(
-    ridge: np.ndarray, px_per_cell: int, margin_px: int, sw: int
+    ridge: np.ndarray, px_per_cell: int, margin_px: int, sw: int, along: Along = "sum"
 ) -> tuple[np.ndarray, np.ndarray]:
     """Peak position (0..2 sw, ``sw`` where the lock puts it) and prominence of the two lines
-    of each tile cross, each line's ridge summed over its whole tile, searched ``sw`` pixels
-    each way: (32,) each, vertical lines of crosses 0..15 (4j + i) then horizontal ones."""
+    of each tile cross, each line's ridge taken over its whole tile, searched ``sw`` pixels
+    each way: (32,) each, vertical lines of crosses 0..15 (4j + i) then horizontal ones.
+    ``along`` is how the ridge is taken along the tile: ``"sum"``, or ``"low"``, its lower
+    ``ARM_QUANTILE`` (a printed line runs the tile's whole length; a coin's rim or engraving
+    crosses a part of it, however strong)."""
     S, m = px_per_cell, margin_px
     span = np.arange(-sw, sw + 1)
     centre = (np.arange(4) * 2 + 1) * S  # cross lines, x (columns) or y (rows), board pixels
     board = ridge[m : m + N * S, m : m + N * S]
+    at = (centre[:, None] + span).ravel()  # the places looked at, 4 lines x (2 sw + 1)
+    if along == "low":
+        # Only the places looked at are partitioned (a quarter of the board's width).
+        kth = int(ARM_QUANTILE * (2 * S - 1))
+        cols = np.partition(board[:, at].reshape(4, 2 * S, -1), kth, axis=1)[:, kth]
+        rows = np.partition(board[at].reshape(len(at), 4, 2 * S), kth, axis=2)[..., kth]
+        prof_x = cols.reshape(16, -1)  # cross 4j + i: tile row j, line i
+        prof_y = rows.reshape(4, -1, 4).transpose(0, 2, 1).reshape(16, -1)
+        return _peaks(np.concatenate([prof_x, prof_y]).astype(np.float32))
     # Vertical lines: each tile row's band summed down its rows -> (4 rows, width).
     cols = board.reshape(4, 2 * S, N * S).sum(axis=1)
     prof_x = cols[:, centre[:, None] + span].reshape(16, -1)  # cross 4j + i
@@ -1381,7 +1575,7 @@ def check_lock(
     S, m = px_per_cell, round(margin_cells * px_per_cell)
     ridge = _ridge_map(gray, S)
     sw = int(search * S)
-    pos, prom = _cross_line_peaks(ridge, S, m, sw)
+    pos, prom = _cross_line_peaks(ridge, S, m, sw, LOCK_ALONG)
     seen_xy = prom > 4.0
     ok = seen_xy[:16] & seen_xy[16:]
     seen = int(ok.sum())
