@@ -117,3 +117,15 @@ def test_a_sure_rim_read_agreeing_with_a_weak_look_is_checked_from_the_looks_cen
     _marks(monkeypatch, ("north", 0.86), (None, 0.0))  # nothing more from there: it stands
     _check_mark(d, None, 0, LEARNED)
     assert (d.facing, decide(d, LEARNED).kind) == ("north", "coin")
+
+
+@pytest.mark.parametrize("named, want", [(True, "pawn"), (False, "unknown")])
+def test_by_a_hand_a_pawn_named_by_its_colour_needs_a_less_close_fit(named, want):
+    """Mixed tune shot 95 a4 and b4: pawns beside a hand fitting at 0.83-0.84 whose colour
+    named their suits (an arm or its shadow fits a dark pawn's shape, not a suit's colour)."""
+    pawn = CellDecision(
+        "d5", "unknown", best=("pawn", "moons"), similarity=0.83, margin=0.3,
+        likeness=0.83 if named else -1.0, energy_ratio=12.0, detail_ratio=6.0, tint=15.0,
+    )  # fmt: skip
+    d = _by_hand(pawn)
+    assert d.kind == want and d.suit == ("moons" if named else None)

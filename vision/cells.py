@@ -703,7 +703,10 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
     # Beside a hand, an arm or its shadow can look like a dark pawn: a pawn claimed next
     # to a covered cell must fit very closely.
     for d, by_hand in zip(out, near, strict=True):
-        if d.kind == "pawn" and by_hand and d.similarity < looks.pawn_by_hand_similarity:
+        # ... unless its colour named the suit (``likeness`` set: a sleeve seldom has a
+        # suit's learned pawn colour), when it needs less.
+        need = looks.pawn_by_hand_similarity if d.likeness < 0 else PAWN_BY_HAND_NAMED
+        if d.kind == "pawn" and by_hand and d.similarity < need:
             d.kind, d.suit, d.confidence = "unknown", None, 0.0
     for suit in SUITS:
         claims = [d for d in out if d.kind == "pawn" and d.suit == suit]
@@ -1132,6 +1135,11 @@ PAWN_COLOUR_CLEAR = 0.5
 #: A pawn whose colour is nearer another suit's than its look's by this share of the
 #: distance to the next is left unknown (see :func:`_pawn_by_colour`).
 PAWN_COLOUR_AGAINST = 0.8
+
+
+#: A pawn beside a covered cell whose colour named its suit (see :func:`_pawn_by_colour`)
+#: must fit this well (``PieceLooks.pawn_by_hand_similarity`` otherwise).
+PAWN_BY_HAND_NAMED = 0.8
 
 
 def pawn_colour(crop: np.ndarray) -> np.ndarray:
