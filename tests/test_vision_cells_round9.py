@@ -129,3 +129,26 @@ def test_by_a_hand_a_pawn_named_by_its_colour_needs_a_less_close_fit(named, want
     )  # fmt: skip
     d = _by_hand(pawn)
     assert d.kind == want and d.suit == ("moons" if named else None)
+
+
+@pytest.mark.parametrize(
+    "look, leads, rim, want",
+    [
+        # mixed tune shot 12 e2: an arms coin facing east, its look's pick west (0.18 over
+        # east, 0.29 and 0.32 over the others); the rim's sure read says east
+        ("west", (0.32, 0.18, 0.29, 0.0), ("east", 0.99), ("east", "coin")),
+        # shot 13 f3: the look right (north), the rim's read naming a turn that is no clear
+        # runner-up (south 0.34, west 0.30): in doubt, undecided
+        ("north", (0.0, 0.45, 0.34, 0.30), ("south", 0.62), ("north", "unknown")),
+        # a weak read is not enough against a clear lead
+        ("west", (0.32, 0.18, 0.29, 0.0), ("east", 0.5), ("west", "coin")),
+    ],
+)
+def test_a_sure_mark_may_choose_the_looks_clear_runner_up(monkeypatch, look, leads, rim, want):
+    from piecebridge.vision.cells import _check_mark
+
+    lead = sorted(leads)[1]
+    d = dataclasses.replace(_weak_arms_coin(look), turn_leads=leads, facing_margin=lead)
+    _marks(monkeypatch, rim, (None, 0.0))
+    _check_mark(d, None, 0, LEARNED)
+    assert (d.facing, decide(d, LEARNED).kind) == want

@@ -960,9 +960,17 @@ def _mark_picks_turn(
     Tune split, coins of marked suits with a learned lead under 0.15 (before this rule):
     the mark so chose 46, all right (RIVAL_LEAD 0.05: 44, 0.15: 43, all right; only the
     cases with at most two such turns: 37)."""
-    if d.facing_margin >= looks.min_facing_margin or len(d.turn_leads) != len(FACINGS):
+    if len(d.turn_leads) != len(FACINGS):
         return False
     rivals = {f for f, lead in zip(FACINGS, d.turn_leads, strict=True) if lead < RIVAL_LEAD}
+    runner = None
+    if d.facing_margin >= looks.min_facing_margin:
+        # A clear lead, but over one turn far less than over the others: a sure read may
+        # still choose that runner-up (see RUNNER_UP_GAP).
+        runner = _runner_up(d)
+        if runner is None:
+            return False
+        rivals.add(runner)
     if len(rivals) == len(FACINGS) and len(looks.alike_turns(d.best[1])) < len(FACINGS) - 1:
         return False
     leaning = {f for f, lead in reads if f in rivals and lead >= MARK_AGREE}
@@ -975,11 +983,38 @@ def _mark_picks_turn(
     # leans too): two reads leaning that way, or a sure one.
     if facing not in sure and sum(f == facing and lead >= MARK_AGREE for f, lead in reads) < 2:
         return False
+    if runner is not None and facing not in sure:  # against a clear lead: a sure read only
+        return False
     # Naming the look's own turn, the mark confirms it (``mark`` 1, so it stands beside a
     # covered cell too, see decide_all) when the look leads at all.
     agrees = facing == d.facing and d.facing_margin >= looks.agreed_facing_margin
     d.facing, d.mark = facing, 1 if agrees else 2
     return True
+
+
+def _runner_up(d: CellDecision) -> str | None:
+    """The look's runner-up turn when the look leads it by under ``MARK_CONFLICT_LEAD`` and
+    leads every other turn by ``RUNNER_UP_GAP`` more: a symbol alike upside down (a diamond)
+    whose learned look still prefers one of its two turns by more than ``RIVAL_LEAD``, from
+    light and shade that do not turn with the coin. None otherwise.
+
+    >>> _runner_up(CellDecision("a1", "coin", facing="west", turn_leads=(0.32, 0.18, 0.29, 0)))
+    'east'
+    >>> _runner_up(CellDecision("a1", "coin", facing="north", turn_leads=(0, 0.45, 0.34, 0.3)))
+    """
+    others = sorted(
+        (lead, f) for f, lead in zip(FACINGS, d.turn_leads, strict=True) if f != d.facing
+    )
+    if len(others) < 2 or others[0][0] >= MARK_CONFLICT_LEAD:
+        return None
+    return others[0][1] if others[1][0] - others[0][0] >= RUNNER_UP_GAP else None
+
+
+#: A look's runner-up turn ahead of its other turns by this lead may be chosen by a sure
+#: mark read against the look (:func:`_runner_up`). Tune split, coins whose one sure mark
+#: read named such a turn (lead under 0.3): mixed 8, piecepackr 13, the mark right on all
+#: but one (piecepackr shot 46 b1, already set so by two sure reads).
+RUNNER_UP_GAP = 0.05
 
 
 #: A separate mark read with at least this lead counts (see :func:`_check_mark`).
