@@ -1005,7 +1005,8 @@ def _runner_up(d: CellDecision) -> str | None:
     others = sorted(
         (lead, f) for f, lead in zip(FACINGS, d.turn_leads, strict=True) if f != d.facing
     )
-    if len(others) < 2 or others[0][0] >= MARK_CONFLICT_LEAD:
+    lead = max(others[0][0], d.facing_margin) if others else 1.0  # the same, as measured
+    if len(others) < 2 or lead >= MARK_CONFLICT_LEAD:
         return None
     return others[0][1] if others[1][0] - others[0][0] >= RUNNER_UP_GAP else None
 
