@@ -137,14 +137,19 @@ def test_by_a_hand_a_pawn_named_by_its_colour_needs_a_less_close_fit(named, want
         # mixed tune shot 12 e2: an arms coin facing east, its look's pick west (0.18 over
         # east, 0.29 and 0.32 over the others); the rim's sure read says east
         ("west", (0.32, 0.18, 0.29, 0.0), ("east", 0.99), ("east", "coin")),
-        # shot 13 f3: the look right (north), the rim's read naming a turn that is no clear
-        # runner-up (south 0.34, west 0.30): in doubt, undecided
-        ("north", (0.0, 0.45, 0.34, 0.30), ("south", 0.62), ("north", "unknown")),
+        # a rim read naming a turn that is no clear runner-up (south 0.34, west 0.25): in
+        # doubt, undecided
+        ("north", (0.0, 0.45, 0.34, 0.25), ("south", 0.62), ("north", "unknown")),
+        # shot 13 f3: the same with the look leading every turn by 0.3 (MARK_CONFLICT_LEAD):
+        # one sure read against it is in doubt, and the look (right) keeps its facing
+        ("north", (0.0, 0.45, 0.34, 0.30), ("south", 0.62), ("north", "coin")),
         # a weak read is not enough against a clear lead
         ("west", (0.32, 0.18, 0.29, 0.0), ("east", 0.5), ("west", "coin")),
     ],
 )
-def test_a_sure_mark_may_choose_the_looks_clear_runner_up(monkeypatch, look, leads, rim, want):
+def test_one_sure_mark_against_the_look_its_runner_up_or_a_clear_lead(
+    monkeypatch, look, leads, rim, want
+):
     from piecebridge.vision.cells import _check_mark
 
     lead = sorted(leads)[1]

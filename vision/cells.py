@@ -940,8 +940,11 @@ def _check_mark(d: CellDecision, views: BoardViews, i: int, looks: PieceLooks) -
         d.mark = 1
     elif len(sure) == 2:
         d.facing, d.mark = sure[0], 2
-    else:
+    elif d.facing_margin < MARK_CONFLICT_LEAD:
         d.mark = -1
+    # else one sure read against a look that leads clearly: in doubt as two sure reads that
+    # disagree are (a crown's jewel, a sun's ray from a centre a few pixels off), and the
+    # look keeps its facing (d.mark stays 0)
 
 
 def _mark_picks_turn(
