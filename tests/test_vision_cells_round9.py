@@ -157,3 +157,25 @@ def test_one_sure_mark_against_the_look_its_runner_up_or_a_clear_lead(
     _marks(monkeypatch, rim, (None, 0.0))
     _check_mark(d, None, 0, LEARNED)
     assert (d.facing, decide(d, LEARNED).kind) == want
+
+
+@pytest.mark.parametrize("alike, want", [((0.3, 0.8, 0.3), "west"), ((0.3, 0.3, 0.3), None)])
+def test_a_sure_mark_may_choose_a_turn_the_suits_look_is_fairly_alike_under(
+    monkeypatch, alike, want
+):
+    """Piecepackr tune shot 8 g2: a suns coin facing west (the eight-rayed sun is fairly
+    alike under turns), its look picking east by 0.11-0.2; the mark read from the look's
+    centre says west, sure. Whether the look may be overruled so is learned per suit
+    (``turn_alike``)."""
+    from piecebridge.vision.cells import _check_mark
+
+    looks = dataclasses.replace(LEARNED, turn_alike={"suns": alike}, extra={})
+    d = CellDecision(
+        "g2", "unknown", best=("coin", "suns"), facing="east", facing_margin=0.107,
+        turn_leads=(0.2, 0.0, 0.14, 0.107), similarity=0.8, margin=0.27, energy_ratio=9.0,
+        detail_ratio=8.0,
+    )  # fmt: skip
+    _marks(monkeypatch, (None, 0.0), ("west", 0.965))
+    _check_mark(d, None, 0, looks)
+    d = decide(d, looks)
+    assert (d.kind, d.facing) == (("coin", want) if want else ("unknown", None))
