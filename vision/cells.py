@@ -908,9 +908,10 @@ def _check_mark(d: CellDecision, views: BoardViews, i: int, looks: PieceLooks) -
     When neither read is sure, reads leaning the learned look's way (lead ``MARK_AGREE``)
     with none leaning another way still agree (``d.mark`` 1: a smaller learned lead will
     do); leaning another way is no veto. When the look leaves two turns (a symbol alike
-    upside down), the mark chooses between them (:func:`_mark_picks_turn`). Two sure reads
-    that disagree leave the facing undecided (``d.mark`` -1) unless the learned look leads
-    by ``MARK_CONFLICT_LEAD``. Both reads count only blobs where and as big as the suit's
+    upside down), the mark chooses between them (:func:`_mark_picks_turn`; a sure read
+    also among the turns of :func:`_sure_rivals`). Two sure reads that disagree, or one
+    against the look, leave the facing undecided (``d.mark`` -1) unless the learned look
+    leads by ``MARK_CONFLICT_LEAD``. Both reads count only blobs where and as big as the suit's
     mark on its calibration coins (``PieceLooks.mark_spots``; anywhere when not learned).
     """
     spot = looks.mark_spots.get(d.best[1])
@@ -960,7 +961,9 @@ def _mark_picks_turn(
     may be another suit's (tune split: a moons coin taken for arms, its four turns' fits
     0.20-0.22, right coins' 0.4 up).
 
-    Tune split, coins of marked suits with a learned lead under 0.15 (before this rule):
+    Whatever the look's lead, a sure read may also choose a turn of :func:`_sure_rivals`
+    (round 9). Tune split, coins of marked suits with a learned lead under 0.15 (before
+    this rule):
     the mark so chose 46, all right (RIVAL_LEAD 0.05: 44, 0.15: 43, all right; only the
     cases with at most two such turns: 37)."""
     if len(d.turn_leads) != len(FACINGS):
@@ -1059,6 +1062,8 @@ MARK_SURE = 0.6
 #: visible): piecepackr rigs 0-19 0.14 / 1.07 / 58.75 -> 0.12 / 1.09 / 58.75 (shot 21 d4, a
 #: suns coin read north at 0.235, reads south 0.94 and north 0.73, truth east); mixed rigs
 #: 0-34 unchanged (also at 0.45); always undecided: mixed 0.01 / 0.66 / 75.00 (from 76.43).
+#: Round 9: so does one sure read against the look (it was a veto): mixed 35 rigs 44 -> 39
+#: unknown not covered, piecepackr 0-19 56 -> 55, no cell wrong (see vision_reflec.md).
 MARK_CONFLICT_LEAD = 0.3
 #: Turns the learned look leads by less than this (the facing margin's measure) are not
 #: ruled out by it; the mark may choose among them (see :func:`_mark_picks_turn`).
