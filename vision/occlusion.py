@@ -104,6 +104,8 @@ def _arm_sums(
     would reach past the picture (cv2.blur reflects there)."""
     key = (ridge.shape, cy.tobytes(), cx.tobytes(), off.tobytes(), length)
     if key not in _SUMS:
+        if len(_SUMS) >= 8:
+            _SUMS.clear()
         _SUMS[key] = _sum_index(ridge.shape, cy, cx, off, length)
     index = _SUMS[key]
     if index is None:

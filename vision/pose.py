@@ -271,6 +271,8 @@ def _grid_blocks(size: int, px: int, margin: float) -> list:
     made once per size. The points are the float32 grid the map always used."""
     key = (size, px, margin)
     if key not in _GRIDS:
+        if len(_GRIDS) >= 12:  # a few sizes are in use at a time (8 bytes a pixel each)
+            _GRIDS.clear()
         g = np.arange(size, dtype=np.float32) / px - margin
         tile_of = np.clip(np.floor(g / 2), 0, 3).astype(int)  # tile column (or row) of a pixel
         starts = [int(np.searchsorted(tile_of, t)) for t in range(4)] + [size]
