@@ -36,7 +36,7 @@ from piecebridge.vision.facing import (
     read_twisted,
     turned_looks,
 )
-from piecebridge.vision.geometry import N
+from piecebridge.vision.geometry import N, median_colour
 from piecebridge.vision.occlusion import covered_cells, hidden_fraction, lit_beside
 from piecebridge.vision.raster import (
     CELL_ORDER,
@@ -76,7 +76,7 @@ def board_lab(rect_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     lab = lab.astype(np.float32)
     m = int(MARGIN * PX)
     inner = lab[m:-m:3, m:-m:3].reshape(-1, 3)
-    return lab, np.median(inner[:, 1:], axis=0)
+    return lab, median_colour(inner[:, 1:])  # np.median's values, a sixth of its time
 
 
 def raw_crops(

@@ -80,8 +80,9 @@ def median_colour(px: np.ndarray) -> np.ndarray:
     k = n // 2
     if n % 2:
         return np.partition(rows, k, axis=1)[:, k]
-    part = np.partition(rows, (k - 1, k), axis=1)
-    return (part[:, k - 1] + part[:, k]) / 2  # as np.median: the mean of the middle two
+    part = np.partition(rows, k, axis=1)
+    below = part[:, :k].max(axis=1)  # the k-th smallest: the largest of those before it
+    return (below + part[:, k]) / 2  # as np.median: the mean of the middle two
 
 
 def project(H: np.ndarray, pts: np.ndarray) -> np.ndarray:

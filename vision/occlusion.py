@@ -67,15 +67,23 @@ def hidden_fraction(gray: np.ndarray, px: int, margin: float) -> np.ndarray:
     cy, cx, off, vertical = _CACHE[key]
     k = max(3, round(px * 0.25) | 1)
     ridge = cv2.morphologyEx(gray, cv2.MORPH_BLACKHAT, np.ones((k, k), np.uint8))
-    ridge = ridge.astype(np.float32)
     length = max(3, px // 5)
-    along_y = cv2.blur(ridge, (1, length))  # averaged along a vertical arm
-    along_x = cv2.blur(ridge, (length, 1))
     h, w = ridge.shape
-    # Strongest ridge across each piece (the line may sit a pixel or two off).
-    v = along_y[cy[..., None], np.clip(cx[..., None] + off, 0, w - 1)].max(axis=-1)
-    hz = along_x[np.clip(cy[..., None] + off, 0, h - 1), cx[..., None]].max(axis=-1)
-    vals = np.where(vertical, v, hz)
+    # Strongest ridge across each piece (the line may sit a pixel or two off), averaged
+    # along the arm over ``length`` pixels.
+    sums = _arm_sums(ridge, cy, cx, off, length)
+    if sums is not None:
+        # cv2.blur's box mean at the samples alone: whole sums of 8-bit values and the
+        # same division (double, then float32): the same values.
+        vals = np.empty(cy.shape, np.float32)
+        vals[:, :PIECES], vals[:, PIECES:] = (s.max(axis=-1) * (1.0 / length) for s in sums)
+    else:  # a box reaching past the picture's edge (a small margin): blur it all
+        ridge = ridge.astype(np.float32)
+        along_y = cv2.blur(ridge, (1, length))  # averaged along a vertical arm
+        along_x = cv2.blur(ridge, (length, 1))
+        v = along_y[cy[..., None], np.clip(cx[..., None] + off, 0, w - 1)].max(axis=-1)
+        hz = along_x[np.clip(cy[..., None] + off, 0, h - 1), cx[..., None]].max(axis=-1)
+        vals = np.where(vertical, v, hz)
     typical = float(np.percentile(vals, 75))
     if typical < 8:  # no lines anywhere: nothing can be judged
         return np.zeros(N * N)
@@ -86,15 +94,62 @@ def hidden_fraction(gray: np.ndarray, px: int, margin: float) -> np.ndarray:
     return (hidden & printed).sum(axis=1) / np.maximum(printed.sum(axis=1), 1)
 
 
+def _arm_sums(
+    ridge: np.ndarray, cy: np.ndarray, cx: np.ndarray, off: np.ndarray, length: int
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Sums of ``ridge`` (8-bit) over ``length`` pixels along each arm piece's line, at each
+    offset across it (as ``cv2.blur``'s box: ``length // 2`` before the pixel, the rest
+    after): the vertical arms' pieces (the first PIECES of each cell) down the rows, the
+    horizontal ones' along the columns, each (64, PIECES, offsets) int. None when a box
+    would reach past the picture (cv2.blur reflects there)."""
+    key = (ridge.shape, cy.tobytes(), cx.tobytes(), off.tobytes(), length)
+    if key not in _SUMS:
+        if len(_SUMS) >= 8:
+            _SUMS.clear()
+        _SUMS[key] = _sum_index(ridge.shape, cy, cx, off, length)
+    index = _SUMS[key]
+    if index is None:
+        return None
+    out = []
+    for by_row, used, hi, lo, where in index:
+        lines = ridge[used] if by_row else np.ascontiguousarray(ridge[:, used].T)
+        run = np.zeros((len(used), lines.shape[1] + 1), np.int32)  # running sums along each
+        np.cumsum(lines, axis=1, dtype=np.int32, out=run[:, 1:])
+        out.append(run[where, hi] - run[where, lo])
+    return out[0], out[1]
+
+
+_SUMS: dict[tuple, list | None] = {}
+
+
+def _sum_index(shape: tuple[int, ...], cy, cx, off, length: int) -> list | None:
+    """What :func:`_arm_sums` indexes with, per direction (made once per layout): whether
+    the lines summed along are rows, which lines, the ends of each box and each sample's
+    line."""
+    h, w = shape
+    a, b = length // 2, length - length // 2  # a box over y - a .. y + b - 1
+    out = []
+    for by_row, along, across, size, n_lines in (
+        (False, cy[:, :PIECES], cx[:, :PIECES], h, w),  # vertical arms: down columns
+        (True, cx[:, PIECES:], cy[:, PIECES:], w, h),  # horizontal arms: along rows
+    ):
+        if along.min() - a < 0 or along.max() + b > size:
+            return None
+        lines = np.clip(across[..., None] + off, 0, n_lines - 1)
+        used, where = np.unique(lines, return_inverse=True)
+        out.append((by_row, used, along[..., None] + b, along[..., None] - a,
+                    where.reshape(lines.shape)))  # fmt: skip
+    return out
+
+
 def _mostly(hidden: np.ndarray) -> np.ndarray:
     """(64, pieces) bool: the piece is hidden on more than half the cells that sit at the
     same place in their tile (16 cells each; a hand rarely covers half of them)."""
-    rows, cols = np.divmod(np.arange(N * N), N)
-    kind = (rows % 2) * 2 + cols % 2
-    out = np.zeros_like(hidden)
-    for k in range(4):
-        out[kind == k] = hidden[kind == k].mean(axis=0) > 0.5
-    return out
+    # Cell (2 i + a, 2 j + b) of tile (i, j) sits at place (a, b) of it: count each place's
+    # hidden pieces over the 16 tiles (more than 8 of 16: the mean over more than half).
+    by_place = hidden.reshape(N // 2, 2, N // 2, 2, -1)
+    mostly = by_place.sum(axis=(0, 2), keepdims=True) > (N // 2) ** 2 // 2
+    return np.broadcast_to(mostly, by_place.shape).reshape(hidden.shape)
 
 
 #: A cell with at least this share of its bordering line pieces hidden is covered itself.

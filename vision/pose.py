@@ -143,23 +143,20 @@ class BoardPose:
 
         Inside one tile the pose is a plain homography (the tile's twist about its cross,
         the board homography, the tile's shift), so each tile's block of the map is one
-        projective map (:func:`_project_grid`), then bent by the lens term (:meth:`_lens`).
+        projective map (``cv2.perspectiveTransform`` of the block's pixel grid, kept per
+        size: :func:`_grid_blocks`), then bent by the lens term (:meth:`_lens`).
         """
-        g = np.arange(size, dtype=np.float32) / px - margin
-        tile_of = np.clip(np.floor(g / 2), 0, 3).astype(int)  # tile column (or row) of a pixel
-        starts = [int(np.searchsorted(tile_of, t)) for t in range(4)] + [size]
-        g = g.astype(np.float64)
+        tiles = self._tile_matrices()
+        if self.k == 0.0:
+            xy = np.empty((size, size, 2), np.float32)
+            for t, (y0, y1, x0, x1, pts) in _grid_blocks(size, px, margin):
+                xy[y0:y1, x0:x1] = cv2.perspectiveTransform(pts, tiles[t]).reshape(y1 - y0, -1, 2)
+            return cv2.convertMaps(xy, None, cv2.CV_16SC2)
         ux, uy = np.empty((size, size), np.float32), np.empty((size, size), np.float32)
-        for j in range(4):
-            y0, y1 = starts[j], starts[j + 1]
-            for i in range(4):
-                x0, x1 = starts[i], starts[i + 1]
-                if y1 <= y0 or x1 <= x0:
-                    continue
-                bx, by = _project_grid(self._tile_matrix(4 * j + i).ravel(), g[x0:x1], g[y0:y1])
-                if self.k != 0.0:  # tile by tile: small blocks stay in the cache
-                    self._lens(bx, by)
-                ux[y0:y1, x0:x1], uy[y0:y1, x0:x1] = bx, by
+        for t, (y0, y1, x0, x1, pts) in _grid_blocks(size, px, margin):
+            bx, by = cv2.split(cv2.perspectiveTransform(pts, tiles[t]).reshape(y1 - y0, -1, 2))
+            self._lens(bx, by)  # tile by tile: small blocks stay in the cache
+            ux[y0:y1, x0:x1], uy[y0:y1, x0:x1] = bx, by
         return cv2.convertMaps(ux, uy, cv2.CV_16SC2)
 
     def _lens(self, ux: np.ndarray, uy: np.ndarray) -> None:
@@ -192,15 +189,18 @@ class BoardPose:
         uy *= f
         uy += cy
 
-    def _tile_matrix(self, t: int) -> np.ndarray:
-        """Canonical -> ideal image homography within tile ``t`` (twist, H, shift)."""
-        a = float(self.tile_angles[t])
-        cx, cy = CROSS_CENTRES[t]
-        c, s = np.cos(a), np.sin(a)
-        # Rotation by the tile's twist about its cross centre.
-        R = np.array([[c, -s, cx - c * cx + s * cy], [s, c, cy - s * cx - c * cy], [0, 0, 1]])
-        ox, oy = self.tile_offsets[t]
-        T = np.array([[1, 0, ox], [0, 1, oy], [0, 0, 1]], np.float64)
+    def _tile_matrices(self) -> np.ndarray:
+        """Canonical -> ideal image homography within each tile (16, 3, 3): the tile's twist
+        about its cross, the board's ``H``, the tile's shift."""
+        c, s = np.cos(self.tile_angles), np.sin(self.tile_angles)
+        cx, cy = CROSS_CENTRES[:, 0], CROSS_CENTRES[:, 1]
+        R = np.zeros((16, 3, 3))
+        R[:, 0, 0], R[:, 0, 1], R[:, 0, 2] = c, -s, cx - c * cx + s * cy
+        R[:, 1, 0], R[:, 1, 1], R[:, 1, 2] = s, c, cy - s * cx - c * cy
+        R[:, 2, 2] = 1.0
+        T = np.zeros((16, 3, 3))
+        T[:, 0, 0] = T[:, 1, 1] = T[:, 2, 2] = 1.0
+        T[:, :2, 2] = self.tile_offsets
         return T @ self.H @ R
 
     # ---------------------------------------------------------------- turning, saving
@@ -262,32 +262,32 @@ class BoardPose:
         return pose
 
 
-def _project_grid(m: np.ndarray, gx: np.ndarray, gy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Homography ``m`` (9,) applied to the grid of ``gx`` (columns) by ``gy`` (rows): x and
-    y (float32) as ``cv2.perspectiveTransform`` of the grid's points gives them, the same
-    arithmetic (double, through the reciprocal of w) without building the points.
+_GRIDS: dict[tuple[int, int, float], list] = {}
 
-    >>> m = np.array([2.0, 0.1, 3.0, 0.2, 1.5, -1.0, 0.01, 0.02, 1.0])
-    >>> gx, gy = np.linspace(0, 3, 4), np.linspace(-1, 1, 3)
-    >>> ox, oy = _project_grid(m, gx, gy)
-    >>> pts = np.stack(np.meshgrid(gx, gy), -1).reshape(-1, 1, 2).astype(np.float32)
-    >>> ref = cv2.perspectiveTransform(pts, m.reshape(3, 3)).reshape(3, 4, 2)
-    >>> bool(np.array_equal(ref[..., 0], ox) and np.array_equal(ref[..., 1], oy))
-    True
-    """
-    x, y = gx[None, :], gy[:, None]
-    w = np.add(x * m[6], y * m[7])  # in place from here: (x m6 + y m7) + m8, and so on
-    w += m[8]
-    small = np.abs(w) <= np.finfo(np.float32).eps  # at the horizon: 0, as OpenCV does
-    np.divide(1.0, w, out=w, where=~small)
-    w[small] = 0.0
-    out = []
-    for a, b, c in ((m[0], m[1], m[2]), (m[3], m[4], m[5])):
-        t = np.add(x * a, y * b)
-        t += c
-        t *= w
-        out.append(t.astype(np.float32))
-    return out[0], out[1]
+
+def _grid_blocks(size: int, px: int, margin: float) -> list:
+    """Per tile of a rectified board ``size`` pixels wide (``px`` per cell, ``margin``
+    cells around): (tile, y0, y1, x0, x1, its pixels' canonical points (n, 1, 2) float32),
+    made once per size. The points are the float32 grid the map always used."""
+    key = (size, px, margin)
+    if key not in _GRIDS:
+        if len(_GRIDS) >= 12:  # a few sizes are in use at a time (8 bytes a pixel each)
+            _GRIDS.clear()
+        g = np.arange(size, dtype=np.float32) / px - margin
+        tile_of = np.clip(np.floor(g / 2), 0, 3).astype(int)  # tile column (or row) of a pixel
+        starts = [int(np.searchsorted(tile_of, t)) for t in range(4)] + [size]
+        blocks = []
+        for j in range(4):
+            y0, y1 = starts[j], starts[j + 1]
+            for i in range(4):
+                x0, x1 = starts[i], starts[i + 1]
+                if y1 <= y0 or x1 <= x0:
+                    continue
+                pts = np.empty((y1 - y0, x1 - x0, 2), np.float32)
+                pts[..., 0], pts[..., 1] = g[None, x0:x1], g[y0:y1, None]
+                blocks.append((4 * j + i, (y0, y1, x0, x1, pts.reshape(-1, 1, 2))))
+        _GRIDS[key] = blocks
+    return _GRIDS[key]
 
 
 def _homographies(P: np.ndarray, U: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -386,6 +386,22 @@ def change_blocks(gray: np.ndarray) -> np.ndarray:
     return windows[: N * CHANGE_PX : CHANGE_PX, : N * CHANGE_PX : CHANGE_PX].reshape(N * N, k, k)
 
 
+def _median_int(a: np.ndarray) -> float:
+    """``float(np.median(a))`` of whole numbers ``a``: the same value (the middle one, or
+    the mean of the middle two), by one partition.
+
+    >>> a = np.array([[7, -2, 3], [9, 0, 4]])
+    >>> _median_int(a) == float(np.median(a)), _median_int(a[:, :1]), _median_int(a[0])
+    (True, 8.0, 3.0)
+    """
+    flat = a.ravel()
+    k = flat.size // 2
+    if flat.size % 2:
+        return float(np.partition(flat, k)[k])
+    part = np.partition(flat, (k - 1, k))
+    return (float(part[k - 1]) + float(part[k])) / 2
+
+
 def changed_cells(
     blocks: np.ndarray, reference: np.ndarray | None, occupied: np.ndarray | None = None
 ) -> np.ndarray:
@@ -403,15 +419,20 @@ def changed_cells(
     if reference is None:
         return np.ones(len(blocks), bool)
     diff = blocks - reference
-    sample = diff[:, ::3, ::3]
-    shift = float(np.median(sample))
+    sample = diff[:, ::3, ::3].astype(np.int32)
+    shift = _median_int(sample)
     if abs(shift) > CHANGE_GLOBAL:
         return np.ones(len(blocks), bool)
-    noise = 1.4826 * float(np.median(np.abs(sample - shift)))
+    # The median of |sample - shift| (a whole or half number each) from twice it, whole.
+    noise = 1.4826 * (_median_int(np.abs(2 * sample - round(2 * shift))) / 2)
     if noise > CHANGE_MAX_NOISE:  # most of the board changed (a bump, a new scene)
         return np.ones(len(blocks), bool)
     level = max(CHANGE_LEVEL, CHANGE_NOISE * noise)
-    moved = np.abs(diff - shift) > level
+    # |diff - shift| > level, as whole-number bounds on diff (each possible difference
+    # tested as written, in double; the still ones form one run): no float copy of diff.
+    values = np.arange(-255, 256)
+    still = values[np.abs(values - shift) <= level]
+    moved = (diff < still[0]) | (diff > still[-1])
     wide = moved.sum(axis=(1, 2)) >= CHANGE_PIXELS
     if occupied is None:
         return wide
