@@ -283,9 +283,10 @@ def predict(net, data, sc_mean, sc_scale):
     return np.concatenate(pm), np.concatenate(ps)
 
 
-def choose_threshold(pm, ps, mark, shaded) -> tuple[float, dict]:
+def choose_threshold(pm, ps, mark, shaded, fixed: float | None = None) -> tuple[float, dict]:
     """The threshold minimising ``wrong + unknown / 4`` on the validation photos: an
-    ``unknown`` (the player is asked) costs a quarter of a wrong answer (misled)."""
+    ``unknown`` (the player is asked) costs a quarter of a wrong answer (misled);
+    ``fixed`` (one of the thresholds tried, chosen by other means) overrides the rule."""
     k = pm.argmax(1)
     conf = pm.max(1) * np.maximum(ps, 1 - ps)
     wrong = (k != mark) | ((ps > 0.5) != (shaded > 0.5))
@@ -294,12 +295,17 @@ def choose_threshold(pm, ps, mark, shaded) -> tuple[float, dict]:
         sure = conf >= t
         report[t] = (float((wrong & sure).mean()), float((~sure).mean()))
         print(f"  threshold {t:.2f}: wrong {report[t][0]:.4%}  unknown {report[t][1]:.4%}")
-    chosen = min(report, key=lambda t: report[t][0] + report[t][1] / 4)
-    return chosen, {"val_wrong_at_0": report[0.0][0], "val_at_threshold": report[chosen]}
+    rule = min(report, key=lambda t: report[t][0] + report[t][1] / 4)
+    chosen = rule if fixed is None else fixed
+    info = {"val_wrong_at_0": report[0.0][0], "val_at_threshold": report[chosen]}
+    if chosen != rule:
+        info["threshold_by_rule"] = rule
+    return chosen, info
 
 
-def export(net, sc_mean, sc_scale, min_conf, info, path):
-    """Fold batch norm into the convolutions and save plain arrays (.npz)."""
+def export(net, sc_mean, sc_scale, min_conf, info, path, upright_triangles=True):
+    """Fold batch norm into the convolutions and save plain arrays (.npz);
+    ``upright_triangles``: trained without quarter turns (the reader reads it turned)."""
     arrays = {}
     convs = [m for m in net.conv if m.__class__.__name__ == "Conv2d"]
     bns = [m for m in net.conv if m.__class__.__name__ == "BatchNorm2d"]
@@ -314,6 +320,7 @@ def export(net, sc_mean, sc_scale, min_conf, info, path):
         layer = getattr(net, name)
         arrays[f"{name}_w"] = layer.weight.detach().numpy().T.astype(np.float32)
         arrays[f"{name}_b"] = layer.bias.detach().numpy().astype(np.float32)
+    arrays["upright_triangles"] = np.bool_(upright_triangles)
     arrays["scalar_mean"] = sc_mean.astype(np.float32)
     arrays["scalar_scale"] = sc_scale.astype(np.float32)
     arrays["min_confidence"] = np.float32(min_conf)
@@ -333,17 +340,22 @@ def val_grids(indices, size):
     return half, scal, np.concatenate(mark), np.concatenate(shaded)
 
 
-def combine(paths, out, indices, size, turned_triangles=True, name=None) -> None:
+def combine(paths, out, indices, size, name=None, threshold=None) -> None:
     """Average the networks of ``paths`` (each a ``.npz`` of one or more) and choose the
-    threshold for the ensemble on the validation photos ``indices``; ``turned_triangles``
-    is the model's :attr:`~piecebridge.vision.card_cells.CellNet.turned_triangles`."""
+    threshold for the ensemble on the validation photos ``indices`` (or keep
+    ``threshold``, chosen on tuning photos by other means, and only report). A network
+    trained with quarter turns is marked so the reader does not read it turned
+    (:func:`~piecebridge.vision.card_cells.learned_upright_triangles`)."""
     runs = [cc.CellNet.load(p) for p in paths]
+    for r in runs:
+        turned = "quarter turns" in str((r.info or {}).get("trained_on"))
+        for m in r.members:
+            m.setdefault("upright_triangles", np.bool_(not turned))
     trained_on = {str((r.info or {}).get("trained_on")) for r in runs}
-    if len(trained_on) != 1:  # else the threshold could be chosen on a member's own photos
-        raise SystemExit(f"the runs were trained on different photos: {sorted(trained_on)}")
-    seen = re.search(r"photos (\d+)\.\.(\d+)", next(iter(trained_on)))
-    if seen is None or (int(seen[2]) >= indices[0] and int(seen[1]) <= indices[-1]):
-        raise SystemExit(f"validation photos {indices[0]}..{indices[-1]} overlap {trained_on}")
+    for text in trained_on:  # else the threshold could be chosen on a member's own photos
+        seen = re.search(r"tune split photos (\d+)\.\.(\d+)", text)
+        if seen is None or (int(seen[2]) >= indices[0] and int(seen[1]) <= indices[-1]):
+            raise SystemExit(f"validation photos {indices[0]}..{indices[-1]} overlap {text}")
     net = cc.CellNet([m for r in runs for m in r.members])
     half, scal, mark, shaded = val_grids(indices, size)
     pm, ps = [], []
@@ -351,15 +363,15 @@ def combine(paths, out, indices, size, turned_triangles=True, name=None) -> None
         m, sh = net.predict_half_mirrored(h, s)
         pm.append(m)
         ps.append(sh)
-    thr, info = choose_threshold(np.concatenate(pm), np.concatenate(ps), mark, shaded)
+    thr, info = choose_threshold(np.concatenate(pm), np.concatenate(ps), mark, shaded, threshold)
     info.update(
-        trained_on=trained_on.pop(),
+        trained_on=" + ".join(sorted(trained_on)),
         threshold_from=f"tune split photos {indices[0]}..{indices[-1]}, ensemble, mirrored",
         members=[{"file": str(p), **(r.info or {})} for p, r in zip(paths, runs, strict=True)],
         command=" ".join(sys.argv),
         model=name,
     )
-    net.min_confidence, net.info, net.turned_triangles = thr, info, turned_triangles
+    net.min_confidence, net.info = thr, info
     net.save(out)
     print(f"saved {out}: {len(net.members)} networks, min_confidence {thr}")
 
@@ -406,16 +418,16 @@ def main() -> None:
     ap.add_argument("--out", default=str(cc.MODEL_PATH))
     ap.add_argument("--combine", nargs="+", help="runs (.npz) to average into one model")
     ap.add_argument(
-        "--no-turned-triangles",
-        action="store_true",
-        help="with --combine: the model is not also read turned for triangles (it learned "
-        "them pointing every way, --turns)",
+        "--threshold",
+        type=float,
+        help="with --combine: this confidence threshold (chosen on tuning photos) instead "
+        "of the rule's",
     )
     a = ap.parse_args()
     size = tuple(int(v) for v in a.size.split("x"))
     if a.combine:
         indices = list(range(a.photos - a.val, a.photos))
-        combine(a.combine, a.out, indices, size, not a.no_turned_triangles, a.name)
+        combine(a.combine, a.out, indices, size, a.name, a.threshold)
         return
 
     import torch
@@ -526,7 +538,7 @@ def main() -> None:
         command=" ".join(sys.argv),
         continued_from=a.init,
     )
-    export(net, sc_mean, sc_scale, thr, info, a.out)
+    export(net, sc_mean, sc_scale, thr, info, a.out, upright_triangles=not a.turns)
     torch.save(net.state_dict(), CACHE / f"{Path(a.out).stem}.pt")  # to fine-tune from
     print(f"saved {a.out} (min_confidence {thr}); {time.time() - t0:.0f}s")
 

@@ -237,21 +237,41 @@ def test_ensemble_averages_its_members_and_survives_saving(net, tmp_path):
     np.testing.assert_allclose(pm, (single[0][0] + single[1][0]) / 2, atol=1e-6)
     np.testing.assert_allclose(ps, (single[0][1] + single[1][1]) / 2, atol=1e-6)
     assert not np.allclose(single[0][0], single[1][0])
-    pair.turned_triangles = False
     pair.save(tmp_path / "pair.npz")
     back = cc.CellNet.load(tmp_path / "pair.npz")
     assert len(back.members) == 2 and back.min_confidence == pytest.approx(0.7)
     assert back.info == {"trained_on": "test"}
-    assert back.turned_triangles is False
     np.testing.assert_allclose(back.predict_maps(maps, scalars)[0], pm, atol=1e-6)
 
 
-def test_a_model_file_without_the_turned_flag_is_read_turned_too(net, tmp_path):
-    """v9 and before learned upright triangles only: their files carry no flag, and the
-    reader keeps reading the grid turned for them."""
-    arrays = {f"net0.{k}": v for k, v in net.members[0].items()}
-    np.savez(tmp_path / "old.npz", min_confidence=np.float32(0.6), **arrays)
-    assert cc.CellNet.load(tmp_path / "old.npz").turned_triangles is True
+def test_only_networks_that_learned_upright_triangles_read_the_grid_turned(net, tmp_path):
+    """v9 and before learned upright triangles only (no flag in their file); a network
+    trained with quarter turns says so, is saved with it, and is not read turned."""
+    old = {k: v for k, v in net.members[0].items() if k != "upright_triangles"}
+    turned = dict(old, upright_triangles=np.bool_(False))
+    assert cc.learned_upright_triangles(old) and not cc.learned_upright_triangles(turned)
+    cc.CellNet([old, turned]).save(tmp_path / "mixed.npz")
+    back = cc.CellNet.load(tmp_path / "mixed.npz")
+    assert [cc.learned_upright_triangles(m) for m in back.members] == [True, False]
+    img = blank_grid()
+    draw(img, 3, 4, "triangle", angle=90.0)
+    half_maps = cc.half_maps(cc.cell_maps(img.astype(np.uint8))[0])
+    scalars = cc.cell_maps(img.astype(np.uint8))[1]
+    calls = []
+    original = cc._predict_member
+
+    def counting(a, half, sc):
+        calls.append(cc.learned_upright_triangles(a))
+        return original(a, half, sc)
+
+    cc._predict_member = counting
+    try:
+        pm, _ = back.predict_half(half_maps, scalars)
+        calls.clear()
+        back.triangles_any_way(half_maps, scalars, pm)
+    finally:
+        cc._predict_member = original
+    assert calls == [True, True, True]  # three turns, the upright-only network alone
 
 
 @pytest.mark.parametrize("damage", ["fewer scalars", "unknown scalar count", "dense rows"])
@@ -286,9 +306,9 @@ def test_triangles_pointing_any_way_are_read_as_triangles(net):
     read = {rc: cc.MARK_CLASSES[int(pm[rc[0] * 10 + rc[1]].argmax())] for rc in cells}
     assert set(read.values()) == {"triangle"}, read
     missed = [rc for rc in cells if upright[rc[0] * 10 + rc[1]].argmax() != tri]
-    if net.turned_triangles:  # a model that learned upright triangles misses some alone
+    if all(map(cc.learned_upright_triangles, net.members)):  # upright ones miss some
         assert missed
-    else:  # one that learned them every way reads them all without the turned grid
+    elif not any(map(cc.learned_upright_triangles, net.members)):  # learned every way
         assert not missed, missed
     # the o and the x stay what they are
     assert cc.MARK_CLASSES[int(pm[55].argmax())] == "o"

@@ -22,9 +22,10 @@ statistics) gives ``mark`` (7 classes incl. none) and ``shaded``. It is trained
 with PyTorch by ``benchmarks/card_train.py`` on the tuning split of the fixture
 renderer, heavily augmented, and runs here in plain numpy and OpenCV. A model may
 hold several such networks trained apart (other seeds), their probabilities
-averaged (v8 held two; v9, shipped, one); each is also read over the grid's mirror
-image. Cells whose best
-answer is below the confidence threshold are reported as unknown, not guessed.
+averaged (v8 held two; v9 one; v10, shipped, three: v9 and two networks that also
+learned the alt-style hand and triangles pointing every way); each is also read
+over the grid's mirror image. Cells whose best answer is below the confidence
+threshold are reported as unknown, not guessed.
 
 >>> rect = np.full((2 * 48 + 10 * CELL_PX,) * 2, 230, np.uint8)
 >>> maps, scalars = cell_maps(rect)
@@ -432,12 +433,19 @@ def _member_arrays(d, files) -> list[dict]:
     """The networks stored in one ``.npz``: plain names for one network, or the
     prefixes ``net0.``, ``net1.``... for an ensemble."""
     if "conv0_w" in files:
-        return [{k: d[k] for k in files if k not in ("info", "min_confidence", "turned_triangles")}]
+        return [{k: d[k] for k in files if k not in ("info", "min_confidence")}]
     members = []
     while f"net{len(members)}.conv0_w" in files:
         prefix = f"net{len(members)}."
         members.append({k[len(prefix) :]: d[k] for k in files if k.startswith(prefix)})
     return members
+
+
+def learned_upright_triangles(member: dict) -> bool:
+    """Whether a network learned triangles pointing up only (v9 and before: no
+    ``upright_triangles`` array), so the grid is also read turned for it
+    (:meth:`CellNet.triangles_any_way`). Networks trained with quarter turns say no."""
+    return bool(member.get("upright_triangles", True))
 
 
 #: Scalar inputs per cell of the models this reader can run: v8's 32 (before the paper
@@ -469,10 +477,6 @@ class CellNet:
     members: list[dict]
     min_confidence: float = DEFAULT_MIN_CONFIDENCE
     info: dict | None = None
-    #: whether :meth:`predict_grid` also reads the grid turned for triangles pointing
-    #: another way (:meth:`triangles_any_way`): needed by a model that saw upright
-    #: triangles only (v9 and before; a file without the flag is one of those)
-    turned_triangles: bool = True
 
     @classmethod
     def load(cls, path: Path | str) -> CellNet:
@@ -480,18 +484,15 @@ class CellNet:
             members = _member_arrays(d, d.files)
             conf = float(d["min_confidence"])
             info = json.loads(str(d["info"])) if "info" in d.files else None
-            turned = bool(d["turned_triangles"]) if "turned_triangles" in d.files else True
         if not members or not all(_fits_inputs(m) for m in members):
             raise ValueError("card cell model does not match this version's inputs")
-        return cls(members, conf, info, turned)
+        return cls(members, conf, info)
 
     def save(self, path: Path | str) -> None:
-        """Write the members (``net0.`` ... prefixes), threshold, info and the
-        :attr:`turned_triangles` flag as ``.npz``."""
+        """Write the members (``net0.`` ... prefixes), threshold and info as ``.npz``."""
         arrays = {f"net{i}.{k}": v for i, m in enumerate(self.members) for k, v in m.items()}
         arrays["min_confidence"] = np.float32(self.min_confidence)
         arrays["info"] = np.array(json.dumps(self.info or {}))
-        arrays["turned_triangles"] = np.bool_(self.turned_triangles)
         np.savez_compressed(path, **arrays)
 
     def predict_maps(self, maps: np.ndarray, scalars: np.ndarray):
@@ -514,15 +515,18 @@ class CellNet:
         ``mirror`` averages them with the reading of the grid mirrored left to right
         (every class keeps its name in a mirror; the scalars are mirror-symmetric, so
         only the convolutions run twice): steadier answers, fewer unsure cells.
-        ``turned_triangles`` (default: the model's own :attr:`turned_triangles`) also
-        reads the grid turned (:meth:`triangles_any_way`).
+        ``turned_triangles`` (default: whether any member learned upright triangles only,
+        :func:`learned_upright_triangles`) also reads the grid turned
+        (:meth:`triangles_any_way`).
         """
         maps, scalars = cell_maps(rect)
         half = half_maps(maps)
         if not mirror:
             return self.predict_half(half, scalars)
         pm, ps = self.predict_half_mirrored(half, scalars)
-        if self.turned_triangles if turned_triangles is None else turned_triangles:
+        if turned_triangles is None:
+            turned_triangles = any(map(learned_upright_triangles, self.members))
+        if turned_triangles:
             pm = self.triangles_any_way(half, scalars, pm)
         return pm, ps
 
@@ -535,13 +539,17 @@ class CellNet:
         turned a quarter, half or three quarters is read as well; where a turned reading
         names a triangle more surely (at least ``TURNED_TRIANGLE``) than the upright one,
         that cell takes the turned reading's marks. Shading stays as read upright.
+        Only the members that learned upright triangles only read the turned grid (all,
+        if none did): the others read triangles any way already.
         """
+        upright = [m for m in self.members if learned_upright_triangles(m)]
+        readers = CellNet(upright) if upright and len(upright) < len(self.members) else self
         tri = MARK_CLASSES.index("triangle")
         grid = scalars.reshape(10, 10, -1)
         best = pm.copy()
         for k in (1, 2, 3):
             turned = np.ascontiguousarray(np.rot90(half, k, axes=(1, 2)))
-            pk, _ = self.predict_half(turned, np.rot90(grid, k).reshape(100, -1))
+            pk, _ = readers.predict_half(turned, np.rot90(grid, k).reshape(100, -1))
             pk = np.rot90(pk.reshape(10, 10, -1), -k).reshape(100, -1)
             take = (pk[:, tri] >= TURNED_TRIANGLE) & (pk[:, tri] > best[:, tri])
             best[take] = pk[take]
