@@ -4,7 +4,7 @@ The photo shows the ``reflec-calibration/1`` layout (``shared/spec/formats.md``)
 suit side up facing north, suns on a1-f1, moons a2-f2, crowns a3-f3, arms a4-f4; pawns suns g1,
 moons g2, crowns g3, arms g4; everything else empty. The occupied 7x4 block is not symmetric
 under quarter turns, so it fixes which side of the board is north; each suit's coin look is
-the average of its six coins, aligned to each other; its pawn look is its one pawn.
+the median of its six coins, aligned to each other; its pawn look is its one pawn.
 
 The result is a :class:`BoardSetup`, saved as JSON with ``"format": "piecebridge-setup/1"``:
 
@@ -40,8 +40,9 @@ from piecebridge.vision.cells import (
     energies,
 )
 from piecebridge.vision.facing import (
+    FACE_MASK,
     coin_centre,
-    face_scores,
+    fine_detail,
     mark_blob,
     mark_centre,
     turn_alikeness,
@@ -122,30 +123,76 @@ def _layout_score(ratio: np.ndarray) -> float:
 
 
 def _coin_looks(views: BoardViews, cells: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """A suit's coin look at PX (coarse) and FACE_PX (fine): each coin is cut out centred
-    on its rim circle, so the average is sharp and the grid lines beside it do not count."""
-    coarse, fine = [], []
-    k = PX / FACE_PX
+    """A suit's coin look at PX (coarse) and FACE_PX (fine): each coin is cut out at its
+    place in the consensus of the six (:func:`_align`), so the average is sharp, centred
+    where the coins' rim circles agree, and the grid lines beside a coin do not count."""
+    centres = []
     for i in cells:
         c = coin_centre(views, i)
         if c is None:  # no rim found: fall back to the cell centre
             c = ((MARGIN + i % N + 0.5) * FACE_PX, (MARGIN + i // N + 0.5) * FACE_PX)
-        fine.append(cv2.getRectSubPix(views.rel_hi, (FACE_CROP, FACE_CROP), c))
-        lo = cv2.getRectSubPix(
-            views.rel_lo, (CROP, CROP), (c[0] * k - 0.5 * (1 - k), c[1] * k - 0.5 * (1 - k))
-        )
+        centres.append(c)
+    centres = _align(views, centres)
+    fine = [cv2.getRectSubPix(views.rel_hi, (FACE_CROP, FACE_CROP), c) for c in centres]
+    k = PX / FACE_PX
+    coarse = []
+    for x, y in centres:
+        at = (x * k - 0.5 * (1 - k), y * k - 0.5 * (1 - k))
+        lo = cv2.getRectSubPix(views.rel_lo, (CROP, CROP), at)
         lo[..., 0] -= lo[..., 0].mean()
         coarse.append(lo)
-    # Align the fine looks to each other (rim circles are found to about a pixel), then
-    # again to their median: one coin with a misfound rim must not set the reference.
-    ref = fine[0]
-    for _ in range(2):
-        aligned = []
-        for f in fine:
-            padded = cv2.copyMakeBorder(f, 3, 3, 3, 3, cv2.BORDER_REPLICATE)
-            aligned.append(face_scores(padded, ref[None])[1])
-        ref = np.median(aligned, axis=0).astype(np.float32)
-    return np.mean(coarse, axis=0), ref
+    return np.mean(coarse, axis=0), np.median(fine, axis=0).astype(np.float32)
+
+
+#: Pixels (FACE_PX) a calibration coin may move to fit the others (see :func:`_align`).
+ALIGN_SHIFT = 4
+
+
+def _align(views: BoardViews, centres: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The coins' centres moved so their cut-outs fit the median of all six cut-outs (fine
+    detail, inside the coin's disc, to a fraction of a pixel): first the median of the
+    cut-outs as found, then that of the aligned ones.
+
+    A rim circle (``coin_centre``) may snap onto a round symbol or a shadow and sit 2-4 px
+    off; the median of six cut-outs is centred where most of them agree, so one misfound
+    circle does not set the look's centre (aligning to the first coin let it): the look is
+    turned about its centre, its rim made round about it, and the mark is looked for from it.
+    """
+    size = FACE_CROP + 2 * ALIGN_SHIFT
+    moved = centres
+    for _ in range(2):  # against the median of the cut-outs as found, then as aligned
+        cuts = [cv2.getRectSubPix(views.rel_hi, (FACE_CROP, FACE_CROP), c) for c in moved]
+        ref = np.median(cuts, axis=0).astype(np.float32)
+        moved = []
+        for c in centres:
+            dx, dy = _best_shift(cv2.getRectSubPix(views.rel_hi, (size, size), c), ref)
+            moved.append((c[0] + dx, c[1] + dy))
+    return moved
+
+
+def _best_shift(win: np.ndarray, ref: np.ndarray) -> tuple[float, float]:
+    """Sub-pixel (dx, dy) of ``ref`` within ``win`` (0 when centred): normalised
+    correlation of their fine detail inside the coin's disc, the peak refined by a
+    parabola each way.
+
+    >>> rng = np.random.default_rng(0)
+    >>> ref = cv2.GaussianBlur(rng.normal(0, 20, (44, 44, 3)).astype(np.float32), (0, 0), 1.5)
+    >>> win = cv2.getRectSubPix(ref, (44, 44), (21.5 - 2, 21.5 + 1))  # ref 2 px east, 1 north
+    >>> [round(v) for v in _best_shift(win, ref[4:40, 4:40])]
+    [2, -1]
+    """
+    mask = np.repeat(FACE_MASK, 3, axis=2)  # the coin only, not the grid lines beside it
+    r = cv2.matchTemplate(fine_detail(win), fine_detail(ref), cv2.TM_CCORR_NORMED, mask=mask)
+    _, _, _, (bx, by) = cv2.minMaxLoc(r)
+    h, w = r.shape
+
+    def vertex(a: float, b: float, c: float) -> float:
+        d = a - 2 * b + c
+        return 0.0 if d >= 0 else float(np.clip(0.5 * (a - c) / d, -0.5, 0.5))
+
+    fx = vertex(r[by, bx - 1], r[by, bx], r[by, bx + 1]) if 0 < bx < w - 1 else 0.0
+    fy = vertex(r[by - 1, bx], r[by, bx], r[by + 1, bx]) if 0 < by < h - 1 else 0.0
+    return bx + fx - (w - 1) / 2, by + fy - (h - 1) / 2
 
 
 def learn_setup(
