@@ -216,3 +216,25 @@ def test_a_few_cells_are_read_against_references_kept_from_the_last_full_read(se
     assert len(checks) == 2 and reader._refs is kept
     reader.read(before)  # a full read makes them again from its frame
     assert reader._refs is not kept
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_arm_sums_at_the_samples_equal_the_blurred_board(seed):
+    """The hand-cover measure's running sums give the very values of cv2.blur over the
+    whole board at every sample and offset (the speed round's shortcut is exact)."""
+    from piecebridge.vision import occlusion
+
+    rng = np.random.default_rng(seed)
+    px, margin = int(rng.integers(30, 70)), 0.5
+    size = round((8 + 2 * margin) * px)
+    ridge = rng.integers(0, 256, (size, size), dtype=np.uint8)
+    cy, cx, off, _ = occlusion._index(px, margin)
+    length = max(3, px // 5)
+    down, across = occlusion._arm_sums(ridge, cy, cx, off, length)
+    pieces = occlusion.PIECES
+    along_y = cv2.blur(ridge.astype(np.float32), (1, length))
+    along_x = cv2.blur(ridge.astype(np.float32), (length, 1))
+    want_down = along_y[cy[:, :pieces, None], cx[:, :pieces, None] + off]
+    want_across = along_x[cy[:, pieces:, None] + off, cx[:, pieces:, None]]
+    assert np.array_equal((down * (1.0 / length)).astype(np.float32), want_down)
+    assert np.array_equal((across * (1.0 / length)).astype(np.float32), want_across)

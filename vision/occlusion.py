@@ -103,11 +103,12 @@ def _arm_sums(
     horizontal ones' along the columns, each (64, PIECES, offsets) int. None when a box
     would reach past the picture (cv2.blur reflects there)."""
     key = (ridge.shape, cy.tobytes(), cx.tobytes(), off.tobytes(), length)
-    if key not in _SUMS:
+    try:  # one lookup: another thread may clear the cache meanwhile
+        index = _SUMS[key]
+    except KeyError:
         if len(_SUMS) >= 8:
             _SUMS.clear()
-        _SUMS[key] = _sum_index(ridge.shape, cy, cx, off, length)
-    index = _SUMS[key]
+        index = _SUMS[key] = _sum_index(ridge.shape, cy, cx, off, length)
     if index is None:
         return None
     out = []
@@ -122,7 +123,9 @@ def _arm_sums(
 _SUMS: dict[tuple, list | None] = {}
 
 
-def _sum_index(shape: tuple[int, ...], cy, cx, off, length: int) -> list | None:
+def _sum_index(
+    shape: tuple[int, ...], cy: np.ndarray, cx: np.ndarray, off: np.ndarray, length: int
+) -> list | None:
     """What :func:`_arm_sums` indexes with, per direction (made once per layout): whether
     the lines summed along are rows, which lines, the ends of each box and each sample's
     line."""

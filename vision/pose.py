@@ -265,12 +265,16 @@ class BoardPose:
 _GRIDS: dict[tuple[int, int, float], list] = {}
 
 
-def _grid_blocks(size: int, px: int, margin: float) -> list:
+def _grid_blocks(
+    size: int, px: int, margin: float
+) -> list[tuple[int, tuple[int, int, int, int, np.ndarray]]]:
     """Per tile of a rectified board ``size`` pixels wide (``px`` per cell, ``margin``
-    cells around): (tile, y0, y1, x0, x1, its pixels' canonical points (n, 1, 2) float32),
-    made once per size. The points are the float32 grid the map always used."""
+    cells around): ``(tile, (y0, y1, x0, x1, points))``, the points being its pixels'
+    canonical coordinates (n, 1, 2) float32, made once per size. The points are the
+    float32 grid the map always used."""
     key = (size, px, margin)
-    if key not in _GRIDS:
+    blocks = _GRIDS.get(key)  # one lookup: another thread may clear the cache meanwhile
+    if blocks is None:
         if len(_GRIDS) >= 12:  # a few sizes are in use at a time (8 bytes a pixel each)
             _GRIDS.clear()
         g = np.arange(size, dtype=np.float32) / px - margin
@@ -287,7 +291,7 @@ def _grid_blocks(size: int, px: int, margin: float) -> list:
                 pts[..., 0], pts[..., 1] = g[None, x0:x1], g[y0:y1, None]
                 blocks.append((4 * j + i, (y0, y1, x0, x1, pts.reshape(-1, 1, 2))))
         _GRIDS[key] = blocks
-    return _GRIDS[key]
+    return blocks
 
 
 def _homographies(P: np.ndarray, U: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
