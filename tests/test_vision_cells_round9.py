@@ -100,6 +100,18 @@ def test_by_a_hand_the_mark_may_confirm_the_looks_turn_but_not_pick_another(monk
     assert (d.kind, d.facing) == (("coin", want) if want else ("unknown", None))
 
 
+def test_by_a_hand_two_leaning_mark_reads_naming_the_looks_turn_confirm_it(monkeypatch):
+    """Two mark reads that lean (not sure) to the look's own turn count as confirming it
+    beside a hand, as one sure read does (before round 9 they counted against it)."""
+    from piecebridge.vision.cells import _check_mark
+
+    _marks(monkeypatch, ("east", 0.45), ("east", 0.45))
+    d = _weak_arms_coin()
+    _check_mark(d, None, 0, LEARNED)
+    d = _by_hand(d)
+    assert (d.kind, d.facing) == ("coin", "east")
+
+
 def test_a_sure_rim_read_agreeing_with_a_weak_look_is_checked_from_the_looks_centre(
     monkeypatch,
 ):
