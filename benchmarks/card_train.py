@@ -283,6 +283,10 @@ def predict(net, data, sc_mean, sc_scale):
     return np.concatenate(pm), np.concatenate(ps)
 
 
+#: The confidence thresholds tried on the validation photos (``--threshold`` is one of them).
+THRESHOLDS = (0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
+
+
 def choose_threshold(pm, ps, mark, shaded, fixed: float | None = None) -> tuple[float, dict]:
     """The threshold minimising ``wrong + unknown / 4`` on the validation photos: an
     ``unknown`` (the player is asked) costs a quarter of a wrong answer (misled);
@@ -291,7 +295,7 @@ def choose_threshold(pm, ps, mark, shaded, fixed: float | None = None) -> tuple[
     conf = pm.max(1) * np.maximum(ps, 1 - ps)
     wrong = (k != mark) | ((ps > 0.5) != (shaded > 0.5))
     report = {}
-    for t in (0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95):
+    for t in THRESHOLDS:
         sure = conf >= t
         report[t] = (float((wrong & sure).mean()), float((~sure).mean()))
         print(f"  threshold {t:.2f}: wrong {report[t][0]:.4%}  unknown {report[t][1]:.4%}")
@@ -420,6 +424,7 @@ def main() -> None:
     ap.add_argument(
         "--threshold",
         type=float,
+        choices=THRESHOLDS,
         help="with --combine: this confidence threshold (chosen on tuning photos) instead "
         "of the rule's",
     )
