@@ -244,7 +244,9 @@ def test_ensemble_averages_its_members_and_survives_saving(net, tmp_path):
     np.testing.assert_allclose(back.predict_maps(maps, scalars)[0], pm, atol=1e-6)
 
 
-def test_only_networks_that_learned_upright_triangles_read_the_grid_turned(net, tmp_path):
+def test_only_networks_that_learned_upright_triangles_read_the_grid_turned(
+    net, tmp_path, monkeypatch
+):
     """v9 and before learned upright triangles only (no flag in their file); a network
     trained with quarter turns says so, is saved with it, and is not read turned."""
     old = {k: v for k, v in net.members[0].items() if k != "upright_triangles"}
@@ -255,8 +257,8 @@ def test_only_networks_that_learned_upright_triangles_read_the_grid_turned(net, 
     assert [cc.learned_upright_triangles(m) for m in back.members] == [True, False]
     img = blank_grid()
     draw(img, 3, 4, "triangle", angle=90.0)
-    half_maps = cc.half_maps(cc.cell_maps(img.astype(np.uint8))[0])
-    scalars = cc.cell_maps(img.astype(np.uint8))[1]
+    maps, scalars = cc.cell_maps(img.astype(np.uint8))
+    half_maps = cc.half_maps(maps)
     calls = []
     original = cc._predict_member
 
@@ -264,13 +266,10 @@ def test_only_networks_that_learned_upright_triangles_read_the_grid_turned(net, 
         calls.append(cc.learned_upright_triangles(a))
         return original(a, half, sc)
 
-    cc._predict_member = counting
-    try:
-        pm, _ = back.predict_half(half_maps, scalars)
-        calls.clear()
-        back.triangles_any_way(half_maps, scalars, pm)
-    finally:
-        cc._predict_member = original
+    monkeypatch.setattr(cc, "_predict_member", counting)
+    pm, _ = back.predict_half(half_maps, scalars)
+    calls.clear()
+    back.triangles_any_way(half_maps, scalars, pm)
     assert calls == [True, True, True]  # three turns, the upright-only network alone
 
 
