@@ -1008,12 +1008,12 @@ def _sure_rivals(d: CellDecision, looks: PieceLooks) -> set[str]:
     >>> sorted(_sure_rivals(d, looks))  # east: runner-up and alike; west leads by 0.35
     ['east']
     """
+    if d.facing not in FACINGS or len(d.turn_leads) != len(FACINGS):
+        return set()
     out = set()
     runner = _runner_up(d)
     if runner is not None:
         out.add(runner)
-    if d.facing not in FACINGS or len(d.turn_leads) != len(FACINGS):
-        return out
     pick = FACINGS.index(d.facing)
     for k, alike in enumerate(looks.turn_alike.get(d.best[1], ()), start=1):
         f = FACINGS[(pick + k) % len(FACINGS)]
