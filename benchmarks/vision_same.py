@@ -7,7 +7,8 @@ measured and decided fields, and what the read says of itself (moved, cells read
 fallback). Reads: each rig's calibration (the setup's pose), each shot with and without the
 setup, a locked reader cycling the rig's shots (full reads and ``cells=CHANGED``), and for
 the first ``--stream-rigs`` rigs a 12-frame camera stream read twice round with
-``cells=CHANGED`` and with named cells. ``diff`` compares two dumps line by line.
+``cells=CHANGED`` and with named cells. ``--art NAME`` reads rigs rendered in that piece
+art instead (no streams). ``diff`` compares two dumps line by line.
 
 Run the same command on the code before and after (e.g. a ``git worktree`` of each, each
 imported through its own layout dir, see notes/HELPERS.md)::
@@ -72,7 +73,13 @@ def _record(tag: str, read, *args, **kwargs) -> dict:
     }
 
 
-def dump(out_path: str, rigs: int, stream_rigs: int, cache: Path) -> int:
+def dump(
+    out_path: str,
+    rigs: range,
+    stream_rigs: int,
+    cache: Path,
+    art: str | None = None,
+) -> int:
     cv2.setNumThreads(1)
     n = 0
     with open(out_path, "w") as out:
@@ -82,8 +89,8 @@ def dump(out_path: str, rigs: int, stream_rigs: int, cache: Path) -> int:
             out.write(json.dumps(rec, default=repr) + "\n")
             n += 1
 
-        for rig in range(rigs):
-            cal, shots = vr.rig_images("tune", rig, "realistic", cache)
+        for rig in rigs:
+            cal, shots = vr.rig_images("tune", rig, "realistic", cache, art)
             try:
                 setup, _ = learn_setup(cal)
                 put({"tag": f"r{rig}-setup", "setup": repr(setup.pose.to_json())})
@@ -101,7 +108,8 @@ def dump(out_path: str, rigs: int, stream_rigs: int, cache: Path) -> int:
                     put(_record(f"r{rig}-cycle{k}-full", full.read, img))
                     put(_record(f"r{rig}-cycle{k}-changed", changed.read, img, CHANGED))
             print(f"rig {rig}: {n} reads so far", file=sys.stderr)
-        for rig in range(stream_rigs):
+        # Streams are rendered in the split's own mix of arts only.
+        for rig in range(stream_rigs) if art is None else ():
             cal, _ = vr.rig_images("tune", rig, "realistic", cache)
             setup, _ = learn_setup(cal)
             frames = vr.stream_frames(cache, split="tune", rig_index=rig, difficulty="realistic")
@@ -141,6 +149,12 @@ def main(argv: list[str] | None = None) -> int:
     d = sub.add_parser("dump", help="read the tune split, one JSON line per read")
     d.add_argument("out")
     d.add_argument("--rigs", type=int, default=35)
+    d.add_argument("--first-rig", type=int, default=0)
+    d.add_argument(
+        "--art",
+        choices=sorted(vr.ART),
+        help="every rig in this piece art (no streams; default: the split's mix)",
+    )
     d.add_argument("--stream-rigs", type=int, default=4)
     d.add_argument("--cache", default="~/.cache/piecebridge/vision_reflec")
     c = sub.add_parser("diff", help="compare two dumps (exit 1 if any read differs)")
@@ -150,7 +164,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.what == "dump":
         cache = Path(args.cache).expanduser()
         cache.mkdir(parents=True, exist_ok=True)
-        return dump(args.out, args.rigs, args.stream_rigs, cache)
+        rigs = range(args.first_rig, args.first_rig + args.rigs)
+        return dump(args.out, rigs, args.stream_rigs, cache, args.art)
     return diff(args.a, args.b)
 
 
