@@ -117,9 +117,25 @@ def alt_indices(spans: list[str]) -> list[int]:
 def alt_grid_data(spans: list[str], size) -> dict:
     """:func:`grid_data` of the alt-style tuning photos in ``spans`` (:func:`alt_indices`;
     :mod:`piecebridge.synth.card_styles`: other pens and pencils, other shapes and
-    shadings, other printing), rendered and read on first use like the classic ones."""
-    name = f"net_tune_alt_{'_'.join(spans)}_{size[0]}x{size[1]}"
-    return grid_data(alt_indices(spans), size, "alt", name)
+    shadings, other printing), rendered and read on first use like the classic ones.
+
+    The alt style draws on the classic renderer (its contents and its camera), so the
+    cache name carries ``RENDER_VERSION`` as the classic one does: a newer renderer's
+    grids are other grids and are made anew.
+    """
+    return grid_data(alt_indices(spans), size, "alt", alt_cache_name(spans, size))
+
+
+def alt_cache_name(spans: list[str], size) -> str:
+    """Name of the training cache of the alt-style tuning photos ``spans`` (see
+    :func:`alt_grid_data`), with the renderer's version.
+
+    >>> alt_cache_name(["60-202", "300-372"], (2000, 1500)) == (
+    ...     f"net_tune_alt_60-202_300-372_2000x1500_r{RENDER_VERSION}"
+    ... )
+    True
+    """
+    return f"net_tune_alt_{'_'.join(spans)}_{size[0]}x{size[1]}_r{RENDER_VERSION}"
 
 
 def dequantise(maps_u8):
