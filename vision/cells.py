@@ -997,23 +997,19 @@ def _mark_picks_turn(
 
 def _sure_rivals(d: CellDecision, looks: PieceLooks) -> set[str]:
     """Turns a sure mark read may choose against the look, which leads them by under
-    ``MARK_CONFLICT_LEAD``: its clear runner-up (:func:`_runner_up`), and the turns its
-    suit's learned look is fairly alike under (``PieceLooks.turn_alike`` at least
-    ``FAIRLY_ALIKE``, learned from the calibration coins): there light and shade that do
-    not turn with the coin can carry the look's lead.
+    ``MARK_CONFLICT_LEAD``: the turns its suit's learned look is fairly alike under
+    (``PieceLooks.turn_alike`` at least ``FAIRLY_ALIKE``, learned from the calibration
+    coins): there light and shade that do not turn with the coin can carry the look's lead.
 
     >>> looks = PieceLooks({}, {}, turn_alike={"suns": (0.8, 0.3, 0.75)})
     >>> d = CellDecision("a1", "coin", best=("coin", "suns"), facing="north",
     ...                  turn_leads=(0.0, 0.2, 0.25, 0.35))
-    >>> sorted(_sure_rivals(d, looks))  # east: runner-up and alike; west leads by 0.35
+    >>> sorted(_sure_rivals(d, looks))  # east: alike, led by 0.2; west leads by 0.35
     ['east']
     """
     if d.facing not in FACINGS or len(d.turn_leads) != len(FACINGS):
         return set()
     out = set()
-    runner = _runner_up(d)
-    if runner is not None:
-        out.add(runner)
     pick = FACINGS.index(d.facing)
     for k, alike in enumerate(looks.turn_alike.get(d.best[1], ()), start=1):
         f = FACINGS[(pick + k) % len(FACINGS)]
@@ -1027,32 +1023,6 @@ def _sure_rivals(d: CellDecision, looks: PieceLooks) -> set[str]:
 #: Tune split, coins whose sure mark reads named such a turn: piecepackr (suns, 0.67-0.88)
 #: 7, the mark right on all (0.6: the same; 0.8: 3); mixed none.
 FAIRLY_ALIKE = 0.7
-
-
-def _runner_up(d: CellDecision) -> str | None:
-    """The look's runner-up turn when the look leads it by under ``MARK_CONFLICT_LEAD`` and
-    leads every other turn by ``RUNNER_UP_GAP`` more: a symbol alike upside down (a diamond)
-    whose learned look still prefers one of its two turns by more than ``RIVAL_LEAD``, from
-    light and shade that do not turn with the coin. None otherwise.
-
-    >>> _runner_up(CellDecision("a1", "coin", facing="west", turn_leads=(0.32, 0.18, 0.29, 0)))
-    'east'
-    >>> _runner_up(CellDecision("a1", "coin", facing="north", turn_leads=(0, 0.45, 0.34, 0.3)))
-    """
-    others = sorted(
-        (lead, f) for f, lead in zip(FACINGS, d.turn_leads, strict=True) if f != d.facing
-    )
-    lead = max(others[0][0], d.facing_margin) if others else 1.0  # the same, as measured
-    if len(others) < 2 or lead >= MARK_CONFLICT_LEAD:
-        return None
-    return others[0][1] if others[1][0] - others[0][0] >= RUNNER_UP_GAP else None
-
-
-#: A look's runner-up turn ahead of its other turns by this lead may be chosen by a sure
-#: mark read against the look (:func:`_runner_up`). Tune split, coins whose one sure mark
-#: read named such a turn (lead under 0.3): mixed 8, piecepackr 13, the mark right on all
-#: but one (piecepackr shot 46 b1, already set so by two sure reads).
-RUNNER_UP_GAP = 0.05
 
 
 #: A separate mark read with at least this lead counts (see :func:`_check_mark`).
