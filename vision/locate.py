@@ -17,7 +17,10 @@ the tile crosses at full resolution; and the cheap check that a locked pose stil
 4. **When that finds no board, or a weak one** (under ``WEAK_CROSSES`` crosses): the same
    on the frame's darkest channel, then whole tiles seen as blobs (lines lighter than the
    tiles and too faint for the small frame), each such outline fitted on the full frame
-   in both line polarities (:func:`_find_by_tiles`). A board found at once costs nothing more.
+   in both line polarities (:func:`_find_by_tiles`; tiles that do not fit the others'
+   lattice, half under a hand, are left out; failing that, the tiles of a frame twice as
+   wide, whose gaps cut them apart from a checked cloth's squares; last, the boards one
+   tile over). A board found at once costs nothing more.
 
 With a board setup the pose is locked; :func:`check_lock` tells from the rectified view
 whether it still fits (a few milliseconds).
@@ -185,11 +188,68 @@ def _cross_blobs(small_gray: np.ndarray) -> np.ndarray:
     return np.stack([per_col.argmax(axis=1), per_row.argmax(axis=1)], axis=1).astype(np.float64)
 
 
-def _lattice_labels(pts: np.ndarray, max_index: int = 3) -> np.ndarray | None:
+def _lattice_labels(pts: np.ndarray, max_index: int = 3, robust: bool = False) -> np.ndarray | None:
     """Integer lattice indices (n, 2) of points on a grid (tile crosses, cells), by walking
     from neighbour to neighbour (each step one place along one of the two grid directions).
-    None if the points do not form one lattice of at most ``max_index + 1`` a side."""
+    None if the points do not form one lattice of at most ``max_index + 1`` a side.
+
+    ``robust``: points that do not fit the others' lattice (a tile half under a hand, its
+    blob's middle off its tile's; a card on the table one place beyond the board) are left
+    out (label ``-1``) rather than spoiling it: each point whose steps to its neighbours
+    disagree with the walk more often than they agree, and the points outside the window of
+    ``max_index + 1`` a side holding the most. Unlabelled points are negative either way.
+
+    >>> g = np.array([[x, y] for y in range(3) for x in range(3)], float) * 10
+    >>> _lattice_labels(np.vstack([g, [[30.0, 0.0]]]), 2) is None  # one place beyond
+    True
+    >>> _lattice_labels(np.vstack([g, [[30.0, 0.0]]]), 2, robust=True)[:, 0].tolist()
+    [0, 1, 2, 0, 1, 2, 0, 1, 2, -1]
+    """
+    keep = np.arange(len(pts))
+    for _ in range(3 if robust else 1):
+        walk = _lattice_walk(pts[keep], robust)
+        if walk is None:
+            return None
+        labels, flipped, agree, disagree = walk
+        if not disagree.any():
+            break
+        if not robust:
+            return None  # inconsistent walk: not one lattice
+        keep = keep[~((disagree > 0) & (disagree >= agree))]
+    else:
+        return None
+    found = labels[:, 0] >= 0
+    if found.sum() < 6:
+        return None
+    labels[found] -= labels[found].min(axis=0)
+    span = labels[found].max(axis=0)
+    if span.max() > max_index:
+        if not robust:
+            return None
+        labels, found = _best_window(labels, found, max_index)
+        if found.sum() < 6:
+            return None
+    if flipped:
+        labels = labels[:, ::-1].copy()
+    out = np.full((len(pts), 2), -1, np.int64)
+    out[keep] = np.where(found[:, None], labels, -1)
+    return out
+
+
+def _lattice_walk(
+    pts: np.ndarray, seed_by_steps: bool = False
+) -> tuple[np.ndarray, bool, np.ndarray, np.ndarray] | None:
+    """The walk of :func:`_lattice_labels`: labels (n, 2) (-1 where the walk did not reach;
+    on a conflict the first label stands), whether the lattice turns the other way from the
+    canonical frame (then x and y swap), and per point how many of its steps to labelled
+    neighbours agree and disagree with the labels. None if no lattice shows at all.
+
+    The walk starts from the point nearest the points' median, or with ``seed_by_steps``
+    from the point with the most whole steps to neighbours (the nearest the median of
+    those): a blob off the lattice near the middle then cannot leave the walk alone."""
     n = len(pts)
+    if n < 2:
+        return None
     d = np.linalg.norm(pts[:, None] - pts[None], axis=-1)
     np.fill_diagonal(d, np.inf)
     spacing = float(np.median(d.min(axis=1)))
@@ -218,44 +278,61 @@ def _lattice_labels(pts: np.ndarray, max_index: int = 3) -> np.ndarray | None:
     ab = (pts[pj] - pts[pi]) @ Binv.T
     step = np.round(ab)
     good = (np.abs(ab - step).max(axis=1) <= 0.3) & (np.abs(step).max(axis=1) <= 1)
+    pi, pj, step = pi[good], pj[good], step[good].astype(np.int64)
     neighbours: list[list[tuple[int, int, int]]] = [[] for _ in range(n)]
-    for i, j, sx, sy in zip(
-        pi[good].tolist(), pj[good].tolist(), *step[good].astype(int).T.tolist(), strict=True
-    ):
+    for i, j, sx, sy in zip(pi.tolist(), pj.tolist(), *step.T.tolist(), strict=True):
         neighbours[i].append((j, sx, sy))
-    unset = np.iinfo(np.int32).min
-    walked: dict[int, tuple[int, int]] = {}
-    seed = int(np.argmin(np.linalg.norm(pts - np.median(pts, axis=0), axis=1)))
-    walked[seed] = (0, 0)
+    labels = np.full((n, 2), -1, np.int64)
+    walked = np.zeros(n, bool)
+    to_median = np.linalg.norm(pts - np.median(pts, axis=0), axis=1)
+    if seed_by_steps:
+        steps = np.bincount(pi, minlength=n)
+        to_median = np.where(steps == steps.max(), to_median, np.inf)
+    seed = int(np.argmin(to_median))
+    labels[seed], walked[seed] = 0, True
     stack = [seed]
     while stack:
         i = stack.pop()
-        li, lj = walked[i]
         for j, sx, sy in neighbours[i]:
-            lab = (li + sx, lj + sy)
-            if j not in walked:
-                walked[j] = lab
+            if not walked[j]:
+                labels[j] = labels[i] + (sx, sy)
+                walked[j] = True
                 stack.append(j)
-            elif walked[j] != lab:
-                return None  # inconsistent walk: not one lattice
-    labels = np.full((n, 2), unset, np.int64)
-    for i, lab in walked.items():
-        labels[i] = lab
-    found = labels[:, 0] != np.iinfo(np.int32).min
-    if found.sum() < 6:
-        return None
-    labels[~found] = np.iinfo(np.int32).min
-    labels[found] -= labels[found].min(axis=0)
-    if labels[found].max() > max_index:
-        return None
+    # Labels relative to the seed may be negative: keep them apart from "not reached".
+    rel = np.where(walked[:, None], labels, 0)
+    both = walked[pi] & walked[pj]
+    fits = both & (rel[pj] - rel[pi] == step).all(axis=1)
+    agree = np.bincount(pi[fits], minlength=n)
+    disagree = np.bincount(pi[both & ~fits], minlength=n)
+    low = rel[walked].min(axis=0)
+    labels = np.where(walked[:, None], rel - low, -1)
     # The canonical frame turns clockwise from x to y (image y is down): no mirror.
-    if B[0, 0] * B[1, 1] - B[1, 0] * B[0, 1] < 0:
-        labels = labels[:, ::-1].copy()
-    return labels
+    flipped = bool(B[0, 0] * B[1, 1] - B[1, 0] * B[0, 1] < 0)
+    return labels, flipped, agree, disagree
 
 
-def _cross_outlines(small_gray: np.ndarray, pts: np.ndarray | None = None) -> list[np.ndarray]:
-    """Board outlines (small-image pixels) from the tile crosses themselves.
+def _best_window(
+    labels: np.ndarray, found: np.ndarray, max_index: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The labels of the points in the ``max_index + 1`` square window of the lattice that
+    holds the most of them (the first such), counted from that window's corner; the rest
+    marked not found."""
+    span = labels[found].max(axis=0)
+    best, best_count = (0, 0), -1
+    for oi in range(max(0, span[0] - max_index) + 1):
+        for oj in range(max(0, span[1] - max_index) + 1):
+            inside = found & ((labels - (oi, oj) >= 0) & (labels - (oi, oj) <= max_index)).all(1)
+            if inside.sum() > best_count:
+                best, best_count = (oi, oj), int(inside.sum())
+    inside = found & ((labels - best >= 0) & (labels - best <= max_index)).all(axis=1)
+    return np.where(inside[:, None], labels - best, -1), inside
+
+
+def _cross_outlines(
+    small_gray: np.ndarray, pts: np.ndarray | None = None, robust: bool = False
+) -> list[np.ndarray]:
+    """Board outlines (small-image pixels) from the tile crosses themselves (or ``pts``,
+    points where they stand; ``robust`` as in :func:`_lattice_labels`).
 
     Colour-blind: works when the table has the tiles' colour, and when a hand hides some
     crosses. Where a whole row or column of crosses is hidden, every placement of the seen
@@ -265,7 +342,8 @@ def _cross_outlines(small_gray: np.ndarray, pts: np.ndarray | None = None) -> li
     if len(pts) < 6:
         return []
     # Crosses sit at odd cell corners: canonical 1, 3, 5, 7 on each axis.
-    return _placements(pts, _lattice_labels(pts), count=4, step=2.0, first=1.0)
+    labels = _lattice_labels(pts, robust=robust)
+    return _placements(pts, labels, count=4, step=2.0, first=1.0)
 
 
 def _placements(
@@ -283,9 +361,28 @@ def _placements(
         for oj in range(count - span[1]):
             canon = (step * (labels + np.array([oi, oj])) + first).astype(np.float64)
             H, _ = cv2.findHomography(canon, pts, 0)
-            if H is not None:
-                out.append(project(H, CANONICAL_CORNERS))
+            if H is None:
+                continue
+            with np.errstate(divide="ignore", invalid="ignore"):
+                quad = project(H, CANONICAL_CORNERS)
+            if _proper_quad(quad):
+                out.append(quad)
     return out
+
+
+def _proper_quad(quad: np.ndarray) -> bool:
+    """Whether four corners make a convex outline of some area (points fitted on a line, a
+    lattice of one row or column, give corners at one place or at infinity).
+
+    >>> _proper_quad(np.array([[0, 0], [10, 0], [10, 10], [0, 10]], float))
+    True
+    >>> _proper_quad(np.array([[5, 5], [5, 5], [5, 5], [5, 5]], float))
+    False
+    """
+    if not np.isfinite(quad).all() or np.abs(quad).max() > 1e6:
+        return False
+    q = quad.astype(np.float32).reshape(-1, 1, 2)
+    return cv2.contourArea(q) >= 1.0 and cv2.isContourConvex(q)
 
 
 def _cell_blobs(small_gray: np.ndarray) -> np.ndarray:
@@ -375,7 +472,7 @@ def _tile_outlines(small_gray: np.ndarray) -> list[np.ndarray]:
     out = []
     for picture in (small_gray, 255 - small_gray):
         for pts in _tile_blobs(picture):
-            out += [_order_quad(q) for q in _cross_outlines(picture, pts)]
+            out += [_order_quad(q) for q in _cross_outlines(picture, pts, robust=True)]
     return out
 
 
@@ -835,6 +932,16 @@ def scaled_pose(pose: BoardPose, S: np.ndarray) -> BoardPose:
     return out
 
 
+#: Most a fitted board may be from a square under some camera (:func:`squareness`, 0 for a
+#: square): about a seventh longer one way, or eight degrees off a right angle. Real boards
+#: are near 0 (the renderer's true corners, 250 tune frames up to 30 degrees of tilt: at
+#: most 0.023); a part of a board fitted as the whole, 8 cells by 6, is log(8/6) = 0.29.
+MAX_SQUARENESS = 0.15
+#: How near (cells) a board edge found by :func:`find_edges` must lie to where the grid puts
+#: it to count as in place: fitted sides sit within a tenth of a cell (tile gaps, bevels),
+#: a grid a cell off puts them 1.0 away (a step within the band searched, +-0.4, beyond
+#: this is a coin's rim or a tile's shadow, not the board's edge).
+EDGE_IN_PLACE = 0.15
 #: Largest twist of a tile (radians, about 2.3°): hands lay tiles square to a degree or two;
 #: a larger measured twist is a piece edge taken for a line.
 MAX_TWIST = 0.04
@@ -878,6 +985,8 @@ def find_board(
     checked cloth can show a whole false grid in the darkest channel, far from the board).
     When neither finds a board, both are searched again on a frame twice as wide
     (``THOROUGH_WIDTH``), where thin faint lines are a pixel or two wide, not under one.
+    A weak board in grey (under ``WEAK_CROSSES``) gives way to a board of the other searches
+    fitting more crosses (:func:`_best_other`), thorough or not.
     """
     if not thorough:
         return _find_board_at(bgr, tile_color_lab, inverted, False, WORK_WIDTH)
@@ -909,14 +1018,15 @@ def _find_board_at(
         if best is None:
             raise error from None
         return _with_frame_colour(best, bgr, work_width)
-    if not thorough:
-        if pose.crosses_found >= WEAK_CROSSES:
-            return pose
+    if pose.crosses_found < WEAK_CROSSES:
         # A weak board (few crosses on the full frame: a fit on a coin's rims or engraving
         # may pass where a faint light line does not) gives way to another search's board
-        # when that fits more crosses.
+        # when that fits more crosses; a thorough search too.
         best = _best_other(bgr, inverted, work_width, pose.crosses_found)
-        return pose if best is None else _with_frame_colour(best, bgr, work_width)
+        if best is not None:
+            return _with_frame_colour(best, bgr, work_width)
+    if not thorough:
+        return pose
     try:
         other = _find_board(_darkest(bgr), None, inverted, work_width)
     except BoardNotFound:
@@ -1045,49 +1155,105 @@ def _find_by_tiles(bgr: np.ndarray, inverted: bool | None, work_width: int) -> B
     outline refined on the full frame at once: thin light lines on pale tiles (a tenth of
     a cell under a pixel wide on the small frame) are too faint for the small frame's fits.
     Both line polarities unless ``inverted`` says; the board fitting the most crosses wins,
-    if it fits at least ``TILE_CROSSES``. Raises :class:`BoardNotFound` otherwise."""
+    if it fits at least ``TILE_CROSSES``; then the boards one tile over, in case it is one
+    (:func:`_tile_shifted`). Raises :class:`BoardNotFound` otherwise."""
     small, S = downscale(bgr, work_width)
-    quads = _tile_outlines(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY))
-    gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY) if quads else None
-    spx = round(SMALL_PX * work_width / WORK_WIDTH)  # a cell's pixels on the small frame
+    gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
     best: BoardPose | None = None
     tried: list[np.ndarray] = []
-    for quad in quads:
-        if _near_any(quad, tried):
-            continue
-        tried.append(quad)
-        H0 = cv2.getPerspectiveTransform(
-            CANONICAL_CORNERS.astype(np.float32), quad.astype(np.float32)
-        )
-        for inv in (False, True) if inverted is None else (inverted,):
-            start = BoardPose(H0)
-            start.inverted = inv
-            try:
-                pose = _refine_full(bgr, start, S, along=TILE_ALONG)
-            except BoardNotFound:  # cut off by the frame edge
+    # The tiles on the small frame first; failing that, on a frame twice as wide (cheap: the
+    # blobs alone), where tile gaps a pixel wide on the small frame cut the tiles apart
+    # from each other and from a checked cloth's light squares beside them.
+    for scale in (1, 2):
+        if scale == 2:
+            if best is not None or bgr.shape[1] < 1.5 * work_width:
+                break
+            larger, S2 = downscale(bgr, 2 * work_width)
+            quads = _tile_outlines(cv2.cvtColor(larger, cv2.COLOR_BGR2GRAY))
+            quads = [_through_scale(q, S @ np.linalg.inv(S2)) for q in quads]
+        else:
+            quads = _tile_outlines(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY))
+        for quad in quads:
+            if _near_any(quad, tried):
                 continue
-            # Once more from there, as the small frame's fits do: a tile blob's outline may
-            # start the fit a third of a cell off, where some crosses lie beyond its search.
-            px = max(16, min(FULL_STAGES[-1][0], round(pose.cell_size_px())))
-            lines_dark = 255 - gray if inv else gray
-            again = refine_pose(lines_dark, pose, px_per_cell=px, search=0.3, along=TILE_ALONG)
-            if again is not None and again.crosses_found >= pose.crosses_found:
-                pose = again
-            if pose.crosses_found < TILE_CROSSES or squareness(pose.H, bgr.shape) > 0.15:
-                continue
-            # A board's outer edge (tile to table) must show where the grid puts it on one
-            # side at least: a checked cloth's squares, tile-like blobs on a lattice, gave a
-            # grid 2.4 cells off fitting 11 crosses (tune acrylic shot 37 at 1280x720), and
-            # no edge.
-            rect = cv2.cvtColor(scaled_pose(pose, S).rectify(small, spx, 0.5), cv2.COLOR_BGR2GRAY)
-            edges = find_edges(rect, spx, 0.5)
-            if not (np.abs(np.nan_to_num(edges, nan=1.0)) < 0.15).any():
-                continue
-            if best is None or pose.crosses_found > best.crosses_found:
-                best = pose
+            tried.append(quad)
+            H0 = cv2.getPerspectiveTransform(
+                CANONICAL_CORNERS.astype(np.float32), quad.astype(np.float32)
+            )
+            for inv in (False, True) if inverted is None else (inverted,):
+                start = BoardPose(H0)
+                start.inverted = inv
+                pose = _fit_from_tiles(bgr, gray, start, S, small, work_width)
+                if pose is not None and (best is None or pose.crosses_found > best.crosses_found):
+                    best = pose
     if best is None:
         raise BoardNotFound("no board in view: no 8x8 tile grid found")
-    return best
+    return _tile_shifted(bgr, gray, best, S, small, work_width)
+
+
+def _through_scale(quad: np.ndarray, M: np.ndarray) -> np.ndarray:
+    """``quad`` (4, 2) through the 3x3 pixel map ``M`` (a scaling between two frames)."""
+    return cv2.perspectiveTransform(quad.reshape(-1, 1, 2).astype(np.float64), M).reshape(-1, 2)
+
+
+def _fit_from_tiles(
+    bgr: np.ndarray,
+    gray: np.ndarray,
+    start: BoardPose,
+    S: np.ndarray,
+    small: np.ndarray,
+    work_width: int,
+) -> BoardPose | None:
+    """The board fitted on the full frame from ``start`` (small-frame pixels, its
+    ``inverted`` saying the lines' polarity), if it passes the checks of a board found from
+    tile blobs: ``TILE_CROSSES`` crosses, square under some camera, an outer edge in place."""
+    try:
+        pose = _refine_full(bgr, start, S, along=TILE_ALONG)
+    except BoardNotFound:  # cut off by the frame edge
+        return None
+    # Once more from there, as the small frame's fits do: a tile blob's outline may start
+    # the fit a third of a cell off, where some crosses lie beyond its search.
+    px = max(16, min(FULL_STAGES[-1][0], round(pose.cell_size_px())))
+    lines_dark = 255 - gray if start.inverted else gray
+    again = refine_pose(lines_dark, pose, px_per_cell=px, search=0.3, along=TILE_ALONG)
+    if again is not None and again.crosses_found >= pose.crosses_found:
+        pose = again
+    if pose.crosses_found < TILE_CROSSES or squareness(pose.H, bgr.shape) > MAX_SQUARENESS:
+        return None
+    # A board's outer edge (tile to table) must show where the grid puts it on one side at
+    # least: a checked cloth's squares, tile-like blobs on a lattice, gave a grid 2.4 cells
+    # off fitting 11 crosses (tune acrylic shot 37 at 1280x720), and no edge. Pale tiles on
+    # a pale table make a faint step, so any step in place counts (TILE_EDGE_PROMINENCE).
+    spx = round(SMALL_PX * work_width / WORK_WIDTH)  # a cell's pixels on the small frame
+    rect = cv2.cvtColor(scaled_pose(pose, S).rectify(small, spx, 0.5), cv2.COLOR_BGR2GRAY)
+    edges = find_edges(rect, spx, 0.5, TILE_EDGE_PROMINENCE)
+    if not (np.abs(np.nan_to_num(edges, nan=1.0)) < EDGE_IN_PLACE).any():
+        return None
+    return pose
+
+
+def _tile_shifted(
+    bgr: np.ndarray,
+    gray: np.ndarray,
+    pose: BoardPose,
+    S: np.ndarray,
+    small: np.ndarray,
+    work_width: int,
+) -> BoardPose:
+    """``pose``, or the board one tile over (two cells along one side) when that fits more
+    crosses. Tiles repeat every two cells: a fit a tile off still finds the crosses of the
+    three rows of tiles it shares with the board (12), more than a board under a hand
+    (tune acrylic: such fits won over the board in place when the edge check refused it).
+    A board fitting 13 or more crosses rules every such fit out."""
+    if pose.crosses_found > 12:
+        return pose
+    small_pose = scaled_pose(pose, S)
+    for sx, sy in ((2, 0), (-2, 0), (0, 2), (0, -2)):
+        start = shifted_pose(small_pose, sx, sy)
+        other = _fit_from_tiles(bgr, gray, start, S, small, work_width)
+        if other is not None and other.crosses_found > pose.crosses_found:
+            pose = other
+    return pose
 
 
 #: How the fits from tile blobs take the cross arms (:func:`find_crosses`): "inside", as a
@@ -1098,6 +1264,11 @@ TILE_ALONG: Along = "inside"
 #: Tile crosses a board found from tile blobs must fit on the full frame (tune, acrylic:
 #: outlines a tile off fitted up to 8, boards in place 9-16).
 TILE_CROSSES = 10
+#: How far a board edge's step must stand out of its band (MADs, :func:`find_edges`) for a
+#: board found from tile blobs: pale tiles on a pale table step by a few grey levels over a
+#: blurred pixel or two (tune acrylic rigs 13 and 19 on grey tables: 1.3-1.9 on every side,
+#: the usual 3 refused the boards in place).
+TILE_EDGE_PROMINENCE = 1.0
 
 
 def _refine_full(
@@ -1179,7 +1350,7 @@ def _find_small(
             cut_off = cut_off or (at_edge and grid_seen)
             continue
         # A part of a board can fit the grid at the wrong scale; a whole board is square.
-        if squareness(pose.H, gray.shape) > 0.15:
+        if squareness(pose.H, gray.shape) > MAX_SQUARENESS:
             cut_off = cut_off or (at_edge and grid_seen)
             continue
         if not _in_frame(pose, gray.shape):
@@ -1191,7 +1362,7 @@ def _find_small(
         # crosses is hidden (the seen crosses then fit two placements equally well).
         rect = pose.rectify(small, px, 0.5)
         edges = find_edges(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), px, 0.5)
-        edges_ok = int((np.abs(np.nan_to_num(edges, nan=1.0)) < 0.15).sum())
+        edges_ok = int((np.abs(np.nan_to_num(edges, nan=1.0)) < EDGE_IN_PLACE).sum())
         # Tile gaps are edges too, so also: beyond a true edge lies table, not more tiles.
         tiles_beyond = _tiles_beyond(rect, px, 0.5)
         score = pose.crosses_found + 2 * edges_ok - 3 * tiles_beyond
@@ -1430,11 +1601,15 @@ def _tiles_beyond(rect_bgr: np.ndarray, px: int, margin: float) -> int:
     return count
 
 
-def find_edges(gray: np.ndarray, px_per_cell: int, margin_cells: float) -> np.ndarray:
+def find_edges(
+    gray: np.ndarray, px_per_cell: int, margin_cells: float, min_prominence: float = 3.0
+) -> np.ndarray:
     """Offset (cells, NaN if unclear) of each board side (N, E, S, W) in a rectified board.
 
     The board's outer edge is a step from tile to table; each side is measured as the
     strongest step across a band of +-0.4 cells, along the middle six cells of that side.
+    It counts when it is a real step (a mean gradient over 40) standing out of the band by
+    more than ``min_prominence`` (in MADs, see :func:`_peaks`).
     """
     S = px_per_cell
     m = round(margin_cells * S)
@@ -1457,7 +1632,7 @@ def find_edges(gray: np.ndarray, px_per_cell: int, margin_cells: float) -> np.nd
     profiles = np.asarray(profiles) / (hi - lo)  # mean gradient along the side
     pos, prom = _peaks(profiles)
     off = (pos - band) / S
-    strong = (profiles.max(axis=1) > 40.0) & (prom > 3.0)  # a real tile/table step
+    strong = (profiles.max(axis=1) > 40.0) & (prom > min_prominence)  # a tile/table step
     return np.where(strong, off, np.nan)
 
 
