@@ -131,13 +131,22 @@ def test_a_sure_rim_read_agreeing_with_a_weak_look_is_checked_from_the_looks_cen
     assert (d.facing, decide(d, LEARNED).kind) == ("north", "coin")
 
 
-@pytest.mark.parametrize("named, want", [(True, "pawn"), (False, "unknown")])
-def test_by_a_hand_a_pawn_named_by_its_colour_needs_a_less_close_fit(named, want):
+@pytest.mark.parametrize(
+    "named, likeness, want",
+    [
+        (True, 0.83, "pawn"),
+        (False, -1.0, "unknown"),
+        # the colour was read (``likeness`` set) but named no suit: the closer fit still
+        # holds (round 10: the rule asked ``likeness >= 0``, which such a cell also has)
+        (False, 0.83, "unknown"),
+    ],
+)
+def test_by_a_hand_a_pawn_named_by_its_colour_needs_a_less_close_fit(named, likeness, want):
     """Mixed tune shot 95 a4 and b4: pawns beside a hand fitting at 0.83-0.84 whose colour
     named their suits (an arm or its shadow fits a dark pawn's shape, not a suit's colour)."""
     pawn = CellDecision(
         "d5", "unknown", best=("pawn", "moons"), similarity=0.83, margin=0.3,
-        likeness=0.83 if named else -1.0, energy_ratio=12.0, detail_ratio=6.0, tint=15.0,
+        likeness=likeness, colour_named=named, energy_ratio=12.0, detail_ratio=6.0, tint=15.0,
     )  # fmt: skip
     d = _by_hand(pawn)
     assert d.kind == want and d.suit == ("moons" if named else None)

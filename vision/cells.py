@@ -621,8 +621,10 @@ class CellDecision:
     tint: float = 0.0  # mean colour away from the tile colour
     light_ratio: float = 1.0  # mean lightness of its middle over the board's typical cell's
     shade_tint: float = float("inf")  # tint at the tile's lightness (unmeasured: inf, never a tile)
-    # The best look's similarity when a pawn's colour named another suit (else -1).
+    # The best look's similarity when the pawn's colour was read against the looks (it named
+    # a suit, or leaned against the look's), else -1: how like a piece the cell is.
     likeness: float = -1.0
+    colour_named: bool = False  # the pawn's colour named its suit (see _pawn_by_colour)
     covered: bool = False  # the printed lines around it are hidden (a hand, an arm)
     # Covered only as partly hidden beside a covered cell, and lit as the open board (not
     # in a hand's shadow, see occlusion.lit_beside): it may be decided as an open cell.
@@ -703,9 +705,9 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
     # Beside a hand, an arm or its shadow can look like a dark pawn: a pawn claimed next
     # to a covered cell must fit very closely.
     for d, by_hand in zip(out, near, strict=True):
-        # ... unless its colour named the suit (``likeness`` set: a sleeve seldom has a
-        # suit's learned pawn colour), when it needs less.
-        need = looks.pawn_by_hand_similarity if d.likeness < 0 else PAWN_BY_HAND_NAMED
+        # ... unless its colour named the suit (a sleeve seldom has a suit's learned pawn
+        # colour), when it needs less.
+        need = PAWN_BY_HAND_NAMED if d.colour_named else looks.pawn_by_hand_similarity
         if d.kind == "pawn" and by_hand and d.similarity < need:
             d.kind, d.suit, d.confidence = "unknown", None, 0.0
     for suit in SUITS:
@@ -1240,7 +1242,7 @@ def _pawn_by_colour(
         columns = looks.extra["pawn_columns"] = (labels, pawn, other)
     own = float(sims[columns[1][suit]].max())
     other = float(sims[columns[2]].max()) if columns[2] else -1.0
-    d.likeness = d.similarity
+    d.likeness, d.colour_named = d.similarity, True
     d.best, d.similarity, d.margin = ("pawn", suit), own, own - other
 
 
