@@ -555,22 +555,37 @@ def _bilinear(lattice: np.ndarray, u: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 @functools.lru_cache(maxsize=8)
 def _coarse_coords(size: int, cell: int, margin: float, step: int) -> tuple[np.ndarray, np.ndarray]:
-    n = -(-size // step)
-    # Coarse sample k stands for output pixel k*step + (step-1)/2, which is where
-    # cv2.resize (INTER_LINEAR) puts it when scaling by ``step``.
-    c = (np.arange(n) * step + step / 2 - margin * cell) / cell
+    # One coarse sample before the first output pixel and enough after the last, so
+    # no output pixel lies beyond the outer samples (cv2.resize would hold the edge
+    # value there instead of carrying the map on).
+    k = np.arange(-(-size // step) + 2) - 1
+    # Coarse sample k stands for output pixel k*step + (step-1)/2: cv2.resize
+    # (INTER_LINEAR) scaling by ``step`` reads input (x + 0.5) / step - 0.5 for output
+    # pixel x. (At k*step + step/2, as before, every rectified pixel read the photo
+    # half a pixel down and right of its place, and the lattice, fitted to the lines
+    # seen through that map, came out half a rectified pixel, 1/64 cell, up and left.)
+    c = (k * step + (step - 1) / 2 - margin * cell) / cell
     return np.meshgrid(c, c)
 
 
 def _grid_map(lattice: np.ndarray, size: int, cell: int, margin: float, step: int = 8):
     """Photo position of every rectified pixel (float32 HxWx2), piecewise bilinear in
-    the lattice. Computed on a coarse grid and scaled up: the map is smooth, and this
-    is ~20x cheaper than evaluating every pixel."""
+    the lattice: rectified pixel ``(x, y)`` is lattice point ``((x - m) / cell, (y - m)
+    / cell)``, ``m = margin * cell``. Computed on a coarse grid and scaled up: the map
+    is smooth, and this is ~20x cheaper than evaluating every pixel.
+
+    >>> m = MARGIN_CELLS * CELL_PX
+    >>> ideal = m + np.arange(11) * CELL_PX
+    >>> identity = np.stack(np.meshgrid(ideal, ideal), -1)  # photo = rectified pixels
+    >>> pos = _grid_map(identity, 416, CELL_PX, MARGIN_CELLS)
+    >>> pos[100, 37].tolist(), pos[0, 415].tolist()
+    ([37.0, 100.0], [415.0, 0.0])
+    """
     u, v = _coarse_coords(size, cell, margin, step)
     coarse = _bilinear(lattice, u, v).astype(np.float32)
     n = coarse.shape[0]
     full = cv2.resize(coarse, (n * step, n * step), interpolation=cv2.INTER_LINEAR)
-    return full[:size, :size]
+    return full[step : step + size, step : step + size]
 
 
 def remap_grid(
