@@ -340,8 +340,12 @@ class PieceLooks:
     # this tint once brought to the tile's lightness (see shade_tints), lightness within
     # this range of the board's typical cell (a shadow's). Tune split: empty cells under a
     # hand's shadow up to 3.6 and 0.46, pieces under a hand (as plain in detail) from 8.
+    # Round 10: up to 1.4 x the typical lightness (was 1.2): plain tile in a lamp's bright
+    # spot, whose light lines are washed out too (tune: eight such empty cells at 1.26-1.36
+    # left unknown; cells burnt out by glare measured 2 and more). The lower bound also
+    # holds for open cells (see decide).
     covered_empty_tint: float = 4.5
-    covered_empty_light: tuple[float, float] = (0.4, 1.2)
+    covered_empty_light: tuple[float, float] = (0.4, 1.4)
     # A piece under a cell whose lines are hidden is read only when its look fits this well
     # and leads every other look by this much.
     covered_piece_similarity: float = 0.85
@@ -941,7 +945,7 @@ def _check_mark(d: CellDecision, views: BoardViews, i: int, looks: PieceLooks) -
         return
     if sure[0] == d.facing:
         d.mark = 1
-    elif len(sure) == 2:
+    elif len(sure) == 2 and not _fits_every_turn(d, looks):
         d.facing, d.mark = sure[0], 2
     elif d.facing_margin < MARK_CONFLICT_LEAD:
         d.mark = -1
@@ -971,7 +975,7 @@ def _mark_picks_turn(
     if len(d.turn_leads) != len(FACINGS):
         return False
     rivals = {f for f, lead in zip(FACINGS, d.turn_leads, strict=True) if lead < RIVAL_LEAD}
-    if len(rivals) == len(FACINGS) and len(looks.alike_turns(d.best[1])) < len(FACINGS) - 1:
+    if _fits_every_turn(d, looks):
         return False
     # Turns the look leads by more, but only a sure read may choose (see _sure_rivals).
     extra = _sure_rivals(d, looks) - rivals
@@ -995,6 +999,23 @@ def _mark_picks_turn(
     agrees = facing == d.facing and d.facing_margin >= looks.agreed_facing_margin
     d.facing, d.mark = facing, 1 if agrees else 2
     return True
+
+
+def _fits_every_turn(d: CellDecision, looks: PieceLooks) -> bool:
+    """Does the learned look fit every turn alike (leading none by ``RIVAL_LEAD``), though
+    its suit's look is not alike under every turn? Then it may be another suit's coin, and
+    the mark must not set its facing (tune: a moons coin taken for arms, its four turns'
+    fits 0.20-0.22, right coins' 0.4 up; round 10, mixed tune shot 224 b1, a moons coin
+    named arms with the facing of two agreeing mark reads, its turns within 0.08).
+
+    >>> d = CellDecision("a1", "coin", best=("coin", "arms"), turn_leads=(0, 0.08, 0.08, 0.07))
+    >>> _fits_every_turn(d, PieceLooks({}, {})), _fits_every_turn(
+    ...     d, PieceLooks({}, {}, turn_alike={"arms": (0.95, 0.95, 0.95)}))
+    (True, False)
+    """
+    if len(d.turn_leads) != len(FACINGS) or max(d.turn_leads) >= RIVAL_LEAD:
+        return False
+    return len(looks.alike_turns(d.best[1])) < len(FACINGS) - 1
 
 
 def _sure_rivals(d: CellDecision, looks: PieceLooks) -> set[str]:
@@ -1190,6 +1211,15 @@ PAWN_COLOUR_AGAINST = 0.8
 PAWN_BY_HAND_NAMED = 0.8
 
 
+#: A pawn whose colour named its suit (see :func:`_pawn_by_colour`) and whose look leads
+#: every coin look by ``PieceLooks.leaning_pawn_margin`` will do at this fit (others need
+#: ``leaning_pawn_similarity``): the colour is the suit's, the margin says it is no coin,
+#: and the shape of a pawn leaning hard (near a corner under a tilted camera) fits its
+#: upright look loosely. Tune (mixed 0-59, piecepackr 0-19, acrylic 0-9): 4 pawns at
+#: 0.62-0.65 gained; the closest cell that was no pawn measured 0.56.
+NAMED_PAWN_SIMILARITY = 0.6
+
+
 def pawn_colour(crop: np.ndarray) -> np.ndarray:
     """The colour (lightness over the surround, a, b relative to the tile) of the part of a
     descriptor crop (CROP, CROP, 3) most unlike its surround: the pixels inside the look
@@ -1342,7 +1372,10 @@ def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
             return d
         d.kind, d.suit, d.facing, d.confidence = "unknown", None, None, 0.0
         return d
-    if d.detail_ratio < looks.detail_empty and not foreign:
+    # ... and not darker than a shadow makes the tile: a black pawn out of focus is as
+    # plain in detail (mixed tune shot 215 a8, 0.34 x the typical cell; empty cells 0.40 up).
+    dark = d.light_ratio < looks.covered_empty_light[0]
+    if d.detail_ratio < looks.detail_empty and not foreign and not dark:
         d.kind, d.suit, d.facing = "empty", None, None
         d.confidence = float(np.clip(1.5 - d.detail_ratio / looks.detail_empty, 0.5, 1.0))
         return d
@@ -1364,9 +1397,8 @@ def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
     if kind == "pawn":
         # A pawn leaning far (near a corner, under a tilted camera) fits its upright look
         # less well, but still far better than any other look.
-        sure = sure or (
-            d.similarity >= looks.leaning_pawn_similarity and d.margin >= looks.leaning_pawn_margin
-        )
+        lean = NAMED_PAWN_SIMILARITY if d.colour_named else looks.leaning_pawn_similarity
+        sure = sure or (d.similarity >= lean and d.margin >= looks.leaning_pawn_margin)
     if kind == "coin":
         sure = (sure or _clear_face(d, looks)) and facing_sure(d, looks)
     if sure:
