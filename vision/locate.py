@@ -19,8 +19,11 @@ the tile crosses at full resolution; and the cheap check that a locked pose stil
    tiles and too faint for the small frame), each such outline fitted on the full frame
    in both line polarities (:func:`_find_by_tiles`; tiles that do not fit the others'
    lattice, half under a hand, are left out; failing that, the tiles of a frame twice as
-   wide, whose gaps cut them apart from a checked cloth's squares; last, the boards one
-   tile over). A board found at once costs nothing more.
+   wide, whose gaps cut them apart from a checked cloth's squares). A board found at once
+   costs nothing more.
+5. **One tile over.** A board fitting 12 crosses or fewer may be a fit one tile off (it
+   shares three rows of tiles with the board): it is fitted again in place and one tile
+   over each way, and the fit finding the most crosses wins (:func:`_one_tile_over`).
 
 With a board setup the pose is locked; :func:`check_lock` tells from the rectified view
 whether it still fits (a few milliseconds).
@@ -466,14 +469,16 @@ def _tile_blobs(small_gray: np.ndarray, families: int = 3) -> list[np.ndarray]:
 TILE_BELOW_MEAN = 4
 
 
-def _tile_outlines(small_gray: np.ndarray) -> list[np.ndarray]:
+def _tile_outlines(small_gray: np.ndarray) -> tuple[list[np.ndarray], int]:
     """Board outlines (ordered, small-image pixels) from whole tiles seen as blobs, lighter
-    than the table or darker; each tile's middle stands where a tile cross does."""
-    out = []
+    than the table or darker (each tile's middle stands where a tile cross does), and how
+    many families of tile-like blobs were seen (with or without an outline)."""
+    out, families = [], 0
     for picture in (small_gray, 255 - small_gray):
         for pts in _tile_blobs(picture):
+            families += 1
             out += [_order_quad(q) for q in _cross_outlines(picture, pts, robust=True)]
-    return out
+    return out, families
 
 
 def _line_outlines(small_gray: np.ndarray) -> Iterator[np.ndarray]:
@@ -986,19 +991,23 @@ def find_board(
     When neither finds a board, both are searched again on a frame twice as wide
     (``THOROUGH_WIDTH``), where thin faint lines are a pixel or two wide, not under one.
     A weak board in grey (under ``WEAK_CROSSES``) gives way to a board of the other searches
-    fitting more crosses (:func:`_best_other`), thorough or not.
+    fitting more crosses (:func:`_best_other`), thorough or not. A board fitting
+    ``ONE_TILE_OFF_CROSSES`` crosses or fewer gives way to the board one tile over when
+    that fits more (:func:`_one_tile_over`).
     """
     if not thorough:
-        return _find_board_at(bgr, tile_color_lab, inverted, False, WORK_WIDTH)
-    try:
-        return _find_board_at(bgr, tile_color_lab, inverted, True, WORK_WIDTH)
-    except BoardNotFound as error:
-        if isinstance(error, BoardCutOff) or bgr.shape[1] < 1.5 * WORK_WIDTH:
-            raise  # cut off, or a frame no wider than the work width: nothing more to see
+        pose = _find_board_at(bgr, tile_color_lab, inverted, False, WORK_WIDTH)
+    else:
         try:
-            return _find_board_at(bgr, tile_color_lab, inverted, True, THOROUGH_WIDTH)
-        except BoardNotFound:
-            raise error from None
+            pose = _find_board_at(bgr, tile_color_lab, inverted, True, WORK_WIDTH)
+        except BoardNotFound as error:
+            if isinstance(error, BoardCutOff) or bgr.shape[1] < 1.5 * WORK_WIDTH:
+                raise  # cut off, or a frame no wider than the work width: nothing more to see
+            try:
+                pose = _find_board_at(bgr, tile_color_lab, inverted, True, THOROUGH_WIDTH)
+            except BoardNotFound:
+                raise error from None
+    return _one_tile_over(bgr, pose) if pose.crosses_found <= ONE_TILE_OFF_CROSSES else pose
 
 
 def _find_board_at(
@@ -1075,6 +1084,35 @@ def _with_frame_colour(pose: BoardPose, bgr: np.ndarray, work_width: int) -> Boa
     corners = cv2.perspectiveTransform(pose.corners.reshape(-1, 1, 2).astype(np.float64), S)
     pose.tile_color_lab = _colour_inside(small, corners.reshape(-1, 2))
     return pose
+
+
+def _one_tile_over(bgr: np.ndarray, pose: BoardPose) -> BoardPose:
+    """``pose``, or the board one tile over (two cells along one side) when that fits more
+    crosses and lies wholly in the frame. Tiles repeat every two cells: a fit a tile off
+    still finds the crosses of the three rows of tiles it shares with the board (12 at
+    most), which can beat a board in place under a hand, or pass alone (tune acrylic
+    calibration photos of rigs 39, 43 and 45: fits a tile off with 12, 9 and 12 crosses,
+    the board in place 16, 14 and 15). The fit from ``pose`` itself is tried first, as the
+    shifted ones are (a search of 0.3 cell): a shift must beat that too, and wins over
+    ``pose`` when it fits more (rig 45's search ended 0.3 cell off with 11 crosses, where a
+    tile over fits 12 and in place 15)."""
+    gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+    if pose.inverted:
+        gray = 255 - gray
+    px = max(16, min(FULL_STAGES[-1][0], round(pose.cell_size_px())))
+    best = pose
+    for sx, sy in ((0, 0), (2, 0), (-2, 0), (0, 2), (0, -2)):
+        moved = shifted_pose(pose, sx, sy)
+        moved.k, moved.centre, moved.scale = pose.k, pose.centre, pose.scale
+        other = refine_pose(gray, moved, px_per_cell=px, search=0.3, along=FULL_ALONG)
+        if (
+            other is not None
+            and other.crosses_found > best.crosses_found
+            and _in_frame(other, gray.shape)
+            and squareness(other.H, gray.shape) <= MAX_SQUARENESS
+        ):
+            best = other
+    return best
 
 
 #: A board found in grey fitting fewer tile crosses than this on the full frame is weak: the
@@ -1155,24 +1193,26 @@ def _find_by_tiles(bgr: np.ndarray, inverted: bool | None, work_width: int) -> B
     outline refined on the full frame at once: thin light lines on pale tiles (a tenth of
     a cell under a pixel wide on the small frame) are too faint for the small frame's fits.
     Both line polarities unless ``inverted`` says; the board fitting the most crosses wins,
-    if it fits at least ``TILE_CROSSES``; then the boards one tile over, in case it is one
-    (:func:`_tile_shifted`). Raises :class:`BoardNotFound` otherwise."""
+    if it fits at least ``TILE_CROSSES``. Raises :class:`BoardNotFound` otherwise."""
     small, S = downscale(bgr, work_width)
-    gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+    gray = None  # the full frame's grey, once an outline is to be fitted
     best: BoardPose | None = None
     tried: list[np.ndarray] = []
-    # The tiles on the small frame first; failing that, on a frame twice as wide (cheap: the
-    # blobs alone), where tile gaps a pixel wide on the small frame cut the tiles apart
-    # from each other and from a checked cloth's light squares beside them.
+    # The tiles on the small frame first; failing that, on a frame twice as wide, where tile
+    # gaps a pixel wide on the small frame cut the tiles apart from each other and from a
+    # checked cloth's light squares beside them. Only when the small frame shows tile-like
+    # blobs at all: a frame without a board seldom does (tune: 1 of 12), and each outline
+    # costs two full-frame fits.
+    families = 0
     for scale in (1, 2):
         if scale == 2:
-            if best is not None or bgr.shape[1] < 1.5 * work_width:
+            if best is not None or not families or bgr.shape[1] < 1.5 * work_width:
                 break
             larger, S2 = downscale(bgr, 2 * work_width)
-            quads = _tile_outlines(cv2.cvtColor(larger, cv2.COLOR_BGR2GRAY))
+            quads, _ = _tile_outlines(cv2.cvtColor(larger, cv2.COLOR_BGR2GRAY))
             quads = [_through_scale(q, S @ np.linalg.inv(S2)) for q in quads]
         else:
-            quads = _tile_outlines(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY))
+            quads, families = _tile_outlines(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY))
         for quad in quads:
             if _near_any(quad, tried):
                 continue
@@ -1180,6 +1220,7 @@ def _find_by_tiles(bgr: np.ndarray, inverted: bool | None, work_width: int) -> B
             H0 = cv2.getPerspectiveTransform(
                 CANONICAL_CORNERS.astype(np.float32), quad.astype(np.float32)
             )
+            gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY) if gray is None else gray
             for inv in (False, True) if inverted is None else (inverted,):
                 start = BoardPose(H0)
                 start.inverted = inv
@@ -1188,7 +1229,7 @@ def _find_by_tiles(bgr: np.ndarray, inverted: bool | None, work_width: int) -> B
                     best = pose
     if best is None:
         raise BoardNotFound("no board in view: no 8x8 tile grid found")
-    return _tile_shifted(bgr, gray, best, S, small, work_width)
+    return best
 
 
 def _through_scale(quad: np.ndarray, M: np.ndarray) -> np.ndarray:
@@ -1207,6 +1248,15 @@ def _fit_from_tiles(
     """The board fitted on the full frame from ``start`` (small-frame pixels, its
     ``inverted`` saying the lines' polarity), if it passes the checks of a board found from
     tile blobs: ``TILE_CROSSES`` crosses, square under some camera, an outer edge in place."""
+    lines_dark = 255 - gray if start.inverted else gray
+    # No grid near the outline (the first fit of _refine_full finds under six crosses): no
+    # board, without the rest of that refinement (a frame without a board: a checked
+    # cloth's squares give such outlines).
+    full = BoardPose(np.linalg.inv(S) @ start.H)
+    px_max, search = FULL_STAGES[0]
+    px = max(16, min(px_max, round(full.cell_size_px())))
+    if refine_pose(lines_dark, full, px_per_cell=px, search=search, along=TILE_ALONG) is None:
+        return None
     try:
         pose = _refine_full(bgr, start, S, along=TILE_ALONG)
     except BoardNotFound:  # cut off by the frame edge
@@ -1214,7 +1264,6 @@ def _fit_from_tiles(
     # Once more from there, as the small frame's fits do: a tile blob's outline may start
     # the fit a third of a cell off, where some crosses lie beyond its search.
     px = max(16, min(FULL_STAGES[-1][0], round(pose.cell_size_px())))
-    lines_dark = 255 - gray if start.inverted else gray
     again = refine_pose(lines_dark, pose, px_per_cell=px, search=0.3, along=TILE_ALONG)
     if again is not None and again.crosses_found >= pose.crosses_found:
         pose = again
@@ -1232,30 +1281,6 @@ def _fit_from_tiles(
     return pose
 
 
-def _tile_shifted(
-    bgr: np.ndarray,
-    gray: np.ndarray,
-    pose: BoardPose,
-    S: np.ndarray,
-    small: np.ndarray,
-    work_width: int,
-) -> BoardPose:
-    """``pose``, or the board one tile over (two cells along one side) when that fits more
-    crosses. Tiles repeat every two cells: a fit a tile off still finds the crosses of the
-    three rows of tiles it shares with the board (12), more than a board under a hand
-    (tune acrylic: such fits won over the board in place when the edge check refused it).
-    A board fitting 13 or more crosses rules every such fit out."""
-    if pose.crosses_found > 12:
-        return pose
-    small_pose = scaled_pose(pose, S)
-    for sx, sy in ((2, 0), (-2, 0), (0, 2), (0, -2)):
-        start = shifted_pose(small_pose, sx, sy)
-        other = _fit_from_tiles(bgr, gray, start, S, small, work_width)
-        if other is not None and other.crosses_found > pose.crosses_found:
-            pose = other
-    return pose
-
-
 #: How the fits from tile blobs take the cross arms (:func:`find_crosses`): "inside", as a
 #: slope at the search band's end (a coin's rim, its white engraving) is no line; on the
 #: mixed arts' frames the band's ends help the other fits (a French board on a checked
@@ -1264,6 +1289,10 @@ TILE_ALONG: Along = "inside"
 #: Tile crosses a board found from tile blobs must fit on the full frame (tune, acrylic:
 #: outlines a tile off fitted up to 8, boards in place 9-16).
 TILE_CROSSES = 10
+#: A board fitting this many tile crosses or fewer may be a fit one tile off, which finds
+#: those of the three rows of tiles it shares with the board (:func:`_one_tile_over`); 13
+#: or more rules it out.
+ONE_TILE_OFF_CROSSES = 12
 #: How far a board edge's step must stand out of its band (MADs, :func:`find_edges`) for a
 #: board found from tile blobs: pale tiles on a pale table step by a few grey levels over a
 #: blurred pixel or two (tune acrylic rigs 13 and 19 on grey tables: 1.3-1.9 on every side,
