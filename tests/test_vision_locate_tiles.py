@@ -170,3 +170,17 @@ def test_a_thorough_search_drops_a_weak_board_for_a_better_one():
     pose = find_board(shot.image, thorough=True)
     assert pose.crosses_found >= WEAK_CROSSES
     assert _placed(pose, truth) < 0.25
+
+
+def test_a_calibration_photo_called_cut_off_by_a_part_of_the_board_is_found_whole():
+    # Tune acrylic calibration photo of rig 63: the board wholly in view on a pale table; a
+    # grid fitted on part of it ran past the frame edge, and the thorough search stopped at
+    # "cut off" without trying its other searches (the tiles give the whole board).
+    shot = reflec.calibration_sample(
+        "tune", 63, reflec.Difficulty.parse("realistic"), art="acrylic"
+    )
+    truth = np.array(shot.truth["synth"]["board_corners_px"])
+    h, w = shot.image.shape[:2]
+    assert truth.min() > 0 and truth[:, 0].max() < w and truth[:, 1].max() < h  # in view
+    pose = find_board(shot.image, thorough=True)
+    assert _placed(pose, truth) < 0.25
