@@ -300,7 +300,7 @@ def predict(net, data, sc_mean, sc_scale):
 
 
 #: The confidence thresholds tried on the validation photos (``--threshold`` is one of them).
-THRESHOLDS = (0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
+THRESHOLDS = (0.0, 0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8, 0.9, 0.95)
 
 
 def choose_threshold(pm, ps, mark, shaded, fixed: float | None = None) -> tuple[float, dict]:
