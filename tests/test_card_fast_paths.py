@@ -50,19 +50,6 @@ def test_conv_planes_pools_before_the_bias_without_changing_a_bit():
     assert np.array_equal(got, ref)
 
 
-def test_kept_medians_match_nanmedian():
-    rng = np.random.default_rng(5)
-    for _ in range(200):
-        lines, n = rng.integers(1, 12, 2)
-        res = np.round(np.abs(rng.normal(size=(lines, n))), int(rng.integers(1, 4)))
-        keep = rng.random((lines, n)) < rng.random()
-        ref = np.ones(lines)
-        some = keep.any(axis=1)
-        if some.any():
-            ref[some] = np.nanmedian(np.where(keep, res, np.nan)[some], axis=1)
-        assert np.array_equal(card._kept_medians(res, keep), ref)
-
-
 def test_median_last_matches_numpy_median():
     rng = np.random.default_rng(6)
     for n in (1, 2, 7, 320, 321):

@@ -61,3 +61,52 @@ def test_lattice_follows_the_printed_crossings_of_a_curled_card(curled_photo):
         assert np.abs(d).max() < 0.05  # every crossing within 1/20 cell
         # and no bias: each way the mean is under 1/200 cell (it was 1/64)
         assert np.abs(d.reshape(-1, 2).mean(axis=0)).max() < 0.005, d.reshape(-1, 2).mean(0)
+
+
+def _pale_grid_with_pen_run(pull: float) -> tuple[np.ndarray, np.ndarray]:
+    """An ink response (rectified frame) of a pale printed grid whose lines bow a little
+    (as a curled card's do), with a run of black pen strokes lying ``pull`` cells
+    below the top frame along four cells; and the true rows of the horizontal lines."""
+    cell, m = vc.CELL_PX, round(vc.MARGIN_CELLS * vc.CELL_PX)
+    size = vc._canonical_size()
+    x = np.arange(size)
+    bow = 2.0 * ((x - size / 2) / (5 * cell)) ** 2  # 2 px sag at the ends
+    resp = np.zeros((size, size), np.float32)
+    rows = np.array([m + i * cell + bow for i in range(11)])  # (11, size)
+    yy = np.arange(size)[:, None]
+    for i in range(11):
+        resp = np.maximum(resp, 0.25 * np.exp(-0.5 * ((yy - rows[i]) / 1.2) ** 2))
+        col = m + i * cell
+        resp[:, col - 1 : col + 2] = np.maximum(resp[:, col - 1 : col + 2], 0.25)
+    y_pen = round(m + pull * cell)
+    resp[y_pen - 2 : y_pen + 3, m + 2 : m + 4 * cell] = 0.9  # black pen along the frame
+    return resp, rows
+
+
+def test_a_pale_line_is_not_pulled_onto_pen_strokes_beside_it():
+    """The top line of a pale grey print runs 0.3 cell above a row of black pen strokes
+    along four cells: fitted alone, its quadratic bent towards the strokes (9 px, at
+    the frame's end); fitted with the other ten lines as one smooth family it stays on
+    the print."""
+    resp, rows = _pale_grid_with_pen_run(0.3)
+    m = vc.MARGIN_CELLS * vc.CELL_PX
+    fits = vc._follow_lines(resp, 0, m, vc.CELL_PX, 0.4)
+    x = np.arange(round(m), round(m + 10 * vc.CELL_PX))
+    for i in (0, 1, 5, 10):
+        assert np.abs(np.polyval(fits[i], x) - rows[i][x]).max() < 0.5, i
+
+
+@pytest.mark.parametrize("index", [7, 45])
+def test_lattice_of_pale_lines_among_pen_marks(index):
+    """Alt-style tune photos, the grid lines paler than the pen: 7 (light grey lines,
+    labels in tinted ruled cells, black pen crosses): fitted line by line, its lines
+    wandered onto the strokes, 0.73 cell at the worst crossing; 45 (a green print): the
+    top frame of the right grid bent onto a row of black o's (0.5-0.7 cell), so far that
+    the grid no longer matched its place."""
+    img, _ = split_photo("tune", index, style="alt")
+    grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    views = vc.orient_grids(grey, [vc.refine_lattice(grey, q) for q in vc.find_grids(grey)])
+    assert len(views) == 2
+    for view, true in zip(views, true_lattices("tune", index, style="alt"), strict=True):
+        d = (view.lattice - true) @ _grid_axes(true).T
+        assert np.abs(d).max() < 0.1

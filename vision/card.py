@@ -6,9 +6,10 @@ The pipeline, each step a function you can call on its own:
    is one connected web of dark lines with many cell-sized holes. Its outer frame
    gives a first quadrilateral.
 2. :func:`refine_lattice` — the true cell lines: each of the 11+11 printed lines
-   is followed segment by segment (so a curled card, lens distortion or a print
-   that is not square with the card are all followed), giving the 11x11 line
-   crossings in the photo.
+   is found segment by segment and each axis's 11 lines are fitted together as
+   one smooth family (so a curled card, lens distortion or a print that is not
+   square with the card are all followed, and a pen stroke darker than a pale
+   line is outvoted), giving the 11x11 line crossings in the photo.
 3. :func:`orient_grids` — which way is up: the printed labels stand just outside
    the top and the left edge of each grid.
 4. :func:`read_cells` — each cell, resampled from the crossings, is classified
@@ -394,48 +395,52 @@ def _ink_response(img: np.ndarray, cell: int = CELL_PX) -> np.ndarray:
     return np.clip(1 - img.astype(np.float32) / np.maximum(bg.astype(np.float32), 1), 0, 1)
 
 
-def _robust_quadratics(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Weighted quadratic fits ``y[i] ~ c[i] @ (x^2, x, 1)`` for every row ``i`` at once,
-    dropping points a pencil stroke pulled off the line (3 reweighting rounds).
+#: Degree across the lines of the smooth family the 11 lines of an axis are fitted as
+#: (:func:`_line_family`; along each line it is 2). Chosen on tune photos (classic
+#: 1100-1199, alt 0-59) among 1-4 against the renderer's true crossings: 3 and 4 let a
+#: run of pen strokes pull the outer lines again, 1 cannot follow a curl's spacing.
+FAMILY_DEGREE = 2
 
-    ``x`` (n,), ``y`` and ``w`` (lines, n); returns (lines, 3) coefficients, highest
-    power first (``np.polyval`` order). A tiny ridge keeps short lines straight.
+
+def _line_family(x: np.ndarray, y: np.ndarray, w: np.ndarray, ideal: np.ndarray) -> np.ndarray:
+    """All lines of one axis fitted at once as one smooth family ``y(i, x)``, robustly.
+
+    A printed grid is straight, evenly spaced lines; a photo bends and spaces them
+    smoothly (perspective, curl, lens), so line ``i``'s offset at ``x`` is a low-degree
+    polynomial in ``(i, x)``: quadratic along, :data:`FAMILY_DEGREE` across. Fitted to
+    the segment positions of every line together, a stretch of line pulled onto a row
+    of pen marks, dense pen shading or a label is outvoted by the other lines, where a
+    fit per line followed it (a pale printed line loses to a black pen by darkness).
+    Reweighting is Tukey's biweight, started from the lines' expected places
+    ``ideal`` (lines, ), so even most of one line can be wrong.
+
+    ``x`` (n,), ``y`` and ``w`` (lines, n); returns (lines, 3) quadratic coefficients
+    per line in ``x``, highest power first (``np.polyval`` order).
     """
-    xc = x.mean()
-    xs = (x - xc) / max(np.ptp(x), 1.0)  # centred and scaled: a well-conditioned fit
-    a = np.stack([xs * xs, xs, np.ones_like(xs)], axis=1)  # (n, 3)
-    keep = w > 0
-    ridge = np.diag([1e-3, 1e-6, 0.0])
-    coef = np.zeros((len(y), 3))
-    for _ in range(3):
-        wk = w * keep
-        ata = np.einsum("ln,ni,nj->lij", wk, a, a) + ridge
-        aty = np.einsum("ln,ni,ln->li", wk, a, y)
-        coef = np.linalg.solve(ata + np.eye(3) * 1e-9, aty[..., None])[..., 0]
-        res = np.abs(coef @ a.T - y)
-        med = _kept_medians(res, keep)
-        keep = (w > 0) & (res <= np.maximum(1.0, 2.5 * med)[:, None])
-    # Back to polynomial coefficients in the original x.
-    s = 1 / max(np.ptp(x), 1.0)
-    c2, c1, c0 = coef[:, 0] * s * s, coef[:, 1] * s, coef[:, 2]
+    da, di = 2, FAMILY_DEGREE
+    n_lines, n = y.shape
+    xc, half = x.mean(), max(np.ptp(x) / 2, 1.0)
+    xs = (x - xc) / half
+    ti = (np.arange(n_lines) - (n_lines - 1) / 2) / ((n_lines - 1) / 2)
+    pa = xs[:, None] ** np.arange(da + 1)  # (n, da+1)
+    pi = ti[:, None] ** np.arange(di + 1)  # (lines, di+1)
+    design = (pi[:, None, :, None] * pa[None, :, None, :]).reshape(n_lines * n, -1)
+    yv = y.ravel()
+    wv = np.minimum(w, 2 * np.median(w)).ravel()  # a dark pen stroke is no surer a line
+    pred = np.repeat(ideal, n).astype(np.float64)
+    for _ in range(6):
+        res = yv - pred
+        scale = max(1.4826 * np.median(np.abs(res[wv > 0])), 0.5)
+        u = res / (4.685 * scale)
+        wt = wv * np.where(np.abs(u) < 1, (1 - u * u) ** 2, 0.0)
+        sw = np.sqrt(wt)
+        coef, *_ = np.linalg.lstsq(design * sw[:, None], yv * sw, rcond=None)
+        pred = design @ coef
+    # per line: coefficients of (1, xs, xs^2), then back to the original x
+    per = pi @ coef.reshape(di + 1, da + 1)  # (lines, da+1), da == 2
+    s = 1 / half
+    c0, c1, c2 = per[:, 0], per[:, 1] * s, per[:, 2] * s * s
     return np.stack([c2, c1 - 2 * c2 * xc, c2 * xc * xc - c1 * xc + c0], axis=1)
-
-
-def _kept_medians(res: np.ndarray, keep: np.ndarray) -> np.ndarray:
-    """Median of each row's kept values (1.0 for a row with none kept), what
-    ``np.nanmedian`` gives with the rest masked as NaN, several times cheaper
-    (a sort of short rows instead of masked arrays).
-
-    >>> _kept_medians(np.array([[3.0, 1.0, 2.0, 9.0]]), np.array([[True, True, False, True]]))
-    array([3.])
-    """
-    n = res.shape[1]
-    srt = np.sort(np.where(keep, res, np.inf), axis=1)
-    k = keep.sum(axis=1)
-    rows = np.arange(len(res))
-    lo = srt[rows, np.maximum(k - 1, 0) // 2]
-    hi = srt[rows, np.minimum(k // 2, n - 1)]
-    return np.where(k > 0, (lo + hi) / 2, 1.0)
 
 
 def _follow_lines(resp: np.ndarray, axis: int, margin_px: float, cell: int, search: float):
@@ -443,8 +448,8 @@ def _follow_lines(resp: np.ndarray, axis: int, margin_px: float, cell: int, sear
 
     Every line is searched for in each of its 10 cell-long segments (the darkest
     offset within ``search`` cells; along the frame, where that is a label's bar,
-    by the darkness of the segment's palest third); the segment positions are then
-    fitted robustly.
+    by the darkness of the segment's palest third); the segment positions of all
+    11 lines are then fitted robustly as one smooth family (:func:`_line_family`).
     Returns (11, 3) polynomial coefficients giving the line's offset (rectified
     pixels) as a function of the coordinate along it.
     """
@@ -481,7 +486,7 @@ def _follow_lines(resp: np.ndarray, axis: int, margin_px: float, cell: int, sear
     sub = np.where(ok, 0.5 * (p0 - p2) / np.where(ok, den, -1.0), 0.0)
     ys = y0[:, None] + offs[k] + sub
     wts = np.maximum(prof[li, k, ci] - np.median(prof, axis=1), 0) + 1e-6
-    return _robust_quadratics(xs.astype(np.float64), ys, wts)
+    return _line_family(xs.astype(np.float64), ys, wts, y0.astype(np.float64))
 
 
 def _crossings(hfits: np.ndarray, vfits: np.ndarray) -> np.ndarray:
