@@ -93,10 +93,24 @@ def test_a_point_off_the_lattice_is_left_out_not_the_whole_lattice():
     assert np.array_equal(labels[others], want)
 
 
+def test_tiles_on_both_sides_of_a_hidden_row_join_one_lattice():
+    # A 4x4 lattice whose second row is hidden (a hand, coins): neighbour to neighbour the
+    # first row is out of reach; a step over one place joins it.
+    grid = np.array([[x, y] for y in range(4) for x in range(4)], float) * 40 + 100
+    seen = grid[np.arange(16) // 4 != 1]
+    plain = _lattice_labels(seen)
+    assert plain is not None and (plain[:4] < 0).all()  # the first row left out
+    labels = _lattice_labels(seen, robust=True)
+    assert labels is not None
+    want = np.array([[i % 4, i // 4] for i in range(16) if i // 4 != 1])
+    assert np.array_equal(labels, want)
+
+
 @pytest.mark.parametrize(
     "index, why",
     [
         (65, "a hand across the board's east side"),
+        (19, "a hand over the north-west tiles, the second row of tiles under coins"),
         (52, "pale tiles on a pale grey table: the board's edge a faint step"),
         (80, "a blue-and-white checked cloth whose light squares are about a tile's size"),
     ],

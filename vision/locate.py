@@ -277,10 +277,13 @@ def _lattice_walk(
         return None
     Binv = np.linalg.inv(B)
     # Every neighbour step at once, in grid units; then a walk over plain integers.
-    pi, pj = np.nonzero(d < 1.6 * spacing)
+    # With ``seed_by_steps`` (robust labelling) a step may also skip one place, so that
+    # tiles on both sides of a row hidden under a hand or pieces still join one lattice.
+    reach = 2 if seed_by_steps else 1
+    pi, pj = np.nonzero(d < (0.6 + reach) * spacing)
     ab = (pts[pj] - pts[pi]) @ Binv.T
     step = np.round(ab)
-    good = (np.abs(ab - step).max(axis=1) <= 0.3) & (np.abs(step).max(axis=1) <= 1)
+    good = (np.abs(ab - step).max(axis=1) <= 0.3) & (np.abs(step).max(axis=1) <= reach)
     pi, pj, step = pi[good], pj[good], step[good].astype(np.int64)
     neighbours: list[list[tuple[int, int, int]]] = [[] for _ in range(n)]
     for i, j, sx, sy in zip(pi.tolist(), pj.tolist(), *step.T.tolist(), strict=True):
@@ -1100,26 +1103,33 @@ def _one_tile_over(bgr: np.ndarray, pose: BoardPose) -> BoardPose:
     still finds the crosses of the three rows of tiles it shares with the board (12 at
     most), which can beat a board in place under a hand, or pass alone (tune acrylic
     calibration photos of rigs 39, 43 and 45: fits a tile off with 12, 9 and 12 crosses,
-    the board in place 16, 14 and 15). The fit from ``pose`` itself is tried first, as the
-    shifted ones are (a search of 0.3 cell): a shift must beat that too, and wins over
-    ``pose`` when it fits more (rig 45's search ended 0.3 cell off with 11 crosses, where a
-    tile over fits 12 and in place 15)."""
+    the board in place 16, 14 and 15).
+
+    ``pose`` is fitted again where it is, as the shifted ones are (a search of 0.3 cell,
+    arms taken ``ONE_TILE_ALONG``): a shift must fit more crosses than that fit, measured
+    alike (the searches count crosses in several ways: tune acrylic calibration photo of
+    rig 24, a fit a tile off counted 12, fitted again 10, the board in place 13). That fit
+    does not replace ``pose``: fitted again, tune acrylic shot 66 (tiles laid far apart)
+    found 12 crosses 0.8 cell off where ``pose`` had 10 at 0.2."""
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
     if pose.inverted:
         gray = 255 - gray
     px = max(16, min(FULL_STAGES[-1][0], round(pose.cell_size_px())))
-    best = pose
+    fits = []
     for sx, sy in ((0, 0), (2, 0), (-2, 0), (0, 2), (0, -2)):
         moved = shifted_pose(pose, sx, sy)
         moved.k, moved.centre, moved.scale = pose.k, pose.centre, pose.scale
-        other = refine_pose(gray, moved, px_per_cell=px, search=0.3, along=FULL_ALONG)
-        if (
+        other = refine_pose(gray, moved, px_per_cell=px, search=0.3, along=ONE_TILE_ALONG)
+        ok = (
             other is not None
-            and other.crosses_found > best.crosses_found
             and _in_frame(other, gray.shape)
             and squareness(other.H, gray.shape) <= MAX_SQUARENESS
-        ):
-            best = other
+        )
+        fits.append(other if ok else None)
+    best, most = pose, fits[0].crosses_found if fits[0] is not None else -1
+    for other in fits[1:]:
+        if other is not None and other.crosses_found > most:
+            best, most = other, other.crosses_found
     return best
 
 
@@ -1301,6 +1311,10 @@ TILE_CROSSES = 10
 #: those of the three rows of tiles it shares with the board (:func:`_one_tile_over`); 13
 #: or more rules it out.
 ONE_TILE_OFF_CROSSES = 12
+#: How :func:`_one_tile_over` takes the cross arms: "inside" (a line must peak inside the
+#: band): taken "low", a coin's rim at the band's end counted as a line put tune acrylic
+#: shot 39 (rig 9) a tile off (in place 9 crosses, a tile over 10; "inside": 12 and 10).
+ONE_TILE_ALONG: Along = "inside"
 #: How far a board edge's step must stand out of its band (MADs, :func:`find_edges`) for a
 #: board found from tile blobs: pale tiles on a pale table step by a few grey levels over a
 #: blurred pixel or two (tune acrylic rigs 13 and 19 on grey tables: 1.3-1.9 on every side,
