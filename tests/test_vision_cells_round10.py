@@ -83,3 +83,14 @@ def test_two_agreeing_mark_reads_do_not_name_a_coin_whose_look_fits_every_turn(m
     d = _cell(**{**coin.__dict__, "turn_leads": (0.0, 0.08, 0.2, 0.07)})
     _check_mark(d, None, 0, LEARNED)
     assert (decide(d, LEARNED).kind, d.facing) == ("coin", "west")
+
+
+def test_a_busy_cell_unlike_any_piece_is_a_textured_tile_only_when_its_detail_is_a_tiles():
+    """Mixed tune shot 201 c3: an arms coin half under a hand fits no look (0.5) and its
+    structure is under twice the empty threshold, but its fine detail (5.2 x the floor) is
+    more than empty cells beside a pawn or a hand show (up to ~5): not empty."""
+    looks = PieceLooks({}, {}, learned=True, empty_ratio=3.0)
+    cell = _cell(best=("pawn", "suns"), similarity=0.49, margin=0.1, energy_ratio=5.4,
+                 detail_ratio=5.2, tint=16.8, light_ratio=0.73)  # fmt: skip
+    assert decide(cell, looks).kind == "unknown"
+    assert decide(_cell(**{**cell.__dict__, "detail_ratio": 4.2}), looks).kind == "empty"

@@ -327,6 +327,11 @@ class PieceLooks:
     textured_ratio: float = 2.0
     strong_similarity: float = 0.75
     textured_max_similarity: float = 0.5  # a busier cell this unlike any piece is a tile
+    # ... when its fine detail stays under this (over the board's quietest cells): empty
+    # cells beside a pawn or a hand measure up to ~5 (see detail_empty). Round 10: mixed tune
+    # shot 201 c3, an arms coin half under a hand read empty at 5.2; empty cells read so on
+    # tune measured up to 4.74.
+    textured_max_detail: float = 5.0
     quiet_max_similarity: float = 0.6  # a quiet cell this like a piece is not called empty
     pawn_by_hand_similarity: float = 0.85  # a pawn beside a covered cell must fit this well
     # A pawn this similar will do when no other look comes within this margin.
@@ -1413,6 +1418,7 @@ def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
         return d
     d.suit = d.facing = None
     textured = d.energy_ratio < looks.textured_ratio * t and not foreign
+    textured = textured and d.detail_ratio < looks.textured_max_detail
     if textured and like < looks.textured_max_similarity:
         d.kind, d.confidence = "empty", 0.5
         return d
