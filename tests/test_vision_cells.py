@@ -377,7 +377,9 @@ def test_a_pawn_named_by_colour_is_no_less_like_a_piece():
 
     looks = PieceLooks.default()
     # The colour named moons, whose own look fits at 0.49; another suit's pawn fit 0.55.
-    pawn = dict(best=("pawn", "moons"), similarity=0.49, margin=0.5, energy_ratio=4.0)
+    # (fine detail 4: a textured tile's, see PieceLooks.textured_max_detail)
+    pawn = dict(best=("pawn", "moons"), similarity=0.49, margin=0.5, energy_ratio=4.0,
+                detail_ratio=4.0)  # fmt: skip
     assert decide(_measured(**pawn), looks).kind == "empty"  # a busy cell unlike any piece
     assert decide(_measured(**pawn, likeness=0.55), looks).kind == "unknown"
 
