@@ -288,24 +288,26 @@ def _lattice_walk(
     neighbours: list[list[tuple[int, int, int]]] = [[] for _ in range(n)]
     for i, j, sx, sy in zip(pi.tolist(), pj.tolist(), *step.T.tolist(), strict=True):
         neighbours[i].append((j, sx, sy))
-    labels = np.full((n, 2), -1, np.int64)
-    walked = np.zeros(n, bool)
     to_median = np.linalg.norm(pts - np.median(pts, axis=0), axis=1)
     if seed_by_steps:
         steps = np.bincount(pi, minlength=n)
         to_median = np.where(steps == steps.max(), to_median, np.inf)
     seed = int(np.argmin(to_median))
-    labels[seed], walked[seed] = 0, True
+    # The walk over plain Python integers (numpy indexing per step costs more than the walk).
+    found: dict[int, tuple[int, int]] = {seed: (0, 0)}
     stack = [seed]
     while stack:
         i = stack.pop()
+        li, lj = found[i]
         for j, sx, sy in neighbours[i]:
-            if not walked[j]:
-                labels[j] = labels[i] + (sx, sy)
-                walked[j] = True
+            if j not in found:
+                found[j] = (li + sx, lj + sy)
                 stack.append(j)
+    walked = np.zeros(n, bool)
+    walked[list(found)] = True
     # Labels relative to the seed may be negative: keep them apart from "not reached".
-    rel = np.where(walked[:, None], labels, 0)
+    rel = np.zeros((n, 2), np.int64)
+    rel[list(found)] = list(found.values())
     both = walked[pi] & walked[pj]
     fits = both & (rel[pj] - rel[pi] == step).all(axis=1)
     agree = np.bincount(pi[fits], minlength=n)
