@@ -8,6 +8,7 @@ seeds and rig/shot numbering as ``benchmarks/vision_reflec.py``) and runs
     python benchmarks/vision_locate.py --split test --rigs 25 --sweep    # + one row per cause
     python benchmarks/vision_locate.py --split test --rigs 25 --sweep --out RESULTS.md
     python benchmarks/vision_locate.py --split tune --rigs 35 --thorough  # calibration: thorough
+    python benchmarks/vision_locate.py --split tune --rigs 15 --first-rig 10 --art acrylic
 
 Per group of frames it reports:
 
@@ -60,26 +61,24 @@ def _load_or_render(stem: Path, render) -> tuple[np.ndarray, dict]:
     return shot.image, shot.truth
 
 
-def rig_frames(split: str, rig: int, difficulty: str, cache: Path):
-    """[(kind, image, truth)] for one rig: its calibration photo, then its shots.
+def rig_frames(split: str, rig: int, difficulty: str, cache: Path, art: str | None = None):
+    """[(kind, image, truth)] for one rig: its calibration photo, then its shots; ``art``
+    forces that piece art (default: the split's own mix).
 
     Same seeds and cache names as ``benchmarks/vision_reflec.py`` (a shared cache works).
     """
+    from vision_reflec import image_tag
+
     from piecebridge.synth.reflec import SHOTS_PER_RIG, Difficulty, calibration_sample, sample
 
     diff = Difficulty.parse(difficulty)
-    tag = f"{split}-{diff.name.replace('=', '').replace(',', '_').replace('.', 'p')}-r{rig:03d}"
-    out = [
-        (
-            "cal",
-            *_load_or_render(cache / f"{tag}-cal", lambda: calibration_sample(split, rig, diff)),
-        )
-    ]
+    tag = image_tag(split, rig, difficulty, art)
+    render_cal = lambda: calibration_sample(split, rig, diff, art=art)  # noqa: E731
+    out = [("cal", *_load_or_render(cache / f"{tag}-cal", render_cal))]
     for s in range(SHOTS_PER_RIG):
         i = rig * SHOTS_PER_RIG + s
-        out.append(
-            ("shot", *_load_or_render(cache / f"{tag}-s{s}", lambda i=i: sample(split, i, diff)))
-        )
+        render = lambda i=i: sample(split, i, diff, art=art)  # noqa: E731
+        out.append(("shot", *_load_or_render(cache / f"{tag}-s{s}", render)))
     return out
 
 
@@ -300,6 +299,11 @@ def main(argv: list[str] | None = None) -> int:
         "--thorough", action="store_true", help="calibration photos with find_board(thorough=True)"
     )
     ap.add_argument("--cache", default="~/.cache/piecebridge/vision_locate")
+    ap.add_argument(
+        "--art",
+        choices=["acrylic", "classic", "ebony", "french", "piecepackr"],
+        help="render every rig in this piece art (default: the split's mix)",
+    )
     ap.add_argument("--out", help="append the markdown table to this file")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every failure")
     args = ap.parse_args(argv)
@@ -309,14 +313,14 @@ def main(argv: list[str] | None = None) -> int:
     rigs = range(args.first_rig, args.first_rig + args.rigs)
     rows: list[tuple[str, Tally]] = []
     # Warm up (OpenCV's first calls set up tables): no frame should pay for that.
-    _, image, truth = rig_frames(args.split, args.first_rig, "realistic", cache)[1]
+    _, image, truth = rig_frames(args.split, args.first_rig, "realistic", cache, args.art)[1]
     measure(image, truth, "warm-up")
 
     cal, shots, hands = Tally(), Tally(), Tally()
     lock = LockTally()
     rng = np.random.default_rng(4)
     for rig in rigs:
-        frames = rig_frames(args.split, rig, "realistic", cache)
+        frames = rig_frames(args.split, rig, "realistic", cache, args.art)
         if args.lock:
             lock_frames(lock, frames[0][1], [f[1] for f in frames[1:]], rng, f"rig {rig}")
         for i, (kind, image, truth) in enumerate(frames):
@@ -327,18 +331,20 @@ def main(argv: list[str] | None = None) -> int:
             if kind != "cal" and truth["synth"]["levels"].get("occlusion", 0) > 0:
                 hands.results.append(r)
         print(f"  rig {rig} done", file=sys.stderr)
+    mix = f"{args.split} realistic" + (f", art {args.art}" if args.art else "")
     rows += [
-        (f"{args.split} realistic, all", Tally(cal.results + shots.results)),
-        (f"{args.split} realistic, calibration photos", cal),
-        (f"{args.split} realistic, game shots", shots),
-        (f"{args.split} realistic, shots with a hand", hands),
+        (f"{mix}, all", Tally(cal.results + shots.results)),
+        (f"{mix}, calibration photos", cal),
+        (f"{mix}, game shots", shots),
+        (f"{mix}, shots with a hand", hands),
     ]
     if args.sweep:
         for factor, level in SWEEP:
             t = Tally()
             name = f"{factor}={level:g}"
             for rig in range(args.first_rig, args.first_rig + args.sweep_rigs):
-                for i, (_, image, truth) in enumerate(rig_frames(args.split, rig, name, cache)):
+                frames = rig_frames(args.split, rig, name, cache, args.art)
+                for i, (_, image, truth) in enumerate(frames):
                     what = "calibration photo" if i == 0 else f"shot {i - 1}"
                     t.results.append(measure(image, truth, f"{args.split} {name} rig {rig} {what}"))
             rows.append((f"{args.split} {name}", t))
