@@ -44,7 +44,6 @@ from piecebridge.vision.facing import (
     coin_centre,
     fine_detail,
     mark_blob,
-    mark_centre,
     turn_alikeness,
 )
 from piecebridge.vision.geometry import N
@@ -122,10 +121,13 @@ def _layout_score(ratio: np.ndarray) -> float:
     return float(np.percentile(lr[occ], 20) - np.percentile(lr[~occ], 80))
 
 
-def _coin_looks(views: BoardViews, cells: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """A suit's coin look at PX (coarse) and FACE_PX (fine): each coin is cut out at its
-    place in the consensus of the six (:func:`_align`), so the average is sharp, centred
-    where the coins' rim circles agree, and the grid lines beside a coin do not count."""
+def _coin_looks(
+    views: BoardViews, cells: list[int]
+) -> tuple[np.ndarray, np.ndarray, list[tuple[float, float]]]:
+    """A suit's coin look at PX (coarse) and FACE_PX (fine), and the coins' centres
+    (FACE_PX pixels): each coin is cut out at its place in the consensus of the six
+    (:func:`_align`), so the average is sharp, centred where the coins' rim circles agree,
+    and the grid lines beside a coin do not count."""
     centres = []
     for i in cells:
         c = coin_centre(views, i)
@@ -141,7 +143,7 @@ def _coin_looks(views: BoardViews, cells: list[int]) -> tuple[np.ndarray, np.nda
         lo = cv2.getRectSubPix(views.rel_lo, (CROP, CROP), at)
         lo[..., 0] -= lo[..., 0].mean()
         coarse.append(lo)
-    return np.mean(coarse, axis=0), np.median(fine, axis=0).astype(np.float32)
+    return np.mean(coarse, axis=0), np.median(fine, axis=0).astype(np.float32), centres
 
 
 #: Pixels (FACE_PX) a calibration coin may move to fit the others (see :func:`_align`).
@@ -224,10 +226,10 @@ def learn_setup(
         )
     layout = calibration_layout()
     index = {c: i for i, c in enumerate(CELL_ORDER)}
-    coins, pawns, faces = {}, {}, {}
+    coins, pawns, faces, centres = {}, {}, {}, {}
     for suit in SUITS:
         cells = [c for c, (kind, s) in layout.items() if kind == "coin" and s == suit]
-        coins[suit], faces[suit] = _coin_looks(views, [index[c] for c in cells])
+        coins[suit], faces[suit], centres[suit] = _coin_looks(views, [index[c] for c in cells])
         pawns[suit] = crops[index[f"g{SUITS.index(suit) + 1}"], CENTRE_SHIFT]
     occ = np.array([c in layout for c in CELL_ORDER])
     hi_empty = float(np.percentile(ratio[~occ], 95))
@@ -236,7 +238,7 @@ def learn_setup(
     # mean, nearer the empty side: pieces lose contrast under glare and blur, tiles less),
     # kept within sane bounds so one odd cell cannot set it.
     empty_ratio = float(np.clip(max(hi_empty, 1.0) ** 0.65 * lo_occ**0.35, 1.8, 6.0))
-    marked, spots = _marked(views)
+    marked, spots = _marked(views, centres)
     looks = PieceLooks(
         coins,
         pawns,
@@ -275,16 +277,20 @@ def learn_setup(
 MIN_MARKS_READ = 3
 
 
-def _marked(views: BoardViews) -> tuple[tuple[str, ...], dict[str, tuple[float, float]]]:
+def _marked(
+    views: BoardViews, centres: dict[str, list[tuple[float, float]]]
+) -> tuple[tuple[str, ...], dict[str, tuple[float, float]]]:
     """Suits whose coins' small separate mark (see ``cells.mark_facing``) reads as north
     on at least ``MIN_MARKS_READ`` of their calibration coins (all face north there), and
     for each such suit where its mark sits: the median (distance from the coin's centre,
-    area) of those reads (``PieceLooks.mark_spots``)."""
-    index = {c: i for i, c in enumerate(CELL_ORDER)}
+    area) of those reads (``PieceLooks.mark_spots``).
+
+    ``centres``: per suit, its calibration coins' centres as the looks were cut out
+    (:func:`_coin_looks`), so the mark is measured from the centre the look is read from;
+    a rim circle snapped onto a round symbol would put the mark outside the searched ring."""
     out, spots = [], {}
     for suit in SUITS:
-        cells = [c for c, (kind, s) in calibration_layout().items() if (kind, s) == ("coin", suit)]
-        reads = [mark_blob(views, mark_centre(views, index[c], CENTRE_SHIFT)) for c in cells]
+        reads = [mark_blob(views, c) for c in centres[suit]]
         north = [(r, a, e) for f, lead, r, a, e in reads if f == "north" and lead >= MARK_SURE]
         if len(north) >= MIN_MARKS_READ:
             out.append(suit)

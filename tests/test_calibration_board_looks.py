@@ -65,8 +65,31 @@ def test_one_misfound_rim_does_not_set_the_look_centre(monkeypatch, wrong_coin):
     found[cells[wrong_coin]] = (x + 3.0, y - 1.0)  # a rim circle snapped onto something else
     monkeypatch.setattr(board, "coin_centre", lambda views, i: found[i])
     views = board_views(img)
-    _, fine = board._coin_looks(views, cells)
+    _, fine, _ = board._coin_looks(views, cells)
     # Where the symbol sits in a coin cut out at its true centre.
     want = _symbol_centre(cv2.getRectSubPix(views.rel_hi, (FACE_CROP, FACE_CROP), centres[1]))
     got = _symbol_centre(fine)
     assert abs(got[0] - want[0]) < 0.5 and abs(got[1] - want[1]) < 0.5
+
+
+def test_marks_are_read_from_the_looks_centres(monkeypatch):
+    """A suit's separate mark (the dot above the bar, north on every calibration coin) is
+    learned from the centres the looks are cut out at, not from rim circles that snapped
+    onto the symbol: read from those, the dot falls outside the searched ring."""
+    jitter = [(1.5, -1.0), (-2.0, 0.5), (0.0, 2.0), (2.5, 1.5), (-1.0, -2.0), (0.5, 0.0)]
+    img, cells, centres = _board(jitter)
+    snapped = [(x + dx, y + dy) for (x, y), (dx, dy) in zip(centres, SNAPS, strict=True)]
+    found = dict(zip(cells, snapped, strict=True))
+    monkeypatch.setattr(board, "coin_centre", lambda views, i: found[i])
+    views = board_views(img)
+    _, _, aligned = board._coin_looks(views, cells)
+    others = {s: [] for s in board.SUITS}
+    marked, spots = board._marked(views, {**others, "suns": aligned})
+    assert marked == ("suns",)
+    assert abs(spots["suns"][0] - 9.0) < 1.5  # the dot sits 9 px above the centre
+    # The rim circles themselves do not read the mark on enough coins (the old way).
+    assert board._marked(views, {**others, "suns": snapped})[0] == ()
+
+
+#: Rim circles snapped onto the symbol (px): four of the six coins, each a different way.
+SNAPS = [(0.0, -4.0), (3.5, 0.0), (0.0, 0.0), (-3.5, 0.0), (0.0, 4.0), (0.0, 0.0)]
