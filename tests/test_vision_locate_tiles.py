@@ -198,3 +198,23 @@ def test_a_calibration_photo_called_cut_off_by_a_part_of_the_board_is_found_whol
     assert truth.min() > 0 and truth[:, 0].max() < w and truth[:, 1].max() < h  # in view
     pose = find_board(shot.image, thorough=True)
     assert _placed(pose, truth) < 0.25
+
+
+def test_a_shift_does_not_replace_the_pose_when_the_fit_in_place_fails(monkeypatch):
+    # Without a fit in place measured alike there is no yardstick: a shifted fit that lies
+    # in the frame must not win with any count of crosses (it did with fewer than the pose).
+    from piecebridge.vision import locate
+
+    H = np.array([[60.0, 0, 600], [0, 60.0, 300], [0, 0, 1]])
+    pose = BoardPose(H)
+    pose.crosses_found = 14
+
+    def refit(gray, moved, **kwargs):
+        if np.allclose(moved.H, pose.H):
+            return None  # the fit in place fails
+        moved.crosses_found = 9
+        return moved
+
+    monkeypatch.setattr(locate, "refine_pose", refit)
+    frame = np.zeros((1080, 1920, 3), np.uint8)
+    assert _one_tile_over(frame, pose) is pose

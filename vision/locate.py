@@ -1112,7 +1112,8 @@ def _one_tile_over(bgr: np.ndarray, pose: BoardPose) -> BoardPose:
     alike (the searches count crosses in several ways: tune acrylic calibration photo of
     rig 24, a fit a tile off counted 12, fitted again 10, the board in place 13). That fit
     does not replace ``pose``: fitted again, tune acrylic shot 66 (tiles laid far apart)
-    found 12 crosses 0.8 cell off where ``pose`` had 10 at 0.2."""
+    found 12 crosses 0.8 cell off where ``pose`` had 10 at 0.2. When that fit fails,
+    ``pose`` stays (nothing measured alike to beat)."""
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
     if pose.inverted:
         gray = 255 - gray
@@ -1128,7 +1129,9 @@ def _one_tile_over(bgr: np.ndarray, pose: BoardPose) -> BoardPose:
             and squareness(other.H, gray.shape) <= MAX_SQUARENESS
         )
         fits.append(other if ok else None)
-    best, most = pose, fits[0].crosses_found if fits[0] is not None else -1
+    if fits[0] is None:  # no yardstick measured alike: a shift cannot show it fits more
+        return pose
+    best, most = pose, fits[0].crosses_found
     for other in fits[1:]:
         if other is not None and other.crosses_found > most:
             best, most = other, other.crosses_found
