@@ -76,8 +76,9 @@ def _save(path: Path, **arrays) -> None:
 
 def rects_of(path: Path) -> dict:
     """The reader's rectified grids of one photo with their truth labels, cached
-    beside the photo (``.rects.npz``), so features can be re-extracted cheaply."""
-    cache = path.with_suffix(".rects.npz")
+    beside the photo (``.rects.g<GRID_VERSION>.npz``: grids cut by an older finder or
+    lattice are not reused), so features can be re-extracted cheaply."""
+    cache = path.with_suffix(f".rects.g{vc.GRID_VERSION}.npz")
     if cache.exists():
         d = np.load(cache, allow_pickle=False)
         if "error" in d:

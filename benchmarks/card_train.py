@@ -45,6 +45,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from card_data import CACHE, rects_of, style_photo_path
+from piecebridge.vision import card as vc
 from piecebridge.vision import card_cells as cc
 
 from piecebridge.synth.card import RENDER_VERSION
@@ -69,7 +70,7 @@ def tune_grids(indices, size, style: str = "classic"):
 def grid_data(indices, size, style: str = "classic", name: str | None = None) -> dict:
     """Maps (uint8), scalars and labels of every grid of the given tuning photos, cached
     as ``name`` (by default the classic renderer's photos ``first_last``)."""
-    name = name or f"net_tune_{indices[0]}_{indices[-1]}_{size[0]}x{size[1]}_r{RENDER_VERSION}"
+    name = name or f"net_tune_{indices[0]}_{indices[-1]}_{size[0]}x{size[1]}_{_versions()}"
     cache = CACHE / f"{name}.npz"
     if cache.exists():
         d = np.load(cache)
@@ -120,22 +121,27 @@ def alt_grid_data(spans: list[str], size) -> dict:
     shadings, other printing), rendered and read on first use like the classic ones.
 
     The alt style draws on the classic renderer (its contents and its camera), so the
-    cache name carries ``RENDER_VERSION`` as the classic one does: a newer renderer's
-    grids are other grids and are made anew.
+    cache name carries ``RENDER_VERSION`` and the reader's ``GRID_VERSION`` as the classic
+    one does: a newer renderer's or lattice's grids are other grids and are made anew.
     """
     return grid_data(alt_indices(spans), size, "alt", alt_cache_name(spans, size))
 
 
 def alt_cache_name(spans: list[str], size) -> str:
     """Name of the training cache of the alt-style tuning photos ``spans`` (see
-    :func:`alt_grid_data`), with the renderer's version.
+    :func:`alt_grid_data`), with the renderer's and the grids' versions.
 
     >>> alt_cache_name(["60-202", "300-372"], (2000, 1500)) == (
-    ...     f"net_tune_alt_60-202_300-372_2000x1500_r{RENDER_VERSION}"
+    ...     f"net_tune_alt_60-202_300-372_2000x1500_r{RENDER_VERSION}_g{vc.GRID_VERSION}"
     ... )
     True
     """
-    return f"net_tune_alt_{'_'.join(spans)}_{size[0]}x{size[1]}_r{RENDER_VERSION}"
+    return f"net_tune_alt_{'_'.join(spans)}_{size[0]}x{size[1]}_{_versions()}"
+
+
+def _versions() -> str:
+    """The renderer's and the reader's grid versions, as training cache names carry them."""
+    return f"r{RENDER_VERSION}_g{vc.GRID_VERSION}"
 
 
 def dequantise(maps_u8):

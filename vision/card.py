@@ -45,6 +45,10 @@ CELL_PX = 32
 MARGIN_CELLS = 1.5
 #: working resolution for finding grids (long side, pixels)
 DETECT_SIDE = 1000
+#: Version of the grids this module cuts (finder, lattice, resampling). Caches of rectified
+#: grids (the cell network's training data) carry it, so a change that moves the grids
+#: makes them anew: 2 = lattice round 1 (half-pixel map, one line family per axis).
+GRID_VERSION = 2
 
 
 class CardError(UserError):
