@@ -220,6 +220,9 @@ def summarise_lattice(results: list[dict]) -> None:
     failed = [r for r in results if "error" in r]
     print(f"photos {len(results)}, failed {len(failed)}: {[Path(r['path']).name for r in failed]}")
     errs = [np.array(e) for r in results for e in r.get("cross_err", [])]
+    if not errs:
+        print("no grid was read: nothing to measure")
+        return
     cross = np.concatenate([e.ravel() for e in errs])
     worst = np.array([e.max() for e in errs])
     q = [50, 90, 99, 100]
@@ -241,6 +244,9 @@ def summarise(results: list[dict]) -> None:
     grids = [g for r in results for g in r.get("grids", [])]
     failed = [r for r in results if "error" in r]
     print(f"photos {len(results)}, failed {len(failed)}: {[Path(r['path']).name for r in failed]}")
+    if not grids:
+        print("no grid was read: nothing to measure")
+        return
     cross = np.concatenate([np.ravel(g["cross_err"]) for g in grids])
     cell = np.concatenate([np.ravel(g["cell_err"]) for g in grids])
     codes = np.concatenate([np.ravel(g["codes"]) for g in grids])
@@ -295,6 +301,9 @@ def sheet(results: list[dict], out: Path, n: int = 12, zoom: int = 4) -> None:
         items[: n // 2]
         + items[n // 2 :: max(1, (len(items) - n // 2) // (n - n // 2))][: n - n // 2]
     )
+    if not pick:
+        print("no error cells: no sheet written")
+        return
     tiles = []
     for e, path, g, rr, c in pick:
         grey, _ = vc.load_photo(path)
