@@ -13,7 +13,8 @@
  * and feeds it byte by byte into pb_rx_feed(); complete frames go through pb_handle(),
  * then pb_tick() and pb_compose() run. Checked after every frame: the state invariants
  * (laser cells < 64, counts within bounds), that a well-formed frame always decodes to
- * exactly what was sent, and that a decode takes < 50 ms (no hang). A crash is caught by
+ * exactly what was sent, and that a decode takes < 1 s of CPU time (no hang; the slowest is
+ * reported as "max_decode_us"). A crash is caught by
  * the sanitizers. "accepted_mutated" counts corrupted frames that passed the CRC as
  * something other than what was sent: a 16-bit CRC lets about 1 in 65536 multi-byte
  * corruptions through (single-bit errors never); "survived_intact" counts damage that
@@ -103,7 +104,9 @@ static int feed(const uint8_t *data, size_t n, const uint8_t *expect_raw, size_t
     }
     long long dt = now_ns() - t0;
     if (dt > max_ns) max_ns = dt;
-    if (dt > 50000000LL) fail("decode took more than 50 ms");
+    /* A hang, not a slow moment: a decode is microseconds, but a sanitizer build on a
+     * shared VM has shown one of 50,000 over 50 ms of thread CPU time (CI, load 3-4). */
+    if (dt > 1000000000LL) fail("decode took more than 1 s of CPU time");
     return frames;
 }
 
