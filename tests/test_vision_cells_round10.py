@@ -8,6 +8,7 @@ import pytest
 from piecebridge.vision.cells import CellDecision, PieceLooks, _pawn_by_colour, decide
 
 from tests.test_vision_cells import _disc_crop
+from tests.test_vision_cells import _measured as _cell
 
 ORANGE, DARK = (-78.0, 24.0, 25.0), (-152.0, -5.0, -28.0)
 
@@ -26,11 +27,6 @@ def test_colour_named_is_set_only_when_the_colour_names_the_suit():
     assert named.colour_named and named.best == ("pawn", "suns") and named.likeness == 0.83
     leaning = _colour_read((-106.0, 21.0, 2.0))  # nearer suns, not clearly: against the look
     assert not leaning.colour_named and leaning.likeness == 0.83 and leaning.margin == 0.0
-
-
-def _cell(**kw) -> CellDecision:
-    base = dict(cell="c3", kind="unknown", energy_ratio=10.0, detail_ratio=5.0, tint=2.0)
-    return CellDecision(**{**base, **kw})
 
 
 LEARNED = PieceLooks({}, {}, learned=True)
