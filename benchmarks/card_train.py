@@ -96,6 +96,53 @@ def grid_data(indices, size, style: str = "classic", name: str | None = None) ->
     return out
 
 
+def r1turned_data(n_photos: int) -> dict:
+    """Training grids of renderer 1's tuning photos ``0..n_photos-1`` (the photos v7-v10
+    learned from, ``out/card/tune_2000x1500``) cut by today's finder and lattice
+    (:func:`card_data.rects_of`, ``GRID_VERSION``), with the x and plus marks renderer 2
+    turns back left out of the mark loss (``card_turned.turned_cells``): what
+    ``benchmarks/card_turned.py`` wrote from the old lattice's grids, made anew. Cached
+    as ``net_tune_0_<n-1>_2000x1500_r1turned_g<GRID_VERSION>.npz``."""
+    from card_turned import OLD, turned_cells
+
+    cache = CACHE / f"net_tune_0_{n_photos - 1}_2000x1500_r1turned_g{vc.GRID_VERSION}.npz"
+    if cache.exists():
+        with np.load(cache) as d:
+            return {k: d[k] for k in d}
+    maps, scal, mark, shaded = [], [], [], []
+    t0, left_out = time.time(), 0
+    for i in range(n_photos):
+        item = rects_of(OLD / f"tune_{i:05d}.jpg")
+        if "error" in item:
+            print(f"  skipped tune {i}: {item['error']}")
+            continue
+        turned = turned_cells(i)
+        for g, rect in enumerate(item["rects"]):
+            mp, sc = cc.cell_maps(rect)
+            maps.append(np.stack([mp[0] * 255, mp[1] * 170]).round().clip(0, 255).astype(np.uint8))
+            scal.append(sc)
+            mk = item["mark"][g].copy()
+            for tg, cell in turned:
+                if tg == g:
+                    assert mk[cell] in (2, 5)  # an x or a plus
+                    mk[cell] = -100
+                    left_out += 1
+            mark.append(mk)
+            shaded.append(item["shaded"][g])
+        if i % 100 == 0:
+            print(f"  r1 photo {i}: {left_out} left out ({time.time() - t0:.0f}s)", flush=True)
+    out = {
+        "maps": np.stack(maps),
+        "scalars": np.stack(scal).astype(np.float32),
+        "mark": np.stack(mark).astype(np.int64),
+        "shaded": np.stack(shaded).astype(np.float32),
+    }
+    tmp = cache.with_name(f"{cache.stem}.tmp.npz")
+    np.savez(tmp, **out)
+    tmp.replace(cache)
+    return out
+
+
 #: alt-style tuning photos below this only choose thresholds and measure (never trained on)
 ALT_TRAIN_FIRST = 60
 
@@ -305,6 +352,24 @@ def predict(net, data, sc_mean, sc_scale):
     return np.concatenate(pm), np.concatenate(ps)
 
 
+def hard_cells(net, data, sc_mean, sc_scale, conf: float) -> np.ndarray:
+    """Flat indices (``grid * 100 + cell``) of the training cells the network reads wrong,
+    or at a confidence under ``conf``, unaugmented and mirrored as the reader reads them:
+    where the errors are (faint or shadowed shading, marks on shading), sampled more."""
+    t0 = time.time()
+    pm, ps = predict(net, data, sc_mean, sc_scale)
+    mark, shaded = data["mark"].ravel(), data["shaded"].ravel()
+    k = pm.argmax(1)
+    sure = pm.max(1) * np.maximum(ps, 1 - ps)
+    wrong = ((k != mark) & (mark >= 0)) | ((ps > 0.5) != (shaded > 0.5))
+    out = np.flatnonzero(wrong | (sure < conf))
+    print(
+        f"hard cells: {len(out)} of {len(mark)} ({wrong.sum()} wrong; {time.time() - t0:.0f}s)",
+        flush=True,
+    )
+    return out
+
+
 #: The confidence thresholds tried on the validation photos (``--threshold`` is one of them).
 THRESHOLDS = (0.0, 0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8, 0.9, 0.95)
 
@@ -410,8 +475,17 @@ def main() -> None:
     ap.add_argument(
         "--train-data",
         help="training grids from this .npz (as benchmarks/card_turned.py writes) instead of "
-        "the tuning photos' own; validation photos are always rendered",
+        "the tuning photos' own, or 'r1turned': renderer 1's tuning photos 0..photos-val-1 "
+        "cut by today's lattice (r1turned_data); validation photos are always rendered",
     )
+    ap.add_argument(
+        "--hard-share",
+        type=float,
+        default=0.0,
+        help="share of each batch from the hard cells: those the starting network (--init) "
+        "reads wrong or at under --hard-conf on the unaugmented training grids",
+    )
+    ap.add_argument("--hard-conf", type=float, default=0.9)
     ap.add_argument(
         "--alt-photos",
         nargs="+",
@@ -465,7 +539,9 @@ def main() -> None:
     rng = np.random.default_rng(a.seed)
     n_train = a.photos - a.val
     t0 = time.time()
-    if a.train_data:
+    if a.train_data == "r1turned":
+        train = r1turned_data(n_train)
+    elif a.train_data:
         with np.load(a.train_data) as d:
             train = {k: d[k] for k in ("maps", "scalars", "mark", "shaded")}
     else:
@@ -502,6 +578,7 @@ def main() -> None:
         net.load_state_dict(state)
     opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=1e-4)
     n_grids = train["maps"].shape[0]
+    hard = hard_cells(net, train, sc_mean, sc_scale, a.hard_conf) if a.hard_share else None
     budget = a.minutes * 60
     t_start = time.time()
     step, seen, loss_avg = 0, 0, 0.0
@@ -519,6 +596,9 @@ def main() -> None:
                 rng.integers(0, n_classic, a.batch),
             )
         cell = rng.integers(0, 100, a.batch)
+        if hard is not None:  # a fixed share of each batch from the hard cells
+            pick = np.flatnonzero(rng.random(a.batch) < a.hard_share)
+            g[pick], cell[pick] = np.divmod(hard[rng.integers(0, len(hard), len(pick))], 100)
         gt, ct = torch.from_numpy(g), torch.from_numpy(cell)
         x = augment(
             crops_of(train["maps"], g, cell),
@@ -554,6 +634,11 @@ def main() -> None:
         else ""
     )
     turn_note = f", {a.turns:.0%} of patches turned by quarter turns" if a.turns else ""
+    if hard is not None:
+        turn_note += (
+            f", {a.hard_share:.0%} of each batch from {len(hard)} hard cells "
+            f"(confidence under {a.hard_conf} or wrong at the start)"
+        )
     info.update(
         trained_on=f"tune split photos 0..{n_train - 1}{alt_note} at {a.size}, "
         f"augmented patches{turn_note}",
