@@ -261,7 +261,7 @@ def cpu_ms(fn, n: int) -> float:
 
 def make_cpu_stream(seconds: float) -> tuple[Path, dict, object]:
     """The 1080p stream (see :func:`make_stream`) and the rig's board setup."""
-    from piecebridge.calibration.board import learn_setup
+    from piecebridge.vision.learn import learn_setup
 
     from piecebridge.referee.record_demo import _rig
     from piecebridge.synth.reflec import calibration_board, render_shot

@@ -39,7 +39,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 from machine import describe
-from piecebridge.vision.geometry import cell_centre, closest_turns
+from piecebridge.calibration.geometry import cell_centre, closest_turns
 from piecebridge.vision.locate import BoardNotFound, check_lock, find_board
 
 #: Hard level per difficulty factor (as benchmarks/vision_reflec.py sweeps them).

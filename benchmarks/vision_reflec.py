@@ -45,7 +45,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 from machine import describe
-from piecebridge.calibration.board import learn_setup
+from piecebridge.vision.learn import learn_setup
 from piecebridge.vision.locate import BoardNotFound
 from piecebridge.vision.reader import BoardReader
 

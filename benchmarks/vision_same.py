@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cv2
 import numpy as np
 import vision_reflec as vr
-from piecebridge.calibration.board import learn_setup
+from piecebridge.vision.learn import learn_setup
 from piecebridge.vision.reader import CHANGED, BoardReader
 
 from piecebridge.errors import UserError

@@ -42,9 +42,49 @@ def test_rules_import_nothing_of_the_rest_and_no_opencv():
                     assert name.startswith("piecebridge.rules"), (path, name)
 
 
-def test_vision_does_not_import_the_rules_or_the_app():
-    for path in (ROOT / "vision").rglob("*.py"):
-        tree = ast.parse(path.read_text())
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module:
-                assert not node.module.startswith("piecebridge.rules"), (path, node.module)
+def _piecebridge_imports(folder: str) -> list[tuple[Path, str]]:
+    """(file, module) for every piecebridge module imported under ``folder`` (``from
+    piecebridge import x`` counts as ``piecebridge.x``; a relative import as the folder's)."""
+    found = []
+    for path in (ROOT / folder).rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level:
+                names = [f"piecebridge.{folder}"]
+            elif isinstance(node, ast.ImportFrom) and node.module == "piecebridge":
+                names = [f"piecebridge.{a.name}" for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            else:
+                continue
+            found += [(path, n) for n in names if n.split(".")[0] == "piecebridge"]
+    return found
+
+
+# The one module of the app every layer may raise from: it imports nothing.
+SHARED = ("piecebridge.errors",)
+
+
+def _within(module: str, packages: tuple[str, ...]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
+def test_vision_uses_only_itself_and_calibration():
+    allowed = ("piecebridge.vision", "piecebridge.calibration", *SHARED)
+    found = _piecebridge_imports("vision")
+    assert any(_within(m, ("piecebridge.calibration",)) for _, m in found)  # the check sees them
+    assert [(p, m) for p, m in found if not _within(m, allowed)] == []
+
+
+def test_calibration_imports_nothing_of_vision_rules_or_the_app():
+    """The arrows point one way: vision uses calibration, never the other way round."""
+    found = _piecebridge_imports("calibration")
+    assert any(_within(m, SHARED) for _, m in found)  # the check sees them
+    allowed = ("piecebridge.calibration", *SHARED)
+    assert [(p, m) for p, m in found if not _within(m, allowed)] == []
+
+
+def test_the_shared_error_module_imports_nothing_of_piecebridge():
+    tree = ast.parse((ROOT / "piecebridge" / "errors.py").read_text())
+    assert not [n for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom)]

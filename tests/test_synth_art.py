@@ -85,7 +85,8 @@ def test_render_is_deterministic_per_seed(art):
 
 @pytest.mark.parametrize("art", ["piecepackr", "acrylic"])
 def test_a_calibration_photo_in_the_new_art_calibrates_and_reads_back(art):
-    from piecebridge.calibration.board import calibration_layout, learn_setup
+    from piecebridge.calibration.board import calibration_layout
+    from piecebridge.vision.learn import learn_setup
     from piecebridge.vision.reader import BoardReader
 
     shot = calibration_sample("tune", 1, Difficulty.easy(), art=art, image_size=(1280, 720))

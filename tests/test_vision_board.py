@@ -13,8 +13,9 @@ import json
 import cv2
 import numpy as np
 import pytest
-from piecebridge.calibration.board import BoardSetup, calibration_layout, learn_setup
-from piecebridge.vision.geometry import CANONICAL_CORNERS, cell_centre, north_up, project
+from piecebridge.calibration.board import BoardSetup, calibration_layout
+from piecebridge.calibration.geometry import CANONICAL_CORNERS, cell_centre, north_up, project
+from piecebridge.vision.learn import learn_setup
 from piecebridge.vision.locate import BoardCutOff, BoardNotFound, find_board
 from piecebridge.vision.reader import BoardReader
 

@@ -8,9 +8,10 @@ import dataclasses
 import cv2
 import numpy as np
 import pytest
-from piecebridge.calibration.board import calibration_layout, learn_setup
+from piecebridge.calibration.board import calibration_layout
+from piecebridge.calibration.geometry import N, project
 from piecebridge.vision.cells import PieceLooks, _unit, board_views, masked, similarities
-from piecebridge.vision.geometry import N, project
+from piecebridge.vision.learn import learn_setup
 from piecebridge.vision.occlusion import covered_cells, hidden_fraction
 from piecebridge.vision.raster import CROP, FACE_CROP, FACE_PX
 from piecebridge.vision.reader import BoardReader

@@ -9,7 +9,7 @@ import json
 import cv2
 import numpy as np
 import pytest
-from piecebridge.calibration.board import BoardSetup, learn_setup
+from piecebridge.calibration.board import BoardSetup
 from piecebridge.vision.cells import (
     SUITS,
     TURN_ALIKE,
@@ -20,6 +20,7 @@ from piecebridge.vision.cells import (
     decide,
 )
 from piecebridge.vision.facing import turn_alikeness
+from piecebridge.vision.learn import learn_setup
 from piecebridge.vision.raster import FACE_CROP
 
 from piecebridge.errors import UserError

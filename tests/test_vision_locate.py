@@ -9,7 +9,14 @@ import functools
 import cv2
 import numpy as np
 import pytest
-from piecebridge.vision.geometry import CANONICAL_CORNERS, N, cell_centre, closest_turns, project
+from piecebridge.calibration.geometry import (
+    CANONICAL_CORNERS,
+    N,
+    cell_centre,
+    closest_turns,
+    project,
+)
+from piecebridge.calibration.pose import CROSS_CENTRES, BoardPose, fit_pose
 from piecebridge.vision.locate import (
     BoardNotFound,
     _lines_shifted,
@@ -23,7 +30,6 @@ from piecebridge.vision.locate import (
     scaled_pose,
     shifted_pose,
 )
-from piecebridge.vision.pose import CROSS_CENTRES, BoardPose, fit_pose
 
 S = 60  # drawing pixels per cell
 

@@ -30,8 +30,8 @@ def test_a_board_wholly_in_view_is_never_called_cut_off(rig, size):
 
 
 def test_cross_arms_taken_along_the_arm_see_a_faint_line_beside_strong_engraving():
+    from piecebridge.calibration.pose import CROSS_CENTRES
     from piecebridge.vision.locate import find_crosses
-    from piecebridge.vision.pose import CROSS_CENTRES
 
     S, m = 32, 0.5  # rectified pixels per cell, margin in cells
     size = round((8 + 2 * m) * S)

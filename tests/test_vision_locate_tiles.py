@@ -10,7 +10,8 @@ import functools
 import cv2
 import numpy as np
 import pytest
-from piecebridge.vision.geometry import CANONICAL_CORNERS
+from piecebridge.calibration.geometry import CANONICAL_CORNERS
+from piecebridge.calibration.pose import BoardPose
 from piecebridge.vision.locate import (
     MAX_SQUARENESS,
     WEAK_CROSSES,
@@ -22,7 +23,6 @@ from piecebridge.vision.locate import (
     find_board,
     squareness,
 )
-from piecebridge.vision.pose import BoardPose
 
 from piecebridge.synth import reflec
 

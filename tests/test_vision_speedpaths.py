@@ -8,7 +8,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-from piecebridge.calibration.board import learn_setup
+from piecebridge.vision.learn import learn_setup
 from piecebridge.vision.reader import CHANGED, BoardReader
 from test_vision_board import as_sets, draw_board, layout_image
 
@@ -129,7 +129,7 @@ def test_change_is_judged_against_the_last_measurement_not_the_last_frame(setup)
 
 
 def test_undecided_cells_are_tried_again_after_a_while(setup):
-    from piecebridge.vision.geometry import cell_centre, project
+    from piecebridge.calibration.geometry import cell_centre, project
     from piecebridge.vision.reader import RETRY_UNKNOWN
 
     def frame(seed):

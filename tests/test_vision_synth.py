@@ -7,7 +7,7 @@ import functools
 
 import numpy as np
 import pytest
-from piecebridge.calibration.board import learn_setup
+from piecebridge.vision.learn import learn_setup
 from piecebridge.vision.reader import BoardReader
 
 reflec = pytest.importorskip("piecebridge.synth.reflec")

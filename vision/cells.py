@@ -18,7 +18,6 @@ than the best look with another answer. Anything else goes to ``unknown`` (a han
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 import functools
 from collections.abc import Collection
@@ -27,6 +26,8 @@ from typing import Any
 
 import cv2
 import numpy as np
+from piecebridge.calibration.geometry import N, median_colour
+from piecebridge.calibration.looks import SUITS, LearnedLooks
 from piecebridge.vision.facing import (
     FACING_ROT,
     FACINGS,
@@ -36,7 +37,6 @@ from piecebridge.vision.facing import (
     read_twisted,
     turned_looks,
 )
-from piecebridge.vision.geometry import N, median_colour
 from piecebridge.vision.occlusion import covered_cells, hidden_fraction, lit_beside
 from piecebridge.vision.raster import (
     CELL_ORDER,
@@ -49,7 +49,6 @@ from piecebridge.vision.raster import (
     PX,
 )
 
-SUITS = ("suns", "moons", "crowns", "arms")
 #: Standard Piecepack suit colours (BGR) for the no-setup fallback.
 DEFAULT_SUIT_BGR = {
     "suns": (40, 60, 210),
@@ -292,30 +291,15 @@ def energies(crops: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- looks
 
 
-def _encode(a: np.ndarray) -> dict[str, Any]:
-    a = np.ascontiguousarray(a, dtype=np.float16)
-    return {"shape": list(a.shape), "f16": base64.b64encode(a.tobytes()).decode("ascii")}
-
-
-def _decode(d: dict[str, Any]) -> np.ndarray:
-    raw = base64.b64decode(d["f16"])
-    return np.frombuffer(raw, dtype=np.float16).reshape(d["shape"]).astype(np.float32)
-
-
 @dataclass
-class PieceLooks:
-    """What each suit's coin (facing north) and pawn look like, as descriptor crops.
-
-    ``empty_ratio`` is the energy, relative to the board's noise floor, above which a cell
-    holds something; ``min_similarity`` and ``min_margin`` gate a decision.
+class PieceLooks(LearnedLooks):
+    """The learned looks (:class:`~piecebridge.calibration.looks.LearnedLooks`: what each
+    suit's coin, facing north, and pawn look like, as descriptor crops) with the thresholds
+    that decide a cell by them: ``min_similarity`` and ``min_margin`` gate a decision.
     """
 
-    coins: dict[str, np.ndarray]
-    pawns: dict[str, np.ndarray]
-    faces: dict[str, np.ndarray] = field(default_factory=dict)  # coin at FACE_PX, north
     # Defaults from the tune split (benchmarks/vision_reflec.py --tune --split tune
     # --rigs 20, cost 30 x wrong + unknown), with a setup.
-    empty_ratio: float = 2.5
     min_similarity: float = 0.7
     min_margin: float = 0.02
     min_facing_margin: float = 0.15
@@ -355,46 +339,20 @@ class PieceLooks:
     # and leads every other look by this much.
     covered_piece_similarity: float = 0.85
     covered_piece_margin: float = 0.15
-    learned: bool = False
-    # Suits whose coins' separate mark reads reliably (learned: the calibration's coins
-    # read as north by it); only their facings are checked against the mark.
-    marked: tuple[str, ...] = ()
-    # Where each marked suit's separate mark sits on its calibration coins and how big it
-    # is: (distance from the coin's centre, area), FACE_PX pixels (``facing.mark_blob``).
-    # A suit without one (older setups) has its mark looked for anywhere on the coin.
-    mark_spots: dict[str, tuple[float, float]] = field(default_factory=dict)
-    # How alike each suit's learned look (its mark painted over) is to itself turned a
-    # quarter, a half and three quarters clockwise (``facing.turn_alikeness``, learned from
-    # the calibration coins). A suit without one (older setups): every turn is told apart.
-    turn_alike: dict[str, tuple[float, float, float]] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
-        """What was learned (looks and the empty threshold); the decision thresholds stay
-        in the code so a better-tuned version also improves old setups."""
-        return {
-            "coins": {s: _encode(t) for s, t in self.coins.items()},
-            "pawns": {s: _encode(t) for s, t in self.pawns.items()},
-            "faces": {s: _encode(t) for s, t in self.faces.items()},
-            "empty_ratio": self.empty_ratio,
-            "learned": self.learned,
-            "marked": list(self.marked),
-            "mark_spots": {s: list(v) for s, v in self.mark_spots.items()},
-            "turn_alike": {s: list(v) for s, v in self.turn_alike.items()},
-        }
-
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> PieceLooks:
-        return cls(
-            coins={s: _decode(t) for s, t in d["coins"].items()},
-            pawns={s: _decode(t) for s, t in d["pawns"].items()},
-            faces={s: _decode(t) for s, t in d["faces"].items()},
-            empty_ratio=float(d["empty_ratio"]),
-            learned=bool(d.get("learned", True)),
-            marked=tuple(d.get("marked", ())),
-            mark_spots={s: _spot(v) for s, v in d.get("mark_spots", {}).items()},
-            turn_alike={s: _alikeness(v) for s, v in d.get("turn_alike", {}).items()},
-        )
+    def of(cls, learned: LearnedLooks) -> PieceLooks:
+        """The looks a setup learned, with this code's decision thresholds (the same
+        object when it already is a PieceLooks).
+
+        >>> looks = PieceLooks.of(LearnedLooks({}, {}, empty_ratio=3.0, learned=True))
+        >>> looks.empty_ratio, looks.min_similarity, PieceLooks.of(looks) is looks
+        (3.0, 0.7, True)
+        """
+        if isinstance(learned, cls):
+            return learned
+        return cls(**{f.name: getattr(learned, f.name) for f in dataclasses.fields(LearnedLooks)})
 
     def alike_turns(self, suit: str) -> tuple[int, ...]:
         """The quarter turns (1-3, clockwise) under which ``suit``'s learned look is alike
@@ -486,31 +444,6 @@ COIN_RADIUS = 0.375
 RIM_FROM = 0.85
 #: Angular orders (about the coin's centre) taken out of the rim band of a learned look.
 RIM_ORDERS = (1, 2)
-
-
-def _alikeness(v: Any) -> tuple[float, float, float]:
-    """A saved ``turn_alike`` value: three finite numbers (ValueError otherwise)."""
-    out = tuple(float(x) for x in v)
-    if len(out) != 3 or not all(np.isfinite(out)):
-        raise ValueError(f"turn_alike needs three numbers, got {v!r}")
-    return out
-
-
-def _spot(v: Any) -> tuple[float, ...]:
-    """A saved ``mark_spots`` value: (distance, area[, elongation]), finite, area above 0
-    (ValueError otherwise: ``facing.mark_blob`` indexes it and sizes blobs by the area).
-
-    >>> _spot([11, 9.5])
-    (11.0, 9.5)
-    >>> _spot([11, 0])
-    Traceback (most recent call last):
-    ...
-    ValueError: mark_spots needs (distance, area[, elongation]), area > 0: [11, 0]
-    """
-    out = tuple(float(x) for x in v)
-    if len(out) not in (2, 3) or not all(np.isfinite(out)) or out[1] <= 0:
-        raise ValueError(f"mark_spots needs (distance, area[, elongation]), area > 0: {v!r}")
-    return out
 
 
 #: A learned look this alike to itself under a turn (``PieceLooks.turn_alike``) does not

@@ -1,7 +1,7 @@
 """Pictures that show why vision decided what it did (``--debug-dir``, calibration PNG).
 
 >>> import numpy as np
->>> from piecebridge.vision.geometry import scale_homography
+>>> from piecebridge.calibration.geometry import scale_homography
 >>> img = draw_grid(np.zeros((100, 100, 3), np.uint8), scale_homography(10, 1))
 >>> img.shape
 (100, 100, 3)
@@ -16,8 +16,8 @@ from typing import Any
 
 import cv2
 import numpy as np
+from piecebridge.calibration.geometry import N, cell_centre, project, scale_homography
 from piecebridge.vision.cells import CellDecision
-from piecebridge.vision.geometry import N, cell_centre, project, scale_homography
 
 KIND_BGR = {"coin": (0, 200, 0), "pawn": (255, 128, 0), "unknown": (0, 0, 255)}
 SUIT_LETTER = {"suns": "S", "moons": "M", "crowns": "C", "arms": "A"}

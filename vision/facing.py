@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 import scipy.fft as sfft
-from piecebridge.vision.geometry import N, median_colour
+from piecebridge.calibration.geometry import N, median_colour
 from piecebridge.vision.raster import (
     FACE_CROP,
     FACE_PX,

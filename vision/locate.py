@@ -12,7 +12,7 @@ the tile crosses at full resolution; and the cheap check that a locked pose stil
    beyond them. The search stops at a candidate whose grid rules out a one-tile shift;
    outlines that repeat an earlier fit are skipped.
 3. **Refinement** of the best, once, on the full frame: the lens term, each tile's shift
-   and twist (:func:`piecebridge.vision.pose.fit_pose`). Tile gaps and twists only move
+   and twist (:func:`piecebridge.calibration.pose.fit_pose`). Tile gaps and twists only move
    single crosses, which the robust fit treats as noise.
 4. **When that finds no board, or a weak one** (under ``WEAK_CROSSES`` crosses): the same
    on the frame's darkest channel, then whole tiles seen as blobs (lines lighter than the
@@ -43,13 +43,13 @@ from typing import Literal
 
 import cv2
 import numpy as np
-from piecebridge.vision.geometry import (
+from piecebridge.calibration.geometry import (
     CANONICAL_CORNERS,
     N,
     median_colour,
     project,
 )
-from piecebridge.vision.pose import CROSS_CENTRES, BoardPose, fit_pose
+from piecebridge.calibration.pose import CROSS_CENTRES, BoardPose, fit_pose
 
 from piecebridge.errors import UserError
 

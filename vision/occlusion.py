@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-from piecebridge.vision.geometry import N
+from piecebridge.calibration.geometry import N
 
 PIECES = 4  # samples along each half-arm next to a cell
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from piecebridge.vision.geometry import N, cell_name
+from piecebridge.calibration.geometry import N, cell_name
 
 PX = 24  # rectified pixels per cell for classification
 MARGIN = 0.5  # cells of rectified margin around the board (room for shifts)

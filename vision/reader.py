@@ -34,6 +34,14 @@ from typing import Any
 
 import cv2
 import numpy as np
+from piecebridge.calibration.geometry import (
+    CANONICAL_CORNERS,
+    N,
+    closest_turns,
+    north_up_turns,
+    project,
+)
+from piecebridge.calibration.pose import BoardPose
 from piecebridge.vision.cells import (
     BoardRefs,
     BoardViews,
@@ -46,15 +54,7 @@ from piecebridge.vision.cells import (
     raw_crops,
     relative_lab,
 )
-from piecebridge.vision.geometry import (
-    CANONICAL_CORNERS,
-    N,
-    closest_turns,
-    north_up_turns,
-    project,
-)
 from piecebridge.vision.locate import check_lock, find_board, refine_pose
-from piecebridge.vision.pose import BoardPose
 from piecebridge.vision.raster import CELL_ORDER, FACE_PX, MARGIN, PX
 
 from piecebridge.errors import UserError
@@ -127,7 +127,7 @@ class BoardReader:
         if isinstance(camera_calibration, str | os.PathLike):
             camera_calibration = load_undistorter(camera_calibration)
         self.undistort = camera_calibration
-        self.looks: PieceLooks = setup.looks if setup is not None else default_looks()
+        self.looks = PieceLooks.of(setup.looks) if setup is not None else default_looks()
         self.pose: BoardPose | None = None if setup is None else setup.pose
         self._reference = None if setup is None else project(setup.pose.H, CANONICAL_CORNERS)
         self._tile_lab = None if setup is None else np.array(setup.tile_color_lab)
@@ -503,7 +503,7 @@ def default_looks() -> PieceLooks:
 
 def cell_polygons(pose: BoardPose) -> dict[str, np.ndarray]:
     """Image outline (4, 2) of every cell, for drawing."""
-    from piecebridge.vision.geometry import cell_index
+    from piecebridge.calibration.geometry import cell_index
 
     out = {}
     for name in [f"{f}{r}" for f in "abcdefgh" for r in range(1, 9)]:

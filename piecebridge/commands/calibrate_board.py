@@ -33,8 +33,8 @@ def register(cli: CommandTree) -> None:
 def run(args: argparse.Namespace) -> int:
     import cv2
 
-    from piecebridge.calibration.board import annotate, learn_setup
     from piecebridge.errors import UserError
+    from piecebridge.vision.learn import annotate, learn_setup
     from piecebridge.vision.reader import load_frame, load_undistorter
 
     out = Path(args.out)

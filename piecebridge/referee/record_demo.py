@@ -296,8 +296,8 @@ def render_script(
     (relative to ``out``'s parent): those frames are referenced, not rendered again, and the
     map is extended with this recording's scenes.
     """
-    from piecebridge.calibration.board import learn_setup
     from piecebridge.synth.reflec import calibration_board, render_shot
+    from piecebridge.vision.learn import learn_setup
 
     out = Path(out)
     if out.exists():

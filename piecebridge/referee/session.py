@@ -87,7 +87,7 @@ def _reader(source: FrameSource, setup: str | None, undistort: Any) -> Any:
 
     if setup is None and isinstance(source, RecordingSource):
         if source.calibration_path is not None:
-            from piecebridge.calibration.board import learn_setup
+            from piecebridge.vision.learn import learn_setup
             from piecebridge.vision.reader import load_frame
 
             learned, _ = learn_setup(load_frame(source.calibration_path))

@@ -22,7 +22,7 @@ from typing import Any
 
 import cv2
 import numpy as np
-from piecebridge.vision.geometry import N, project, rotate_canonical
+from piecebridge.calibration.geometry import N, project, rotate_canonical
 
 #: Canonical centres of the 16 tile crosses, tile (i east, j south) at index 4 * j + i.
 CROSS_CENTRES = np.array(

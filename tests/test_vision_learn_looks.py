@@ -1,13 +1,14 @@
-"""Calibration coin looks: one coin's misfound rim circle must not set the look's centre."""
+"""Learning coin looks from the calibration photo: one coin's misfound rim circle must not set
+the look's centre."""
 
 from __future__ import annotations
 
 import cv2
 import numpy as np
 import pytest
-from piecebridge.calibration import board
+from piecebridge.calibration.geometry import N
+from piecebridge.vision import learn
 from piecebridge.vision.cells import board_views
-from piecebridge.vision.geometry import N
 from piecebridge.vision.raster import CELL_ORDER, FACE_CROP, FACE_PX, MARGIN
 
 S = 8  # drawing sub-pixel factor (cv2 shift 3)
@@ -63,9 +64,9 @@ def test_one_misfound_rim_does_not_set_the_look_centre(monkeypatch, wrong_coin):
     found = {i: c for i, c in zip(cells, centres, strict=True)}
     x, y = found[cells[wrong_coin]]
     found[cells[wrong_coin]] = (x + 3.0, y - 1.0)  # a rim circle snapped onto something else
-    monkeypatch.setattr(board, "coin_centre", lambda views, i: found[i])
+    monkeypatch.setattr(learn, "coin_centre", lambda views, i: found[i])
     views = board_views(img)
-    _, fine, _ = board._coin_looks(views, cells)
+    _, fine, _ = learn._coin_looks(views, cells)
     # Where the symbol sits in a coin cut out at its true centre.
     want = _symbol_centre(cv2.getRectSubPix(views.rel_hi, (FACE_CROP, FACE_CROP), centres[1]))
     got = _symbol_centre(fine)
@@ -80,15 +81,15 @@ def test_marks_are_read_from_the_looks_centres(monkeypatch):
     img, cells, centres = _board(jitter)
     snapped = [(x + dx, y + dy) for (x, y), (dx, dy) in zip(centres, SNAPS, strict=True)]
     found = dict(zip(cells, snapped, strict=True))
-    monkeypatch.setattr(board, "coin_centre", lambda views, i: found[i])
+    monkeypatch.setattr(learn, "coin_centre", lambda views, i: found[i])
     views = board_views(img)
-    _, _, aligned = board._coin_looks(views, cells)
-    others = {s: [] for s in board.SUITS}
-    marked, spots = board._marked(views, {**others, "suns": aligned})
+    _, _, aligned = learn._coin_looks(views, cells)
+    others = {s: [] for s in learn.SUITS}
+    marked, spots = learn._marked(views, {**others, "suns": aligned})
     assert marked == ("suns",)
     assert abs(spots["suns"][0] - 9.0) < 1.5  # the dot sits 9 px above the centre
     # The rim circles themselves do not read the mark on enough coins (the old way).
-    assert board._marked(views, {**others, "suns": snapped})[0] == ()
+    assert learn._marked(views, {**others, "suns": snapped})[0] == ()
 
 
 #: Rim circles snapped onto the symbol (px): four of the six coins, each a different way.
