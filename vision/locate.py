@@ -850,10 +850,15 @@ def refine_pose(
     search: float = 0.5,
     fit_lens: bool = True,
     along: Along = "sum",
+    min_seen: int = 0,
 ) -> BoardPose | None:
     """Fit the pose again to the tile crosses seen near its prediction (None if too few;
-    ``along`` as in :func:`find_crosses`)."""
+    ``along`` as in :func:`find_crosses`). None without fitting when fewer than
+    ``min_seen`` crosses are seen: the fit keeps some of those seen, never more, so a
+    caller that needs ``min_seen`` spares the fit (:func:`_one_tile_over`)."""
     image_pts, ok, twist = measure_crosses(gray, pose, px_per_cell, search, along)
+    if ok.sum() < min_seen:
+        return None
     h, w = gray.shape[:2]
     new = fit_pose(image_pts, ok, (w, h), pose.cell_size_px(), fit_lens)
     if new is not None:
@@ -1118,21 +1123,29 @@ def _one_tile_over(bgr: np.ndarray, pose: BoardPose) -> BoardPose:
     if pose.inverted:
         gray = 255 - gray
     px = max(16, min(FULL_STAGES[-1][0], round(pose.cell_size_px())))
-    fits = []
-    for sx, sy in ((0, 0), (2, 0), (-2, 0), (0, 2), (0, -2)):
+
+    def fit(sx: int, sy: int, min_seen: int = 0) -> BoardPose | None:
         moved = shifted_pose(pose, sx, sy)
         moved.k, moved.centre, moved.scale = pose.k, pose.centre, pose.scale
-        other = refine_pose(gray, moved, px_per_cell=px, search=0.3, along=ONE_TILE_ALONG)
+        other = refine_pose(
+            gray, moved, px_per_cell=px, search=0.3, along=ONE_TILE_ALONG, min_seen=min_seen
+        )
         ok = (
             other is not None
             and _in_frame(other, gray.shape)
             and squareness(other.H, gray.shape) <= MAX_SQUARENESS
         )
-        fits.append(other if ok else None)
-    if fits[0] is None:  # no yardstick measured alike: a shift cannot show it fits more
+        return other if ok else None
+
+    in_place = fit(0, 0)
+    if in_place is None:  # no yardstick measured alike: a shift cannot show it fits more
         return pose
-    best, most = pose, fits[0].crosses_found
-    for other in fits[1:]:
+    best, most = pose, in_place.crosses_found
+    for sx, sy in ((2, 0), (-2, 0), (0, 2), (0, -2)):
+        if most >= len(CROSS_CENTRES):
+            break  # every cross fitted: no shift can fit more
+        # A shift must fit more than the best so far: seeing no more, it is not fitted.
+        other = fit(sx, sy, min_seen=most + 1)
         if other is not None and other.crosses_found > most:
             best, most = other, other.crosses_found
     return best
