@@ -26,7 +26,9 @@ import cv2
 import numpy as np
 from piecebridge.calibration.camera import (
     IMAGE_SUFFIXES,
+    PINHOLE,
     CalibrationFit,
+    CameraCalibration,
     Pattern,
     View,
     calibrate_views,
@@ -124,6 +126,7 @@ class LiveCalibrator:
     stable_tolerance: float = 0.005
     stable_fits: int = 3
     flags: int = 0
+    model: str = PINHOLE
     views: list[View] = field(default_factory=list)
     frames: dict[str, np.ndarray] = field(default_factory=dict)
     estimates: list[np.ndarray] = field(default_factory=list)
@@ -208,7 +211,11 @@ class LiveCalibrator:
                 f"no still view of {self.pattern.describe_long()} was seen in {self.seen} frames"
             )
         return calibrate_views(
-            self.views, self.views[0].image_size, flags=self.flags, reject_ratio=reject_ratio
+            self.views,
+            self.views[0].image_size,
+            flags=self.flags,
+            reject_ratio=reject_ratio,
+            model=self.model,
         )
 
     def _is_still(self, view: View) -> bool:
@@ -236,16 +243,16 @@ class LiveCalibrator:
     def _normal(self, view: View) -> np.ndarray:
         """The target's normal in camera coordinates, from the current (or a guessed) lens."""
         if self.fit is not None:
-            matrix, dist = self.fit.calibration.camera_matrix, self.fit.calibration.dist_coeffs
+            lens = self.fit.calibration
         else:
             width, height = view.image_size
             f = float(max(width, height))
             matrix = np.array([[f, 0, width / 2], [0, f, height / 2], [0, 0, 1]])
-            dist = np.zeros(5)
-        ok, rvec, _ = cv2.solvePnP(view.object_points, view.image_points, matrix, dist)
-        if not ok:
+            lens = CameraCalibration(matrix, np.zeros(5), view.image_size, float("nan"))
+        pose = lens.solve_pnp(view.object_points, view.image_points)
+        if pose is None:
             return np.array([0.0, 0.0, 1.0])
-        rotation, _ = cv2.Rodrigues(rvec)
+        rotation, _ = cv2.Rodrigues(pose[0])
         return rotation[:, 2]
 
     def _keep(
@@ -258,7 +265,7 @@ class LiveCalibrator:
         if len(self.views) >= 3:
             try:
                 self.fit = calibrate_views(
-                    self.views, view.image_size, flags=self.flags, reject_ratio=0
+                    self.views, view.image_size, flags=self.flags, reject_ratio=0, model=self.model
                 )
             except UserError:
                 return

@@ -194,7 +194,7 @@ def _text_panel(fit: CalibrationFit, coverage: Coverage, advice: Sequence[str]) 
         f"{len(fit.views)} views used, {len(fit.rejected)} rejected; rms {cal.rms:.3f} px; "
         f"fx {cal.fx:.1f} fy {cal.fy:.1f} "
         f"cx {cal.principal_point[0]:.1f} cy {cal.principal_point[1]:.1f}; "
-        "dist " + " ".join(f"{c:.3g}" for c in cal.dist_coeffs),
+        f"{cal.model} dist " + " ".join(f"{c:.3g}" for c in cal.dist_coeffs),
     ]
     lines += [f"rejected {Path(r.name).name}: {r.reason}" for r in fit.rejected[:6]]
     lines += [f"advice: {a}" for a in advice] or ["the photos are good enough"]

@@ -29,6 +29,8 @@ import numpy as np
 
 from piecebridge.calibration.camera import (
     DEFAULT_DICTIONARY,
+    FISHEYE,
+    PINHOLE,
     CalibrationFit,
     Pattern,
     View,
@@ -95,6 +97,12 @@ def register(cli) -> None:
     model.add_argument(
         "--rational", action="store_true", help="8-coefficient rational model (wide lenses)"
     )
+    model.add_argument(
+        "--fisheye",
+        action="store_true",
+        help="OpenCV's fisheye model (4 coefficients) for lenses that see towards 180 degrees; "
+        "takes none of the options above",
+    )
     live = parser.add_argument_group("live mode (instead of IMAGES)")
     source = live.add_mutually_exclusive_group()
     source.add_argument("--camera", type=int, metavar="N", help="grab frames from webcam N")
@@ -131,12 +139,20 @@ def run(args: argparse.Namespace) -> int:
     if not live and not args.images:
         raise UserError("no images given (or use --camera N, --video FILE or --frames DIR)")
     flags = _flags(args)
+    model = FISHEYE if args.fisheye else PINHOLE
+    if model == FISHEYE and flags:
+        raise UserError(
+            "--fisheye takes none of --fix-aspect-ratio, --zero-tangent and --rational "
+            "(they are options of the pinhole model)"
+        )
     if live:
-        fit, all_views, samples, note = _run_live(args, pattern, flags)
+        fit, all_views, samples, note = _run_live(args, pattern, flags, model)
     else:
         paths = expand_image_paths(args.images)
         all_views = detect_in_images(paths, pattern)
-        fit = calibrate_detected(all_views, pattern, flags=flags, reject_ratio=args.reject_ratio)
+        fit = calibrate_detected(
+            all_views, pattern, flags=flags, reject_ratio=args.reject_ratio, model=model
+        )
         samples, note = {}, ""
     _finish(args, pattern, fit, all_views, samples, note)
     return 0
@@ -153,8 +169,10 @@ def _flags(args: argparse.Namespace) -> int:
     return flags
 
 
-def _run_live(args, pattern: Pattern, flags: int):
-    live = LiveCalibrator(pattern, min_views=args.min_views, max_views=args.max_views, flags=flags)
+def _run_live(args, pattern: Pattern, flags: int, model: str):
+    live = LiveCalibrator(
+        pattern, min_views=args.min_views, max_views=args.max_views, flags=flags, model=model
+    )
     last_kind = ""
     for name, frame in open_frames(args.camera, args.video, args.frames, args.max_frames):
         event = live.feed(name, frame)
@@ -271,6 +289,7 @@ def _json(fit, coverage, advice, errors, out, report_path) -> dict:
         "per_view_errors": errors,
         "camera_matrix": np.round(cal.camera_matrix, 6).tolist(),
         "distortion_coefficients": np.round(cal.dist_coeffs, 8).tolist(),
+        "distortion_model": cal.model,
         "image_width": cal.image_size[0],
         "image_height": cal.image_size[1],
         "coverage": round(coverage.fraction, 4),
@@ -289,7 +308,7 @@ def _print_summary(fit, pattern, coverage, advice, errors, out, report_path) -> 
         f"({pattern.describe()}, {pattern.square_mm:g} mm squares)"
     )
     print(f"  rms {cal.rms:.3f} px   fx {cal.fx:.2f}  fy {cal.fy:.2f}  cx {cx:.2f}  cy {cy:.2f}")
-    print("  distortion " + " ".join(f"{c:.5g}" for c in cal.dist_coeffs))
+    print(f"  distortion ({cal.model}) " + " ".join(f"{c:.5g}" for c in cal.dist_coeffs))
     print("per-view error (px): " + ", ".join(f"{Path(n).name} {e:.2f}" for n, e in errors.items()))
     for rejection in fit.rejected:
         print(f"rejected {rejection.name}: {rejection.reason}")

@@ -16,6 +16,7 @@ all over the frame at various tilts::
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import cv2
@@ -113,12 +114,28 @@ class TargetScene:
         frame's width; every corner stays inside the frame.
         """
         style = style or PhotoStyle.clean().replace(defocus_sigma_px=0.7)
-        shots = []
-        while len(shots) < count:
+        return [
+            self.photograph(camera, style, rng)
+            for camera in self.random_cameras(lens, count, rng, max_tilt_deg, fill)
+        ]
+
+    def random_cameras(
+        self,
+        lens: Camera,
+        count: int,
+        rng: np.random.Generator,
+        max_tilt_deg: float = 40.0,
+        fill: tuple[float, float] = (0.35, 0.6),
+    ) -> Iterator[Camera]:
+        """The poses :meth:`views` photographs from (``lens`` placed ``count`` times), one
+        at a time: a caller drawing its photos' noise from ``rng`` in between gets the
+        same photos as before this was split out of :meth:`views`."""
+        made = 0
+        while made < count:
             camera = self._random_camera(lens, rng, max_tilt_deg, fill)
             if camera is not None:
-                shots.append(self.photograph(camera, style, rng))
-        return shots
+                made += 1
+                yield camera
 
     def _random_camera(
         self, lens: Camera, rng: np.random.Generator, max_tilt: float, fill: tuple[float, float]
@@ -219,3 +236,73 @@ def _blend(a: Camera, b: Camera, t: float) -> Camera:
         tilt_azimuth_deg=mix(a.tilt_azimuth_deg, b.tilt_azimuth_deg),
         yaw_deg=mix(a.yaw_deg, b.yaw_deg),
     )
+
+
+@dataclass(frozen=True)
+class FisheyeLens:
+    """A camera with OpenCV's fisheye model: ``theta_d = theta (1 + k1 theta^2 + ... +
+    k4 theta^8)``, ``dist_coeffs = (k1, k2, k3, k4)``, principal point mid-frame.
+
+    >>> lens = FisheyeLens((640, 480), 205.0, (0.03, -0.012, 0.004, -0.001))
+    >>> lens.K[:2, 2].tolist(), lens.K[1, 1].item()
+    ([319.5, 239.5], 205.0)
+    """
+
+    image_size: tuple[int, int]
+    focal_px: float
+    dist_coeffs: tuple[float, float, float, float]
+
+    @property
+    def K(self) -> np.ndarray:
+        w, h = self.image_size
+        return np.array(
+            [[self.focal_px, 0, (w - 1) / 2], [0, self.focal_px, (h - 1) / 2], [0, 0, 1]]
+        )
+
+    @property
+    def D(self) -> np.ndarray:
+        return np.array(self.dist_coeffs, np.float64)
+
+
+def fisheye_views(
+    scene: TargetScene,
+    lens: FisheyeLens,
+    count: int,
+    rng: np.random.Generator,
+    *,
+    style: PhotoStyle | None = None,
+) -> list[TargetShot]:
+    """``count`` photos of ``scene`` through a fisheye ``lens`` from random poses.
+
+    Each pose is chosen as :meth:`TargetScene.views` chooses it for a distortion-free
+    pinhole of the same focal length and twice the frame (so targets reach out to where
+    the fisheye squeezes them), photographed by a pinhole of three times the frame (room
+    for the target's margins), and looked at through the fisheye: every fisheye pixel takes
+    the colour along its ray. The shot's ``camera`` is that pinhole (the pose); its
+    ``corners`` are exact in the fisheye image.
+    """
+    style = style or PhotoStyle.clean().replace(defocus_sigma_px=0.7)
+    w, h = lens.image_size
+    placing = Camera(image_size=(3 * w // 2, 3 * h // 2), focal_px=lens.focal_px)
+    shots = []
+    for camera in scene.random_cameras(placing, count, rng):
+        pinhole = scene.photograph(camera.replace(image_size=(3 * w, 3 * h)), style, rng)
+        shots.append(_through_fisheye(pinhole, lens))
+    return shots
+
+
+def _through_fisheye(shot: TargetShot, lens: FisheyeLens) -> TargetShot:
+    w, h = lens.image_size
+    grid = np.stack(np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64)), -1)
+    criteria = (cv2.TERM_CRITERIA_COUNT + cv2.TERM_CRITERIA_EPS, 100, 1e-12)
+    rays = cv2.fisheye.undistortPoints(grid.reshape(-1, 1, 2), lens.K, lens.D, criteria=criteria)
+    # Pixels whose ray does not map back (past the model's horizon) see nothing.
+    back = cv2.fisheye.distortPoints(rays, lens.K, lens.D).reshape(h, w, 2)
+    lost = np.linalg.norm(back - grid, axis=2) > 0.5
+    f, (cx, cy) = shot.camera.focal_px, shot.camera.K[:2, 2]
+    src = (rays.reshape(h, w, 2) * f + (cx, cy)).astype(np.float32)
+    src[lost] = -1
+    image = cv2.remap(shot.image, src[..., 0], src[..., 1], cv2.INTER_LINEAR, borderValue=(0, 0, 0))
+    rays_at_corners = ((shot.corners - (cx, cy)) / f).reshape(-1, 1, 2)
+    corners = cv2.fisheye.distortPoints(rays_at_corners, lens.K, lens.D).reshape(-1, 2)
+    return TargetShot(image, corners, shot.camera)
