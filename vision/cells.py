@@ -37,7 +37,7 @@ from piecebridge.vision.facing import (
     read_twisted,
     turned_looks,
 )
-from piecebridge.vision.occlusion import covered_cells, hidden_fraction, lit_beside
+from piecebridge.vision.occlusion import covered_cells, hidden_fractions, lit_beside
 from piecebridge.vision.raster import (
     CELL_ORDER,
     CENTRE_SHIFT,
@@ -571,7 +571,18 @@ class CellDecision:
     # Covered only as partly hidden beside a covered cell, and lit as the open board (not
     # in a hand's shadow, see occlusion.lit_beside): it may be decided as an open cell.
     lit_beside: bool = False
+    # Covered only as its lines look: they show once the light falling on them is made up
+    # for (a hand's shadow, see occlusion.hidden_fractions). It may hold a piece decided as
+    # in the open; it is empty only as a covered cell is (see _tile_under_lines).
+    shaded: bool = False
     best: tuple = ()  # (kind, suit) of the best look, kept even when undecided
+    # Each suit's best pawn fit (SUITS order, -1 without that suit's look) and the best coin
+    # fit, for a pawn-like cell: weighed again once other cells hold their suits' pawns
+    # (see _pawns_by_elimination). The suit whose pawn colour is nearest, when the colour
+    # named it or leaned to it (see _pawn_by_colour), else None.
+    pawn_fits: tuple[float, ...] = ()
+    coin_fit: float = -1.0
+    colour_suit: str | None = None
 
 
 @dataclass
@@ -656,7 +667,42 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
         claims = [d for d in out if d.kind == "pawn" and d.suit == suit]
         for d in sorted(claims, key=lambda d: d.similarity, reverse=True)[1:]:
             d.kind, d.suit, d.confidence = "unknown", None, 0.0
+    if looks.learned:
+        _pawns_by_elimination(out, near, looks)
     return out
+
+
+def _pawns_by_elimination(cells: list[CellDecision], near: np.ndarray, looks: PieceLooks) -> None:
+    """A Piecepack has one pawn per suit: once some suits' pawns are placed (decided), an
+    undecided pawn-like cell is weighed among the suits still free. Its best free suit's
+    pawn look must fit as an open cell's must (``min_similarity``; beside a covered cell
+    ``pawn_by_hand_similarity``) and lead the other free suits' pawn looks and every coin
+    look by ``min_margin``, and the pawn's colour must not name or lean to another suit.
+    Two dark suits' pawns (black, dark blue) fit alike in a shadow or leaning towards a
+    corner; the placed one settles the other. Only busy cells (a piece's structure and fine
+    detail) whose lines are in view; the fits are claimed best first, a suit once."""
+    taken = {d.suit for d in cells if d.kind == "pawn"}
+    claims = []
+    for d, by_hand in zip(cells, near, strict=True):
+        if d.kind != "unknown" or d.best[:1] != ("pawn",) or len(d.pawn_fits) != len(SUITS):
+            continue
+        if d.covered or d.energy_ratio < looks.empty_ratio or d.detail_ratio < looks.detail_empty:
+            continue
+        free = sorted(((f, s) for s, f in zip(SUITS, d.pawn_fits, strict=True) if s not in taken),
+                      reverse=True)  # fmt: skip
+        if not free or len(free) == len(SUITS):  # no suit ruled out: as decided already
+            continue
+        fit, suit = free[0]
+        rival = max([d.coin_fit] + [f for f, _ in free[1:]])
+        need = looks.pawn_by_hand_similarity if by_hand else looks.min_similarity
+        if d.colour_suit in (None, suit) and fit >= need and fit - rival >= looks.min_margin:
+            claims.append((fit, fit - rival, d, suit))
+    for fit, lead, d, suit in sorted(claims, key=lambda c: c[0], reverse=True):
+        if suit in taken:
+            continue
+        taken.add(suit)
+        d.kind, d.suit, d.facing, d.similarity, d.margin = "pawn", suit, None, fit, lead
+        d.confidence = float(np.clip(lead / (3 * looks.min_margin), 0.0, 1.0))
 
 
 @dataclass
@@ -731,8 +777,10 @@ def measure(
     turned = looks.turned_faces()
     facing_jobs: list[tuple[CellDecision, np.ndarray]] = []
     light = 255 - views.light if light_lines else views.light
-    hidden = hidden_fraction(light, FACE_PX, MARGIN)
+    hidden, hidden_lit = hidden_fractions(light, FACE_PX, MARGIN, views.light)
     covered = covered_cells(hidden)
+    # Covered only as the lines look: in view once the shadow over them is made up for.
+    shaded = covered & ~covered_cells(hidden_lit)
     lit = lit_beside(hidden, lum)  # judged on this frame's board, as ``covered``
     out = []
     for i in wanted:
@@ -745,6 +793,8 @@ def measure(
             if found is not None and found[0].max() >= looks.min_similarity:
                 sims[i], offset = found
         d = _features(cell, ratio[i], tint[i], sims[i], labels)
+        if d.best[:1] == ("pawn",):
+            _kind_fits(d, sims[i], labels, looks)
         # Only a cell that could be read as a pawn needs its colour (see decide: a quieter
         # cell is empty or unknown whatever fits it); the drawn stand-ins model no art.
         busy = ratio[i] >= looks.empty_ratio or d.similarity >= looks.strong_similarity
@@ -752,6 +802,7 @@ def measure(
             _pawn_by_colour(d, crops[i, CENTRE_SHIFT], sims[i], labels, looks)
         d.covered = bool(covered[i])
         d.lit_beside = bool(lit[i])
+        d.shaded = bool(shaded[i])
         d.detail_ratio = float(detail[i])
         d.light_ratio = float(lum[i])
         d.shade_tint = float(shade[i])
@@ -763,7 +814,7 @@ def measure(
         maybe = maybe and (
             not d.covered
             or d.similarity >= looks.covered_piece_similarity
-            or (d.lit_beside and looks.learned)
+            or ((d.lit_beside or d.shaded) and looks.learned)
         )
         if d.best[0] == "coin" and maybe:
             best = int(np.argmax(sims[i]))
@@ -1132,6 +1183,18 @@ def _features(
     )
 
 
+def _kind_fits(d: CellDecision, sims: np.ndarray, labels: list[tuple], looks: PieceLooks) -> None:
+    """Set ``d.pawn_fits`` (each suit's best pawn similarity, SUITS order) and ``d.coin_fit``
+    (the best coin similarity) from a cell's similarities to the looks (``labels``)."""
+    hit = looks.extra.get("kind_columns")
+    if hit is None or hit[0] is not labels:  # made once per templates
+        pawns = [[k for k, lb in enumerate(labels) if lb[:2] == ("pawn", s)] for s in SUITS]
+        coins = [k for k, lb in enumerate(labels) if lb[0] == "coin"]
+        hit = looks.extra["kind_columns"] = (labels, pawns, coins)
+    d.pawn_fits = tuple(float(sims[c].max()) if c else -1.0 for c in hit[1])
+    d.coin_fit = float(sims[hit[2]].max()) if hit[2] else -1.0
+
+
 #: Lightness counts half as much as colour when pawns are told apart by colour: light and
 #: shade change it more than they change a colour relative to the tile's.
 _COLOUR_WEIGHTS = np.array([0.5, 1.0, 1.0], np.float32)
@@ -1196,6 +1259,8 @@ def _pawn_by_colour(
     dist = sorted((float(np.linalg.norm((c - v) * _COLOUR_WEIGHTS)), s) for s, v in colours.items())
     if len(dist) < 2:
         return
+    if dist[0][0] < PAWN_COLOUR_AGAINST * dist[1][0]:
+        d.colour_suit = dist[0][1]
     if dist[0][0] > PAWN_COLOUR_CLEAR * dist[1][0]:
         if dist[0][1] != d.best[1] and dist[0][0] < PAWN_COLOUR_AGAINST * dist[1][0]:
             # The colour leans to another suit than the look: neither names the suit (a
@@ -1244,6 +1309,20 @@ def _plain_piece(d: CellDecision, looks: PieceLooks) -> bool:
     return d.facing is not None and facing_sure(d, looks)
 
 
+def _piece_in_the_shade(d: CellDecision, looks: PieceLooks) -> bool:
+    """For a cell covered only as its lines look (``shaded``: in view once the shadow over
+    them is made up for): would it be decided as a piece were its lines in view? If so,
+    ``d`` is decided so (True). A coin or a pawn in a hand's shadow keeps its look, and
+    the shadow (smooth) adds no detail to it; a hand over the cell shows none of a piece's
+    looks closely. Not empty: a hand over a coin can be as plain as a tile (its colour is
+    checked as for any covered cell, see :func:`_tile_under_lines`)."""
+    open_ = decide(dataclasses.replace(d, covered=False), looks)
+    if open_.kind not in ("coin", "pawn"):
+        return False
+    d.kind, d.suit, d.facing, d.confidence = open_.kind, open_.suit, open_.facing, open_.confidence
+    return True
+
+
 def _as_in_the_open(d: CellDecision, looks: PieceLooks) -> bool:
     """For a cell beside a hand but not in its shadow (``lit_beside``): would it be decided
     were its lines in view? If so, ``d`` is decided so (True). With the drawn stand-in looks
@@ -1280,6 +1359,7 @@ def _clear_face(d: CellDecision, looks: PieceLooks) -> bool:
         looks.learned
         and not d.covered
         and not d.lit_beside
+        and not d.shaded
         and d.mark in (0, 1)
         and d.similarity >= CLEAR_FACE_SIMILARITY
         and d.margin >= looks.min_margin
@@ -1307,6 +1387,8 @@ def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
         return d
     if d.covered and not _plain_piece(d, looks):
         if d.lit_beside and _as_in_the_open(d, looks):
+            return d
+        if d.shaded and looks.learned and _piece_in_the_shade(d, looks):
             return d
         d.kind, d.suit, d.facing, d.confidence = "unknown", None, None, 0.0
         return d

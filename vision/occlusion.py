@@ -61,6 +61,29 @@ def _index(px: int, margin: float) -> tuple[np.ndarray, ...]:
 
 def hidden_fraction(gray: np.ndarray, px: int, margin: float) -> np.ndarray:
     """Share (0..1) of each cell's bordering cross-arm pieces that are hidden, (64,)."""
+    strengths = _line_strengths(gray, px, margin)
+    return np.zeros(N * N) if strengths is None else _hidden_share(strengths[0])
+
+
+def hidden_fractions(
+    gray: np.ndarray, px: int, margin: float, light: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`hidden_fraction` as seen, and with each piece's line strength taken relative to
+    the light falling there (``light``: the board's Lab lightness, 8-bit; see
+    :func:`shade_scale`): a shadow weakens a printed line as much as the tile around it, a
+    hand hides it. Each (64,)."""
+    strengths = _line_strengths(gray, px, margin)
+    if strengths is None:
+        return np.zeros(N * N), np.zeros(N * N)
+    vals, cy, cx = strengths
+    return _hidden_share(vals), _hidden_share(vals / shade_scale(light, cy, cx, px))
+
+
+def _line_strengths(
+    gray: np.ndarray, px: int, margin: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Each cell's bordering line pieces' ridge strength (64, pieces) and the pieces' centres
+    (rows, columns); None when no lines show anywhere (nothing can be judged)."""
     key = (px, margin)
     if key not in _CACHE:
         _CACHE[key] = _index(px, margin)
@@ -84,14 +107,48 @@ def hidden_fraction(gray: np.ndarray, px: int, margin: float) -> np.ndarray:
         v = along_y[cy[..., None], np.clip(cx[..., None] + off, 0, w - 1)].max(axis=-1)
         hz = along_x[np.clip(cy[..., None] + off, 0, h - 1), cx[..., None]].max(axis=-1)
         vals = np.where(vertical, v, hz)
-    typical = float(np.percentile(vals, 75))
-    if typical < 8:  # no lines anywhere: nothing can be judged
-        return np.zeros(N * N)
-    hidden = vals < 0.35 * typical
+    if float(np.percentile(vals, 75)) < 8:  # no lines anywhere
+        return None
+    return vals, cy, cx
+
+
+def _hidden_share(vals: np.ndarray) -> np.ndarray:
+    """Share of each cell's line pieces (strengths ``vals``, (64, pieces)) hidden: much
+    weaker than the board's typical piece, and printed."""
+    hidden = vals < 0.35 * float(np.percentile(vals, 75))
     # Some art stops its crosses short of the tile edge: a piece hidden on most cells of
     # the same kind (same place relative to its tile) is not printed, and is not judged.
     printed = ~_mostly(hidden)
     return (hidden & printed).sum(axis=1) / np.maximum(printed.sum(axis=1), 1)
+
+
+#: Lab lightness (8-bit) of black: L* = L / 2.55, and L* + 16 is the cube root of the light.
+_L_BLACK = -16 * 2.55
+#: Shadows deeper than this share of the board's typical light (in L* + 16, a cube root) are
+#: not made up for: a dark sleeve is no shadow, and its faint texture must not count as lines.
+SHADE_FLOOR = 0.7
+
+
+def shade_scale(light: np.ndarray, cy: np.ndarray, cx: np.ndarray, px: int) -> np.ndarray:
+    """How much light falls on each sample (``cy``, ``cx``) relative to the board's typical
+    sample: the local mean Lab lightness as L* + 16, over its 75th percentile, kept within
+    ``SHADE_FLOOR`` and 1 (a bright spot, glare, is light added over the print, not a
+    brighter print: its lines are not made weaker than they look).
+
+    A shadow scales the light a printed line and its tile send back alike; in CIE Lab both
+    L* + 16 scale as its cube root, so a line's depth (tile minus line, L*) scales as the
+    local L* + 16 does (as ``cells.shade_tints`` argues for colour).
+
+    >>> light = np.full((40, 40), 200, np.uint8)
+    >>> light[:, 20:28], light[:, 32:] = 160, 100  # a light shadow and a deep one
+    >>> cy, cx = np.full((1, 4), 20), np.array([[5, 10, 24, 36]])
+    >>> [round(float(v), 2) for v in shade_scale(light, cy, cx, 8)[0]]  # (160 + 40.8) / 240.8
+    [1.0, 1.0, 0.83, 0.7]
+    """
+    k = max(3, px // 2 | 1)
+    local = cv2.blur(light, (k, k))[cy, cx].astype(np.float32) - _L_BLACK
+    typical = float(np.percentile(local, 75))
+    return np.clip(local / typical, SHADE_FLOOR, 1.0)
 
 
 def _arm_sums(

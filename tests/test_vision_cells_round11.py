@@ -1,0 +1,111 @@
+"""Cell rules of round 11 (benchmarks/results/vision_reflec.md): lines in a hand's shadow,
+pieces in it, pawns by elimination; made-up boards and measurements, milliseconds."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from piecebridge.calibration.geometry import N
+from piecebridge.vision.cells import CellDecision, PieceLooks, decide, decide_all
+from piecebridge.vision.occlusion import covered_cells, hidden_fractions
+from piecebridge.vision.raster import CELL_ORDER
+
+from tests.test_vision_cells import _measured as _cell
+from tests.test_vision_cells import _rectified_board
+
+LEARNED = PieceLooks({}, {}, learned=True)
+
+
+def _linear(srgb: np.ndarray) -> np.ndarray:
+    v = srgb / 255.0
+    return np.where(v <= 0.04045, v / 12.92, ((v + 0.055) / 1.055) ** 2.4)
+
+
+def _srgb(linear: np.ndarray) -> np.ndarray:
+    v = np.where(linear <= 0.0031308, 12.92 * linear, 1.055 * linear ** (1 / 2.4) - 0.055)
+    return np.clip(v * 255, 0, 255).astype(np.uint8)
+
+
+def test_lines_in_a_deep_shadow_are_seen_once_the_light_is_made_up_for():
+    """A shadow scales the light of a line and its tile alike (here a twentieth, the
+    south-east quarter); a hand (a flat blob, light or dark) hides the lines."""
+    light = _linear(_rectified_board().astype(np.float64))
+    light[180:340, 180:340] *= 0.05  # cells e1-h4 (rows and columns 4-7) in shadow
+    for hand in (150, 20):
+        gray = _srgb(light)
+        cv2.circle(gray, (120, 120), 70, hand, -1)  # over the north-west
+        lab_l = cv2.cvtColor(cv2.cvtColor(gray, cv2.COLOR_GRAY2BGR), cv2.COLOR_BGR2LAB)[..., 0]
+        seen, lit = (
+            covered_cells(h).reshape(N, N) for h in hidden_fractions(lab_l, 40, 0.5, lab_l)
+        )
+        assert seen[5:, 5:].all()  # as the lines look, the shadow hides them
+        assert not lit[5:, 5:].any()  # made up for, they show
+        assert lit[2, 2] and lit[1, 2] and lit[3, 3]  # the hand still hides its cells
+
+
+SHADED_COIN = dict(covered=True, shaded=True, best=("coin", "suns"), similarity=0.78, margin=0.2,
+                   facing="west", facing_margin=0.4, detail_ratio=4.6, energy_ratio=6.4,
+                   light_ratio=0.57, shade_tint=15.0)  # fmt: skip
+
+
+@pytest.mark.parametrize("shaded, want", [(True, "coin"), (False, "unknown")])
+def test_a_coin_in_a_hands_shadow_is_read_as_in_the_open(shaded, want):
+    """Mixed tune shot 227 a7-c7: three coins in a hand's shadow (0.46-0.57 x the typical
+    cell's lightness) whose lines looked hidden, fitting their looks at 0.77-0.83."""
+    d = decide(_cell(**{**SHADED_COIN, "shaded": shaded}), LEARNED)
+    assert (d.kind, d.facing) == ((want, "west") if shaded else (want, None))
+
+
+def test_a_shaded_cell_is_not_called_empty_unless_it_is_plain_tile():
+    """A hand over a coin can be as plain as a tile: a shaded cell with no detail is empty
+    only with the tile's colour (shade tint), as any covered cell."""
+    plain = {**SHADED_COIN, "detail_ratio": 1.0, "energy_ratio": 2.1, "similarity": 0.5}
+    assert decide(_cell(**{**plain, "shade_tint": 12.0}), LEARNED).kind == "unknown"
+    assert decide(_cell(**{**plain, "shade_tint": 2.0}), LEARNED).kind == "empty"
+
+
+def _board(**cells: CellDecision) -> dict[str, CellDecision]:
+    plain = [CellDecision(c, "unknown", detail_ratio=1.0, energy_ratio=1.0) for c in CELL_ORDER]
+    for name, d in cells.items():
+        plain[CELL_ORDER.index(name)] = d
+    return {d.cell: d for d in decide_all(plain, LEARNED)}
+
+
+def _pawn(cell: str, fits, **kw) -> CellDecision:
+    """A pawn-like cell: ``fits`` its looks' fits per suit (suns, moons, crowns, arms)."""
+    best = int(np.argmax(fits))
+    second = max(f for k, f in enumerate(fits) if k != best)
+    suit = ("suns", "moons", "crowns", "arms")[best]
+    return _cell(cell=cell, best=("pawn", suit), similarity=fits[best], margin=fits[best] - second,
+                 pawn_fits=tuple(fits), coin_fit=0.4, energy_ratio=15.0, detail_ratio=6.0,
+                 tint=20.0, **kw)  # fmt: skip
+
+
+def test_a_pawn_fitting_two_suits_alike_is_the_one_whose_pawn_is_not_placed():
+    """Mixed tune shot 178 a1: an arms pawn at the corner fitting arms and moons within
+    0.01; the moons pawn stands clearly elsewhere."""
+    moons = _pawn("e5", (0.3, 0.92, 0.4, 0.6))
+    corner = _pawn("a1", (0.3, 0.87, 0.5, 0.88))
+    got = _board(e5=moons, a1=corner)
+    assert (got["e5"].kind, got["e5"].suit) == ("pawn", "moons")
+    assert (got["a1"].kind, got["a1"].suit) == ("pawn", "arms")
+    alone = _board(a1=_pawn("a1", (0.3, 0.87, 0.5, 0.88)))  # nothing placed: undecided
+    assert alone["a1"].kind == "unknown"
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"colour_suit": "moons"},  # its colour says moons, which stands elsewhere
+        {"pawn_fits": (0.3, 0.87, 0.5, 0.66)},  # arms fits too loosely
+        {"coin_fit": 0.87},  # as like a coin
+        {"covered": True},  # its lines are hidden
+    ],
+)
+def test_a_pawn_by_elimination_still_needs_its_own_evidence(change):
+    moons = _pawn("e5", (0.3, 0.92, 0.4, 0.6))
+    corner = _pawn("a1", (0.3, 0.87, 0.5, 0.88))
+    for k, v in change.items():
+        setattr(corner, k, v)
+    assert _board(e5=moons, a1=corner)["a1"].kind == "unknown"
