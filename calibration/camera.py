@@ -782,6 +782,21 @@ class CameraCalibration:
         """An :class:`Undistorter` with maps for ``image_size`` (default: the calibrated size)."""
         return Undistorter(self, image_size, alpha=alpha)
 
+    def reading_undistorter(self) -> Undistorter:
+        """The undistorter of every command that reads photos (``see``, ``score``,
+        ``calibrate board``, ``referee``), one for all, so a board setup learned by one fits
+        the frames of another. A pinhole keeps every source pixel (alpha 1: undistorting must
+        not push a board or card near the edge out of view); a fisheye keeps its centre at
+        its own scale, as no rectilinear image holds its whole view (keeping every pixel of
+        a 205 px fisheye on 640x480 would draw the board at a focal length of 25 px).
+
+        >>> K = np.array([[500.0, 0, 319.5], [0, 500, 239.5], [0, 0, 1]])
+        >>> lens = CameraCalibration(K, np.zeros(4), (640, 480), 0.3, FISHEYE)
+        >>> lens.reading_undistorter().new_camera_matrix()[0, 0].item()
+        500.0
+        """
+        return self.undistorter(alpha=None if self.fisheye else 1.0)
+
     def save(self, path: str | os.PathLike, extra: dict | None = None) -> None:
         """Write the spec's FileStorage YAML atomically (nothing is left on failure).
 
@@ -979,17 +994,16 @@ def add_camera_calibration_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def undistorter_from_args(
-    args: argparse.Namespace, alpha: float | None = None
-) -> Undistorter | None:
-    """The :class:`Undistorter` for ``--camera-calibration``, or None when not given.
+def undistorter_from_args(args: argparse.Namespace) -> Undistorter | None:
+    """The :meth:`~CameraCalibration.reading_undistorter` for ``--camera-calibration``, or
+    None when not given.
 
     Raises UserError (exit 1) for a missing or malformed file.
     """
     path = getattr(args, "camera_calibration", None)
     if not path:
         return None
-    return load_camera_calibration(path).undistorter(alpha=alpha)
+    return load_camera_calibration(path).reading_undistorter()
 
 
 def distortion_difference(

@@ -259,3 +259,29 @@ def test_camera_calibration_argument_helpers(tmp_path):
     assert undistort.image_size == (1280, 720)
     with pytest.raises(UserError):
         undistorter_from_args(parser.parse_args(["--camera-calibration", str(tmp_path / "x.yaml")]))
+
+
+def test_every_command_that_reads_photos_undistorts_alike(tmp_path):
+    """A board setup learned by ``calibrate board`` (vision's ``load_undistorter``) is in
+    undistorted pixels: the referee's frames (``undistorter_from_args``) and ``score``'s must
+    be undistorted the same way, or the learned pose misses the board."""
+    import argparse
+
+    from piecebridge.calibration.camera import (
+        add_camera_calibration_argument,
+        undistorter_from_args,
+    )
+    from piecebridge.vision.reader import load_undistorter
+
+    from piecebridge.commands.score import _undistorter
+
+    path = tmp_path / "c.yaml"
+    _calibration().save(path)
+    parser = argparse.ArgumentParser()
+    add_camera_calibration_argument(parser)
+    referee = undistorter_from_args(parser.parse_args(["--camera-calibration", str(path)]))
+    see = load_undistorter(path)
+    score = _undistorter(str(path))
+    assert not np.allclose(see.new_camera_matrix(), _calibration().camera_matrix)  # alpha 1
+    for other in (referee, score):
+        np.testing.assert_array_equal(other.new_camera_matrix(), see.new_camera_matrix())

@@ -534,5 +534,4 @@ def load_undistorter(path: str | os.PathLike | None) -> Any:
         from piecebridge.calibration.camera import load_camera_calibration
     except ImportError:  # pragma: no cover - only while the camera module is missing
         raise UserError("camera calibration support is not installed") from None
-    # alpha=1 keeps every source pixel: undistorting must not push the board out of view.
-    return load_camera_calibration(path).undistorter(alpha=1.0)
+    return load_camera_calibration(path).reading_undistorter()

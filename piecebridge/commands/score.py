@@ -42,10 +42,8 @@ IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
 
 @functools.lru_cache(maxsize=4)
 def _undistorter(path: str) -> Undistorter:
-    """One undistorter per calibration file and process: maps are made once per size.
-    alpha=1 keeps every source pixel, as ``see`` does: a card near the photo's edge must not
-    be cut off by undistorting."""
-    return load_camera_calibration(path).undistorter(alpha=1.0)
+    """One undistorter per calibration file and process: maps are made once per size."""
+    return load_camera_calibration(path).reading_undistorter()
 
 
 def read_and_score(
