@@ -42,46 +42,18 @@ class _Stop(Exception):
     pass
 
 
-def _uncurl(pts_px: np.ndarray, rec: dict, shape: tuple[int, int]) -> np.ndarray:
-    """Card-texture pixels after :func:`synth_card.curl_card` of flat-card pixels
-    (its maps send an output pixel to its source; this is their inverse)."""
-    rng = np.random.Generator(type(rec["rng"].bit_generator)())
-    rng.bit_generator.state = rec["rng"].bit_generator.state  # the draws curl_card made
-    h, w = shape
-    along_x = rng.random() < 0.6
-    length = w if along_x else h
-    s = np.linspace(-1, 1, length)
-    rise = rec["amount"] * rec["ppm"] * s**2
-    tilt = rng.uniform(-0.35, 0.35)
-    slope = np.gradient(rise)
-    arc = np.cumsum(np.sqrt(1 + slope**2))
-    arc = (arc - arc[0]) / (arc[-1] - arc[0]) * (length - 1)
-    src_along = np.interp(np.arange(length), arc, np.arange(length))
-    a = pts_px[:, 0] if along_x else pts_px[:, 1]
-    b = pts_px[:, 1] if along_x else pts_px[:, 0]
-    out_a = np.interp(a, src_along, np.arange(length))
-    out_b = b + tilt * np.interp(out_a, np.arange(length), rise)
-    return np.stack([out_a, out_b] if along_x else [out_b, out_a], axis=1)
-
-
 def true_lattices(split: str, index: int, size=(2000, 1500), style: str = "classic"):
     """The 11x11 printed line crossings (photo pixels, (x, y)) of every grid of a split
     photo, upright and in the truth's order: ``[i, j]`` = horizontal line ``i``, vertical
     line ``j`` (as :class:`piecebridge.vision.card.GridView.lattice`)."""
     rec: dict = {}
-    orig_curl, orig_world = synth_card.curl_card, synth_card._compose_world
-
-    def curl(card, rng, amount=None):
-        copy = np.random.Generator(type(rng.bit_generator)())
-        copy.bit_generator.state = rng.bit_generator.state
-        rec.update(rng=copy, amount=amount, ppm=card.px_per_mm)
-        return orig_curl(card, rng, amount=amount)
+    orig_world = synth_card._compose_world
 
     def world(card, m_mm, cam, rng):
         rec.update(card=card, m_mm=m_mm, cam=cam)
         raise _Stop
 
-    synth_card.curl_card, synth_card._compose_world = curl, world
+    synth_card._compose_world = world
     try:
         if style == "classic":
             synth_card.split_photo(split, index, size)
@@ -92,7 +64,7 @@ def true_lattices(split: str, index: int, size=(2000, 1500), style: str = "class
     except _Stop:
         pass
     finally:
-        synth_card.curl_card, synth_card._compose_world = orig_curl, orig_world
+        synth_card._compose_world = orig_world
     card, ppm = rec["card"], rec["card"].px_per_mm
     layout = card.layout
     out = []
@@ -101,8 +73,8 @@ def true_lattices(split: str, index: int, size=(2000, 1500), style: str = "class
         px, py = np.meshgrid(gx + k, gy + k)  # [i, j]: y from row line i, x from column j
         pts = np.stack([px.ravel(), py.ravel()], 1) @ layout.transform()[:, :2].T
         pts = (pts + layout.transform()[:, 2]) * ppm
-        if "amount" in rec:
-            pts = _uncurl(pts, rec, card.alpha.shape)
+        if card.curl is not None:  # the renderer bent the card: so are its lines
+            pts = card.curl.bend(pts)
         mm = pts / ppm @ rec["m_mm"][:, :2].T + rec["m_mm"][:, 2]
         out.append(rec["cam"].project(mm).reshape(11, 11, 2))
     return out

@@ -53,6 +53,7 @@ class CardTexture:
     layout: CardLayout
     truth: dict
     graphite: np.ndarray
+    curl: Curl | None = None  # how the texture was bent (:func:`curl_card`), if it was
 
 
 @dataclass(frozen=True)
@@ -431,41 +432,88 @@ def render_card(
     return CardTexture(rgb, alpha, px_per_mm, layout, truth, density)
 
 
+@dataclass(frozen=True)
+class Curl:
+    """A card bent along one side, as seen from above: ``rise`` (px, per position along
+    the bend) is the card's height over the table; a camera above and slightly to the side
+    sees that height as a shift across the card (``tilt`` px per px of height) and
+    foreshortening along it.
+
+    An end of the card rises 50 px and is seen shifted 0.2 x 50 px across; the middle lies
+    on the table:
+
+    >>> curl = Curl(True, 50 * np.linspace(-1, 1, 101) ** 2, 0.2)
+    >>> curl.bend(np.array([[0.0, 10.0], [50.0, 10.0]])).round(1).tolist()
+    [[0.0, 20.0], [49.6, 10.0]]
+    """
+
+    along_x: bool
+    rise: np.ndarray
+    tilt: float
+
+    @classmethod
+    def draw(cls, shape: tuple[int, int], px_per_mm: float, amount_mm: float, rng) -> Curl:
+        """A curl of a card texture of ``shape`` whose ends rise ``amount_mm``; which side
+        bends and the tilt are drawn from ``rng`` (in that order)."""
+        h, w = shape
+        along_x = rng.random() < 0.6
+        s = np.linspace(-1, 1, w if along_x else h)
+        return cls(along_x, amount_mm * px_per_mm * s**2, rng.uniform(-0.35, 0.35))
+
+    @property
+    def slope(self) -> np.ndarray:
+        return np.gradient(self.rise)
+
+    def _source_along(self) -> np.ndarray:
+        """For each position along the bent card, where it was on the flat card (the
+        inverse of the arc length: the bend foreshortens the card)."""
+        n = len(self.rise)
+        arc = np.cumsum(np.sqrt(1 + self.slope**2))
+        arc = (arc - arc[0]) / (arc[-1] - arc[0]) * (n - 1)
+        return np.interp(np.arange(n), arc, np.arange(n))
+
+    def maps(self, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+        """``cv2.remap`` maps: each bent-card pixel's source on the flat card."""
+        h, w = shape
+        src_along = self._source_along().astype(np.float32)
+        shift = self.tilt * self.rise
+        if self.along_x:
+            map_x = np.tile(src_along, (h, 1))
+            map_y = np.tile(np.arange(h, dtype=np.float32)[:, None], (1, w)) - shift[None, :]
+        else:
+            map_y = np.tile(src_along[:, None], (1, w))
+            map_x = np.tile(np.arange(w, dtype=np.float32), (h, 1)) - shift[:, None]
+        return map_x.astype(np.float32), map_y.astype(np.float32)
+
+    def bend(self, flat_px: np.ndarray) -> np.ndarray:
+        """Where flat-card pixels (N, 2: x, y) lie on the bent card: the inverse of
+        :meth:`maps`, for ground truth drawn on the flat card."""
+        n = len(self.rise)
+        a, b = (flat_px[:, 0], flat_px[:, 1]) if self.along_x else (flat_px[:, 1], flat_px[:, 0])
+        out_a = np.interp(a, self._source_along(), np.arange(n))
+        out_b = b + self.tilt * np.interp(out_a, np.arange(n), self.rise)
+        return np.stack([out_a, out_b] if self.along_x else [out_b, out_a], axis=1)
+
+
 def curl_card(card: CardTexture, rng: np.random.Generator, amount: float | None = None):
     """Bend the card slightly along its long side, as a card lying on a table does.
 
     Returns a new texture whose silhouette is no longer a rectangle (a cylinder
     seen from above: the middle sags, the ends foreshorten) with a soft shading
-    gradient across the bend. ``amount`` is the rise of the ends in mm.
+    gradient across the bend, and the :class:`Curl` it was bent by. ``amount`` is the
+    rise of the ends in mm.
     """
-    h, w = card.alpha.shape
     amount = rng.uniform(0.0, 2.5) if amount is None else amount
-    along_x = rng.random() < 0.6
-    length = w if along_x else h
-    s = np.linspace(-1, 1, length)
-    rise = amount * card.px_per_mm * s**2  # height in px of the bent card above the table
-    # Seen from a camera above and slightly to the side, height shows up as a shift
-    # across the card and foreshortening along it.
-    tilt = rng.uniform(-0.35, 0.35)
-    slope = np.gradient(rise)
-    arc = np.cumsum(np.sqrt(1 + slope**2))
-    arc = (arc - arc[0]) / (arc[-1] - arc[0]) * (length - 1)
-    # Source coordinate along the bend for each output position (inverse of arc length).
-    src_along = np.interp(np.arange(length), arc, np.arange(length)).astype(np.float32)
-    if along_x:
-        map_x = np.tile(src_along, (h, 1))
-        map_y = np.tile(np.arange(h, dtype=np.float32)[:, None], (1, w)) - (tilt * rise)[None, :]
-    else:
-        map_y = np.tile(src_along[:, None], (1, w))
-        map_x = np.tile(np.arange(w, dtype=np.float32), (h, 1)) - (tilt * rise)[:, None]
-    map_x, map_y = map_x.astype(np.float32), map_y.astype(np.float32)
+    curl = Curl.draw(card.alpha.shape, card.px_per_mm, amount, rng)
+    map_x, map_y = curl.maps(card.alpha.shape)
     rgb = cv2.remap(card.rgb, map_x, map_y, cv2.INTER_LINEAR, borderValue=(0, 0, 0))
     alpha = cv2.remap(card.alpha, map_x, map_y, cv2.INTER_LINEAR, borderValue=0)
     graphite = cv2.remap(card.graphite, map_x, map_y, cv2.INTER_LINEAR, borderValue=0)
+    slope = curl.slope
     light = 1 - 0.08 * rng.uniform(0, 1) * np.abs(slope) / (np.abs(slope).max() + 1e-6)
-    light = light[None, :, None] if along_x else light[:, None, None]
+    light = light[None, :, None] if curl.along_x else light[:, None, None]
     rgb = np.clip(rgb * light, 0, 255).astype(np.uint8)
-    return replace(card, rgb=rgb, alpha=alpha, graphite=graphite)
+    return replace(card, rgb=rgb, alpha=alpha, graphite=graphite, curl=curl)
 
 
 # ----------------------------------------------------------------------------- photo
