@@ -492,6 +492,15 @@ def _line_outlines(small_gray: np.ndarray) -> Iterator[np.ndarray]:
     wear) closed at two widths, the wider only when asked for. Used when neither crosses
     nor cells stand out as blobs (crosses running into the gaps, a table the tiles'
     colour): the net ends where the tiles do, whatever the table looks like."""
+    for hull in _line_nets(small_gray):
+        quad = _quad_from_hull(hull)
+        if quad is not None:
+            yield _order_quad(quad)
+
+
+def _line_nets(small_gray: np.ndarray) -> Iterator[np.ndarray]:
+    """Convex hulls of the biggest connected net of thin dark lines in ``small_gray``, its
+    breaks closed at two widths (see :func:`_line_outlines`)."""
     bh = cv2.morphologyEx(
         small_gray, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))
     )
@@ -507,10 +516,41 @@ def _line_outlines(small_gray: np.ndarray) -> Iterator[np.ndarray]:
         if w * h < 0.02 * mask.size:
             continue
         box = (labels[y : y + h, x : x + w] == best).astype(np.uint8)
-        hull = _blob_hull(box) + np.array([x, y], np.int32)
-        quad = _quad_from_hull(hull)
-        if quad is not None:
-            yield _order_quad(quad)
+        yield _blob_hull(box) + np.array([x, y], np.int32)
+
+
+def _net_side_outlines(gray: np.ndarray) -> list[np.ndarray]:
+    """Board outlines (ordered) from the nets of :func:`_line_nets`, each taken by its hull's
+    four longest sides (:func:`_quad_from_sides`), not by the hull's corners: lines that
+    run to the tile edges, with no line along the board's edge, make a net whose hull has
+    its corners cut off by about a cell (tune acrylic: outlines 0.9 cell off at a corner,
+    too far for a fit; by the sides 0.1-0.2)."""
+    quads = (_quad_from_sides(hull) for hull in _line_nets(gray))
+    return [_order_quad(q) for q in quads if q is not None]
+
+
+def _quad_from_sides(hull: np.ndarray) -> np.ndarray | None:
+    """The quadrilateral of a convex hull's four longest sides (after a light simplification),
+    each side's line met by the next's; None when those do not make a proper quadrilateral.
+
+    >>> octagon = np.array([[1, 0], [9, 0], [10, 1], [10, 9], [9, 10], [1, 10], [0, 9], [0, 1]])
+    >>> (_quad_from_sides(octagon.reshape(-1, 1, 2).astype(np.int32)).round(6) + 0.0).tolist()
+    [[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]]
+    """
+    poly = cv2.approxPolyDP(hull, 0.01 * cv2.arcLength(hull, True), True).reshape(-1, 2)
+    poly = poly.astype(np.float64)
+    n = len(poly)
+    if n < 4:
+        return None
+    length = np.linalg.norm(np.roll(poly, -1, axis=0) - poly, axis=1)
+    sides = np.sort(np.argsort(-length, kind="stable")[:4])  # in their order round the hull
+    ends = np.hstack([poly, np.ones((n, 1))])
+    lines = [np.cross(ends[i], ends[(i + 1) % n]) for i in sides]
+    corners = [np.cross(lines[k - 1], lines[k]) for k in range(4)]
+    if min(abs(c[2]) for c in corners) < 1e-9:
+        return None
+    quad = np.array([c[:2] / c[2] for c in corners])
+    return quad if _proper_quad(quad) else None
 
 
 def _blob_hull(blob: np.ndarray) -> np.ndarray:
@@ -1239,18 +1279,27 @@ def _find_by_tiles(bgr: np.ndarray, inverted: bool | None, work_width: int) -> B
     # checked cloth's light squares beside them. Only when the small frame shows tile-like
     # blobs at all: a frame without a board seldom does (tune: 1 of 12), and each outline
     # costs two full-frame fits.
+    # Then the nets of lines on the wider frame, outlined by their sides (pale tiles and a
+    # cloth whose light squares are a cell or a tile wide: tune acrylic, the tiles do not
+    # come apart as blobs at either width; the lines a pixel or two wide do show).
     families = 0
     for scale in (1, 2):
         if scale == 2:
-            if best is not None or not families or bgr.shape[1] < 1.5 * work_width:
+            if best is not None or bgr.shape[1] < 1.5 * work_width:
                 break
             larger, S2 = downscale(bgr, 2 * work_width)
-            quads, _ = _tile_outlines(cv2.cvtColor(larger, cv2.COLOR_BGR2GRAY))
-            quads = [_through_scale(q, S @ np.linalg.inv(S2)) for q in quads]
+            larger_gray = cv2.cvtColor(larger, cv2.COLOR_BGR2GRAY)
+            tiles = _tile_outlines(larger_gray)[0] if families else []
+            nets = _net_side_outlines(larger_gray) + _net_side_outlines(255 - larger_gray)
+            # Every net outline is fitted: two nets may outline one board a few pixels apart,
+            # one in reach of a fit and the other not (tune acrylic shot 39 s0: 0.05 cell).
+            near = [0.4] * len(tiles) + [0.0] * len(nets)
+            quads = [_through_scale(q, S @ np.linalg.inv(S2)) for q in tiles + nets]
         else:
             quads, families = _tile_outlines(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY))
-        for quad in quads:
-            if _near_any(quad, tried):
+            near = [0.4] * len(quads)
+        for quad, cells in zip(quads, near, strict=True):
+            if _near_any(quad, tried, cells):
                 continue
             tried.append(quad)
             H0 = cv2.getPerspectiveTransform(
