@@ -352,21 +352,32 @@ def predict(net, data, sc_mean, sc_scale):
     return np.concatenate(pm), np.concatenate(ps)
 
 
-def hard_cells(net, data, sc_mean, sc_scale, conf: float) -> np.ndarray:
-    """Flat indices (``grid * 100 + cell``) of the training cells the network reads wrong,
-    or at a confidence under ``conf``, unaugmented and mirrored as the reader reads them:
-    where the errors are (faint or shadowed shading, marks on shading), sampled more."""
-    t0 = time.time()
-    pm, ps = predict(net, data, sc_mean, sc_scale)
+def hard_cells(model: str, data: dict, conf: float, name: str) -> np.ndarray:
+    """Flat indices (``grid * 100 + cell``) of the training cells the cell model at
+    ``model`` (a ``.npz``, read as the reader reads: whole grid, mirrored) reads wrong or
+    at a confidence under ``conf``: where the errors are (faint or shadowed shading, marks
+    on shading), sampled more. Cached as ``hard_<model>_<name>.npz`` beside the grids."""
+    cache = CACHE / f"hard_{Path(model).stem}_{name}.npz"
+    if cache.exists():
+        with np.load(cache) as d:
+            pm, ps = d["pm"], d["ps"]
+    else:
+        t0, net, pms, pss = time.time(), cc.CellNet.load(model), [], []
+        for g in range(data["maps"].shape[0]):
+            maps = (
+                data["maps"][g].astype(np.float32) * np.float32([1 / 255, 1 / 170])[:, None, None]
+            )
+            m, sh = net.predict_half_mirrored(cc.half_maps(maps), data["scalars"][g])
+            pms.append(m)
+            pss.append(sh)
+        pm, ps = np.concatenate(pms).astype(np.float32), np.concatenate(pss).astype(np.float32)
+        np.savez(cache, pm=pm, ps=ps)
+        print(f"read the training grids with {model} ({time.time() - t0:.0f}s)", flush=True)
     mark, shaded = data["mark"].ravel(), data["shaded"].ravel()
-    k = pm.argmax(1)
     sure = pm.max(1) * np.maximum(ps, 1 - ps)
-    wrong = ((k != mark) & (mark >= 0)) | ((ps > 0.5) != (shaded > 0.5))
+    wrong = ((pm.argmax(1) != mark) & (mark >= 0)) | ((ps > 0.5) != (shaded > 0.5))
     out = np.flatnonzero(wrong | (sure < conf))
-    print(
-        f"hard cells: {len(out)} of {len(mark)} ({wrong.sum()} wrong; {time.time() - t0:.0f}s)",
-        flush=True,
-    )
+    print(f"hard cells: {len(out)} of {len(mark)} ({wrong.sum()} wrong)", flush=True)
     return out
 
 
@@ -482,9 +493,10 @@ def main() -> None:
         "--hard-share",
         type=float,
         default=0.0,
-        help="share of each batch from the hard cells: those the starting network (--init) "
-        "reads wrong or at under --hard-conf on the unaugmented training grids",
+        help="share of each batch from the hard cells: those the model --hard-from reads "
+        "wrong or at under --hard-conf on the unaugmented training grids",
     )
+    ap.add_argument("--hard-from", default=str(cc.MODEL_PATH), help="a cell model (.npz)")
     ap.add_argument("--hard-conf", type=float, default=0.9)
     ap.add_argument(
         "--alt-photos",
@@ -578,7 +590,12 @@ def main() -> None:
         net.load_state_dict(state)
     opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=1e-4)
     n_grids = train["maps"].shape[0]
-    hard = hard_cells(net, train, sc_mean, sc_scale, a.hard_conf) if a.hard_share else None
+    hard = None
+    if a.hard_share:
+        data_name = Path(a.train_data or "tune").stem + (
+            f"_alt_{'_'.join(a.alt_photos)}" if a.alt_photos else ""
+        )
+        hard = hard_cells(a.hard_from, train, a.hard_conf, f"{data_name}_g{vc.GRID_VERSION}")
     budget = a.minutes * 60
     t_start = time.time()
     step, seen, loss_avg = 0, 0, 0.0
@@ -637,7 +654,7 @@ def main() -> None:
     if hard is not None:
         turn_note += (
             f", {a.hard_share:.0%} of each batch from {len(hard)} hard cells "
-            f"(confidence under {a.hard_conf} or wrong at the start)"
+            f"(read wrong or under {a.hard_conf} by {a.hard_from})"
         )
     info.update(
         trained_on=f"tune split photos 0..{n_train - 1}{alt_note} at {a.size}, "
