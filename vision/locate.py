@@ -524,9 +524,18 @@ def _net_side_outlines(gray: np.ndarray) -> list[np.ndarray]:
     four longest sides (:func:`_quad_from_sides`), not by the hull's corners: lines that
     run to the tile edges, with no line along the board's edge, make a net whose hull has
     its corners cut off by about a cell (tune acrylic: outlines 0.9 cell off at a corner,
-    too far for a fit; by the sides 0.1-0.2)."""
+    too far for a fit; by the sides 0.1-0.2). Only outlines square under some camera to
+    within ``NET_SQUARENESS`` are kept: the net of a frame without a board is clutter, or
+    the frame's own outline (tune: 0.58), and each outline kept costs two full-frame fits."""
     quads = (_quad_from_sides(hull) for hull in _line_nets(gray))
-    return [_order_quad(q) for q in quads if q is not None]
+    out = []
+    for quad in (_order_quad(q) for q in quads if q is not None):
+        H = cv2.getPerspectiveTransform(
+            CANONICAL_CORNERS.astype(np.float32), quad.astype(np.float32)
+        )
+        if squareness(H, gray.shape) <= NET_SQUARENESS:
+            out.append(quad)
+    return out
 
 
 def _quad_from_sides(hull: np.ndarray) -> np.ndarray | None:
@@ -992,6 +1001,10 @@ def scaled_pose(pose: BoardPose, S: np.ndarray) -> BoardPose:
 #: are near 0 (the renderer's true corners, 250 tune frames up to 30 degrees of tilt: at
 #: most 0.023); a part of a board fitted as the whole, 8 cells by 6, is log(8/6) = 0.29.
 MAX_SQUARENESS = 0.15
+#: Most a net's outline may be from a square under some camera to be fitted
+#: (:func:`_net_side_outlines`): twice a board's, as the outline is rough (tune acrylic: the
+#: outlines that led to the board 0.00-0.18; frames without a board 0.58).
+NET_SQUARENESS = 2 * MAX_SQUARENESS
 #: How near (cells) a board edge found by :func:`find_edges` must lie to where the grid puts
 #: it to count as in place: fitted sides sit within a tenth of a cell (tile gaps, bevels),
 #: a grid a cell off puts them 1.0 away (a step within the band searched, +-0.4, beyond
