@@ -44,15 +44,16 @@ def test_lines_in_a_deep_shadow_are_seen_once_the_light_is_made_up_for():
         assert lit[2, 2] and lit[1, 2] and lit[3, 3]  # the hand still hides its cells
 
 
-SHADED_COIN = dict(covered=True, shaded=True, best=("coin", "suns"), similarity=0.78, margin=0.2,
+SHADED_COIN = dict(covered=True, shaded=True, best=("coin", "suns"), similarity=0.72, margin=0.2,
                    facing="west", facing_margin=0.4, detail_ratio=4.6, energy_ratio=6.4,
                    light_ratio=0.57, shade_tint=15.0)  # fmt: skip
 
 
 @pytest.mark.parametrize("shaded, want", [(True, "coin"), (False, "unknown")])
 def test_a_coin_in_a_hands_shadow_is_read_as_in_the_open(shaded, want):
-    """Mixed tune shot 227 a7-c7: three coins in a hand's shadow (0.46-0.57 x the typical
-    cell's lightness) whose lines looked hidden, fitting their looks at 0.77-0.83."""
+    """Mixed tune shot 206 a5: a crowns coin in a hand's shadow (0.46 x the typical cell's
+    lightness) whose lines looked hidden, fitting its look at 0.73 (a covered cell's coin
+    needs 0.75)."""
     d = decide(_cell(**{**SHADED_COIN, "shaded": shaded}), LEARNED)
     assert (d.kind, d.facing) == ((want, "west") if shaded else (want, None))
 
@@ -109,3 +110,26 @@ def test_a_pawn_by_elimination_still_needs_its_own_evidence(change):
     for k, v in change.items():
         setattr(corner, k, v)
     assert _board(e5=moons, a1=corner)["a1"].kind == "unknown"
+
+
+@pytest.mark.parametrize("similarity, want", [(0.8, "coin"), (0.72, "unknown")])
+def test_a_coin_beside_a_hand_is_read_when_its_look_fits_at_three_quarters(similarity, want):
+    """Mixed tune shot 179 g1: a suns coin beside a hand (its lines partly hidden, lit at
+    0.88 of the typical cell) fitting its look at 0.82, leading by 0.28, facing clear."""
+    coin = {**SHADED_COIN, "shaded": False, "similarity": similarity, "light_ratio": 0.88}
+    assert decide(_cell(**coin), LEARNED).kind == want
+
+
+def test_a_plain_cell_under_a_coloured_light_is_empty():
+    """Mixed tune shot 16 c1-d3: plain tile under a yellow lamp's spot, 27-37 off the board's
+    tile colour (max_empty_tint 25) but the colour of the tile around it in the cell, and no
+    structure."""
+    lamp = dict(tint=34.6, detail_ratio=0.85, energy_ratio=1.2, light_ratio=1.08,
+                best=("pawn", "arms"), similarity=0.62, margin=0.2)  # fmt: skip
+    assert decide(_cell(**lamp, local_tint=1.5), LEARNED).kind == "empty"
+    assert decide(_cell(**lamp, local_tint=12.0), LEARNED).kind == "unknown"  # a hand's colour
+    assert decide(_cell(**lamp), LEARNED).kind == "unknown"  # unmeasured
+    # Piecepackr tune shot 29 g8: a hand over a coin, as plain in fine detail and the same
+    # colour all over the cell, but with a hand's shading (structure 12.8 x the floor).
+    shaded = {**lamp, "energy_ratio": 12.8, "local_tint": 1.5}
+    assert decide(_cell(**shaded), LEARNED).kind == "unknown"
