@@ -1,4 +1,5 @@
 """piecebridge.vision: images in, observations (plain data) out.
 
-Vision may use :mod:`piecebridge.calibration`; it never imports the rules engines.
+Vision uses :mod:`piecebridge.calibration` (the lens, the board pose, the learned looks,
+the setup file) and never the rules engines or the app.
 """
