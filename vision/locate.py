@@ -1024,6 +1024,9 @@ FULL_ALONG: Along = "low"
 #: Inner grid lines (of 7) running on beyond one side that say a locked board moved: a still
 #: board showed up to 3 (wood grain, a coin's rim, a pawn leaning out) on the tune split.
 LINES_BEYOND = 4
+#: Crosses a locked board must show, all within the drift, for two of its opposite sides
+#: seen apart (one out, one in) to count as no move (:func:`check_lock`).
+LOCK_SPREAD_CROSSES = 12
 #: How :func:`check_lock` takes each cross line along its tile (:func:`_cross_line_peaks`).
 LOCK_ALONG: Along = "low"
 #: Pixels per cell of the view in which the lattice parity is checked (:func:`lattice_shift`).
@@ -1891,7 +1894,19 @@ def check_lock(
     seen = int(ok.sum())
     edges = find_edges(gray, S, margin_cells)
     found = ~np.isnan(edges)
-    edges_off = int((np.abs(edges[found]) > moved_cells).sum())
+    off_sides = found & (np.abs(np.nan_to_num(edges)) > moved_cells)
+    if ok.sum() >= LOCK_SPREAD_CROSSES:
+        pos_ok = np.hypot(pos[:16] - sw, pos[16:] - sw)[ok] / S
+        if np.median(pos_ok) <= drift_cells:
+            # Every cross in place: a board that moved moves both sides of an axis one way;
+            # two sides "off" apart (a shadow or a hand's edge beyond a tile, a bevel) are
+            # no move unless their middle moved (tune acrylic rig 37: all 16 crosses within
+            # 0.01 cell, east and west sides at +0.32 and -0.18).
+            for a, b in ((0, 2), (1, 3)):
+                if found[a] and found[b] and edges[a] * edges[b] < 0:
+                    moved_pair = abs(edges[a] + edges[b]) / 2 > moved_cells
+                    off_sides[a] = off_sides[b] = moved_pair
+    edges_off = int(off_sides.sum())
     edges_bad = edges_off >= 2 or int((~found).sum()) >= 3
     # A bump by a whole cell or two lands lines on lines; beyond one side then lie tiles,
     # whose lines run on where the table has none.
