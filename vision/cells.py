@@ -37,7 +37,7 @@ from piecebridge.vision.facing import (
     read_twisted,
     turned_looks,
 )
-from piecebridge.vision.occlusion import covered_cells, hidden_fractions, lit_beside
+from piecebridge.vision.occlusion import covered_cells, hidden_share, line_strengths, lit_beside
 from piecebridge.vision.raster import (
     CELL_ORDER,
     CENTRE_SHIFT,
@@ -805,10 +805,14 @@ def measure(
     turned = looks.turned_faces()
     facing_jobs: list[tuple[CellDecision, np.ndarray]] = []
     light = 255 - views.light if light_lines else views.light
-    hidden, hidden_lit = hidden_fractions(light, FACE_PX, MARGIN, views.light)
+    strengths = line_strengths(light, FACE_PX, MARGIN)
+    hidden = hidden_share(strengths, FACE_PX)
     covered = covered_cells(hidden)
-    # Covered only as the lines look: in view once the shadow over them is made up for.
-    shaded = covered & ~covered_cells(hidden_lit)
+    # Covered only as the lines look: in view once the shadow over them is made up for
+    # (weighed only when some cell is covered: most frames have no hand in them).
+    shaded = np.zeros_like(covered)
+    if covered.any():
+        shaded = covered & ~covered_cells(hidden_share(strengths, FACE_PX, views.light))
     lit = lit_beside(hidden, lum)  # judged on this frame's board, as ``covered``
     out = []
     for i in wanted:

@@ -61,8 +61,7 @@ def _index(px: int, margin: float) -> tuple[np.ndarray, ...]:
 
 def hidden_fraction(gray: np.ndarray, px: int, margin: float) -> np.ndarray:
     """Share (0..1) of each cell's bordering cross-arm pieces that are hidden, (64,)."""
-    strengths = _line_strengths(gray, px, margin)
-    return np.zeros(N * N) if strengths is None else _hidden_share(strengths[0])
+    return hidden_share(line_strengths(gray, px, margin), px)
 
 
 def hidden_fractions(
@@ -72,14 +71,28 @@ def hidden_fractions(
     the light falling there (``light``: the board's Lab lightness, 8-bit; see
     :func:`shade_scale`): a shadow weakens a printed line as much as the tile around it, a
     hand hides it. Each (64,)."""
-    strengths = _line_strengths(gray, px, margin)
+    strengths = line_strengths(gray, px, margin)
+    return hidden_share(strengths, px), hidden_share(strengths, px, light)
+
+
+def hidden_share(strengths: tuple | None, px: int, light: np.ndarray | None = None) -> np.ndarray:
+    """Share (0..1) of each cell's line pieces hidden (64,), from :func:`line_strengths`:
+    much weaker than the board's typical piece, and printed. With ``light`` (the board's Lab
+    lightness, 8-bit) each strength is first taken relative to the light falling there (see
+    :func:`shade_scale`). Nothing is hidden where no lines show at all (``None``)."""
     if strengths is None:
-        return np.zeros(N * N), np.zeros(N * N)
+        return np.zeros(N * N)
     vals, cy, cx = strengths
-    return _hidden_share(vals), _hidden_share(vals / shade_scale(light, cy, cx, px))
+    if light is not None:
+        vals = vals / shade_scale(light, cy, cx, px)
+    hidden = vals < 0.35 * float(np.percentile(vals, 75))
+    # Some art stops its crosses short of the tile edge: a piece hidden on most cells of
+    # the same kind (same place relative to its tile) is not printed, and is not judged.
+    printed = ~_mostly(hidden)
+    return (hidden & printed).sum(axis=1) / np.maximum(printed.sum(axis=1), 1)
 
 
-def _line_strengths(
+def line_strengths(
     gray: np.ndarray, px: int, margin: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """Each cell's bordering line pieces' ridge strength (64, pieces) and the pieces' centres
@@ -110,16 +123,6 @@ def _line_strengths(
     if float(np.percentile(vals, 75)) < 8:  # no lines anywhere
         return None
     return vals, cy, cx
-
-
-def _hidden_share(vals: np.ndarray) -> np.ndarray:
-    """Share of each cell's line pieces (strengths ``vals``, (64, pieces)) hidden: much
-    weaker than the board's typical piece, and printed."""
-    hidden = vals < 0.35 * float(np.percentile(vals, 75))
-    # Some art stops its crosses short of the tile edge: a piece hidden on most cells of
-    # the same kind (same place relative to its tile) is not printed, and is not judged.
-    printed = ~_mostly(hidden)
-    return (hidden & printed).sum(axis=1) / np.maximum(printed.sum(axis=1), 1)
 
 
 #: Lab lightness (8-bit) of black: L* = L / 2.55, and L* + 16 is the cube root of the light.
