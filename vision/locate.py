@@ -1297,18 +1297,20 @@ def _find_by_tiles(bgr: np.ndarray, inverted: bool | None, work_width: int) -> B
     # costs two full-frame fits.
     # Then the nets of lines on the wider frame, outlined by their sides (pale tiles and a
     # cloth whose light squares are a cell or a tile wide: tune acrylic, the tiles do not
-    # come apart as blobs at either width; the lines a pixel or two wide do show).
+    # come apart as blobs at either width; the lines a pixel or two wide do show). Also
+    # only when the small frame shows tile-like blobs (every tune acrylic board found this
+    # way does; the nets cost a refused frame about a fifth more, 25-35 ms).
     families = 0
     for scale in (1, 2):
         if scale == 2:
-            if best is not None or bgr.shape[1] < 1.5 * work_width:
+            if best is not None or not families or bgr.shape[1] < 1.5 * work_width:
                 break
             larger, S2 = downscale(bgr, 2 * work_width)
             larger_gray = cv2.cvtColor(larger, cv2.COLOR_BGR2GRAY)
-            tiles = _tile_outlines(larger_gray)[0] if families else []
+            tiles = _tile_outlines(larger_gray)[0]
             nets = _net_side_outlines(larger_gray) + _net_side_outlines(255 - larger_gray)
             # Every net outline is fitted: two nets may outline one board a few pixels apart,
-            # one in reach of a fit and the other not (tune acrylic shot 39 s0: 0.05 cell).
+            # one in reach of a fit and the other not (tune acrylic rig 39 shot 0: 0.05 cell).
             near = [0.4] * len(tiles) + [0.0] * len(nets)
             quads = [_through_scale(q, S @ np.linalg.inv(S2)) for q in tiles + nets]
         else:
