@@ -90,7 +90,9 @@ def _reader(source: FrameSource, setup: str | None, undistort: Any) -> Any:
             from piecebridge.vision.learn import learn_setup
             from piecebridge.vision.reader import load_frame
 
-            learned, _ = learn_setup(load_frame(source.calibration_path))
+            # Learned in the pixels the frames are read in: undistorted first, as they are.
+            frame = load_frame(source.calibration_path)
+            learned, _ = learn_setup(frame if undistort is None else undistort(frame))
             return BoardReader(setup=learned, camera_calibration=undistort)
         if source.setup_path is not None:
             setup = str(source.setup_path)
