@@ -158,6 +158,8 @@ def test_the_command_calibrates_rendered_fisheye_photos(tmp_path, capsys):
     pinhole = [str(tmp_path / "pinhole.yaml") if a == str(out) else a for a in args]
     assert main([a for a in pinhole if a != "--fisheye"]) == 0
     assert json.loads(capsys.readouterr().out)["rms"] > 2 * result["rms"]
-    # The pinhole options do not apply: one line, exit 1.
-    assert main([*args, "--rational"]) == 1
+    # The pinhole options do not apply: a usage error (argparse's message, exit 2).
+    with pytest.raises(SystemExit) as usage:
+        main([*args, "--rational"])
+    assert usage.value.code == 2
     assert "--fisheye takes none of" in capsys.readouterr().err

@@ -51,7 +51,9 @@ def _piecebridge_imports(folder: str) -> list[tuple[Path, str]]:
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom) and node.level:
-                names = [f"piecebridge.{folder}"]
+                # from . import x stays in the folder; from .. import x reaches the namespace
+                base = f"piecebridge.{folder}" if node.level == 1 else "piecebridge"
+                names = [f"{base}.{a.name}" for a in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module == "piecebridge":
                 names = [f"piecebridge.{a.name}" for a in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module:
@@ -68,6 +70,14 @@ SHARED = ("piecebridge.errors",)
 
 def _within(module: str, packages: tuple[str, ...]) -> bool:
     return any(module == p or module.startswith(p + ".") for p in packages)
+
+
+def test_rules_import_nothing_else_of_piecebridge():
+    """Also ``from piecebridge import vision`` and relative imports out of the folder, which
+    the module-name check above does not see."""
+    found = _piecebridge_imports("rules")
+    assert found  # the check sees them
+    assert [(p, m) for p, m in found if not _within(m, ("piecebridge.rules",))] == []
 
 
 def test_vision_uses_only_itself_and_calibration():

@@ -123,7 +123,8 @@ def register(cli) -> None:
         metavar="FILE.png",
         help="keep rewriting this picture with the current frame, corners and coverage",
     )
-    parser.set_defaults(handler=run)
+    # A usage error found once all options are parsed: argparse's message and exit 2.
+    parser.set_defaults(handler=run, usage_error=parser.error)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -141,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
     flags = _flags(args)
     model = FISHEYE if args.fisheye else PINHOLE
     if model == FISHEYE and flags:
-        raise UserError(
+        args.usage_error(
             "--fisheye takes none of --fix-aspect-ratio, --zero-tangent and --rational "
             "(they are options of the pinhole model)"
         )

@@ -500,8 +500,8 @@ def curl_card(card: CardTexture, rng: np.random.Generator, amount: float | None 
 
     Returns a new texture whose silhouette is no longer a rectangle (a cylinder
     seen from above: the middle sags, the ends foreshorten) with a soft shading
-    gradient across the bend, and the :class:`Curl` it was bent by. ``amount`` is the
-    rise of the ends in mm.
+    gradient across the bend; its ``curl`` is the :class:`Curl` it was bent by.
+    ``amount`` is the rise of the ends in mm.
     """
     amount = rng.uniform(0.0, 2.5) if amount is None else amount
     curl = Curl.draw(card.alpha.shape, card.px_per_mm, amount, rng)
