@@ -5,8 +5,9 @@ Renders chessboard photos (a 9x6 board, 25 mm squares) through a known 640x480 f
 (OpenCV's model, f = 205 px: the frame's corners see 98 degrees off the axis; k1-k4 =
 0.04 -0.015 0.005 -0.001) from random poses (``synth.calibration_target.fisheye_views``:
 tilt up to 40 deg, targets out to about 60 degrees off the axis; defocus 0.8 px, JPEG 92 and
-sensor noise 0.02 on the pinhole photo the fisheye image is resampled from); detects them and calibrates with each lens model through the same code
-as ``piecebridge calibrate camera`` (views rejected as there).
+sensor noise 0.02 on the pinhole photo the fisheye image is resampled from); detects them
+and calibrates with each lens model through the same code as ``piecebridge calibrate
+camera`` (views rejected as there).
 
 Reported per model, median and 90th percentile over seeds: views used, RMS, focal-length
 error, principal-point error, and the largest error of a pixel's angle off the axis where
