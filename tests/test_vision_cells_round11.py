@@ -112,6 +112,17 @@ def test_a_pawn_by_elimination_still_needs_its_own_evidence(change):
     assert _board(e5=moons, a1=corner)["a1"].kind == "unknown"
 
 
+def test_elimination_settles_only_a_near_tie_and_is_at_most_half_sure():
+    """Reviewer: b2 fits the moons pawn 0.90 and the arms pawn 0.86; with the moons pawn at
+    e5 it was read arms at confidence 1.0. If e5 is the misread one, that makes one wrong
+    cell two: a taken suit fitting better than min_margin leaves the cell unknown."""
+    moons = _pawn("e5", (0.3, 0.92, 0.4, 0.6))
+    clearly_moons = _pawn("b2", (0.3, 0.90, 0.5, 0.86))
+    assert _board(e5=moons, b2=clearly_moons)["b2"].kind == "unknown"
+    tie = _board(e5=moons, a1=_pawn("a1", (0.3, 0.87, 0.5, 0.88)))["a1"]
+    assert tie.kind == "pawn" and 0 < tie.confidence <= 0.5
+
+
 @pytest.mark.parametrize("similarity, want", [(0.8, "coin"), (0.72, "unknown")])
 def test_a_coin_beside_a_hand_is_read_when_its_look_fits_at_three_quarters(similarity, want):
     """Mixed tune shot 179 g1: a suns coin beside a hand (its lines partly hidden, lit at

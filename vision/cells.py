@@ -708,7 +708,11 @@ def _pawns_by_elimination(cells: list[CellDecision], near: np.ndarray, looks: Pi
     look by ``min_margin``, and the pawn's colour must not name or lean to another suit.
     Two dark suits' pawns (black, dark blue) fit alike in a shadow or leaning towards a
     corner; the placed one settles the other. Only busy cells (a piece's structure and fine
-    detail) whose lines are in view; the fits are claimed best first, a suit once."""
+    detail) whose lines are in view; the fits are claimed best first, a suit once.
+
+    Only a near tie is settled so: no taken suit's pawn may fit more than ``min_margin``
+    better (else the placed pawn may be the misread one, and one wrong cell would make
+    two). A cell decided by elimination, not by its look alone, is at most half sure."""
     taken = {d.suit for d in cells if d.kind == "pawn"}
     claims = []
     for d, by_hand in zip(cells, near, strict=True):
@@ -722,15 +726,18 @@ def _pawns_by_elimination(cells: list[CellDecision], near: np.ndarray, looks: Pi
             continue
         fit, suit = free[0]
         rival = max([d.coin_fit] + [f for f, _ in free[1:]])
+        best_taken = max(f for s, f in zip(SUITS, d.pawn_fits, strict=True) if s in taken)
         need = looks.pawn_by_hand_similarity if by_hand else looks.min_similarity
-        if d.colour_suit in (None, suit) and fit >= need and fit - rival >= looks.min_margin:
+        tie = best_taken - fit <= looks.min_margin
+        clear = fit >= need and fit - rival >= looks.min_margin
+        if d.colour_suit in (None, suit) and clear and tie:
             claims.append((fit, fit - rival, d, suit))
     for fit, lead, d, suit in sorted(claims, key=lambda c: c[0], reverse=True):
         if suit in taken:
             continue
         taken.add(suit)
         d.kind, d.suit, d.facing, d.similarity, d.margin = "pawn", suit, None, fit, lead
-        d.confidence = float(np.clip(lead / (3 * looks.min_margin), 0.0, 1.0))
+        d.confidence = float(np.clip(lead / (6 * looks.min_margin), 0.0, 0.5))
 
 
 @dataclass
