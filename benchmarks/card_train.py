@@ -32,6 +32,7 @@ reader reads them (numpy, the photo's own maps, mirrored too):
 from __future__ import annotations
 
 import argparse
+import hashlib
 import itertools
 import json
 import math
@@ -356,8 +357,10 @@ def hard_cells(model: str, data: dict, conf: float, name: str) -> np.ndarray:
     """Flat indices (``grid * 100 + cell``) of the training cells the cell model at
     ``model`` (a ``.npz``, read as the reader reads: whole grid, mirrored) reads wrong or
     at a confidence under ``conf``: where the errors are (faint or shadowed shading, marks
-    on shading), sampled more. Cached as ``hard_<model>_<name>.npz`` beside the grids."""
-    cache = CACHE / f"hard_{Path(model).stem}_{name}.npz"
+    on shading), sampled more. Cached as ``hard_<model>-<content hash>_<name>.npz`` beside
+    the grids: a model file replaced under the same name (the shipped one) is read anew."""
+    digest = hashlib.sha256(Path(model).read_bytes()).hexdigest()[:12]
+    cache = CACHE / f"hard_{Path(model).stem}-{digest}_{name}.npz"
     if cache.exists():
         with np.load(cache) as d:
             pm, ps = d["pm"], d["ps"]
@@ -371,7 +374,9 @@ def hard_cells(model: str, data: dict, conf: float, name: str) -> np.ndarray:
             pms.append(m)
             pss.append(sh)
         pm, ps = np.concatenate(pms).astype(np.float32), np.concatenate(pss).astype(np.float32)
-        np.savez(cache, pm=pm, ps=ps)
+        partial = cache.with_suffix(".partial.npz")  # whole or not at all
+        np.savez(partial, pm=pm, ps=ps)
+        partial.replace(cache)
         print(f"read the training grids with {model} ({time.time() - t0:.0f}s)", flush=True)
     mark, shaded = data["mark"].ravel(), data["shaded"].ravel()
     sure = pm.max(1) * np.maximum(ps, 1 - ps)
