@@ -1,0 +1,44 @@
+"""Frames that hold a grid but no board: the search says so instead of reading one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from piecebridge.calibration.geometry import CANONICAL_CORNERS
+from piecebridge.calibration.pose import BoardPose
+from piecebridge.vision.locate import BoardNotFound, _part_of_a_larger_grid, find_board
+
+CARDS = Path(__file__).resolve().parents[1] / "fixtures" / "images" / "cards" / "tune"
+
+
+def test_a_business_cards_grids_are_not_a_board():
+    """Reviewer: card tune photo 90001 gave a board in a window across the card's two 10x10
+    grids (lines running on east and west of it)."""
+    with pytest.raises(BoardNotFound, match="larger printed grid"):
+        find_board(cv2.imread(str(CARDS / "tune_90001.jpg")))
+
+
+def _grid(cells: int, px: int = 40, margin: int = 60) -> np.ndarray:
+    """A drawn grid of ``cells`` x ``cells`` cells of ``px`` pixels on a pale table, with a
+    camera's noise (a flat margin reads as past the photo's edge)."""
+    n = cells * px + 2 * margin
+    img = np.full((n, n, 3), 215, np.uint8)
+    for k in range(cells + 1):
+        p = margin + k * px
+        cv2.line(img, (p, margin), (p, n - margin), (60, 60, 60), 2)
+        cv2.line(img, (margin, p), (n - margin, p), (60, 60, 60), 2)
+    noise = np.random.default_rng(0).normal(0, 3, img.shape)
+    return np.clip(img + noise, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("cells, larger", [(8, False), (12, True)])
+def test_a_grid_running_on_beyond_the_board_is_part_of_a_larger_one(cells, larger):
+    img = _grid(cells)
+    margin, px = 60, 40
+    first = margin + (cells - 8) // 2 * px  # the middle 8x8 of the drawn grid
+    quad = (CANONICAL_CORNERS * px + first).astype(np.float32)
+    pose = BoardPose(cv2.getPerspectiveTransform(CANONICAL_CORNERS.astype(np.float32), quad))
+    assert _part_of_a_larger_grid(img, pose) is larger
