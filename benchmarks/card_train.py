@@ -104,7 +104,7 @@ def r1turned_data(n_photos: int) -> dict:
     turns back left out of the mark loss (``card_turned.turned_cells``): what
     ``benchmarks/card_turned.py`` wrote from the old lattice's grids, made anew. Cached
     as ``net_tune_0_<n-1>_2000x1500_r1turned_g<GRID_VERSION>.npz``."""
-    from card_turned import OLD, turned_cells
+    from card_turned import OLD, labelled_grids
 
     cache = CACHE / f"net_tune_0_{n_photos - 1}_2000x1500_r1turned_g{vc.GRID_VERSION}.npz"
     if cache.exists():
@@ -117,19 +117,13 @@ def r1turned_data(n_photos: int) -> dict:
         if "error" in item:
             print(f"  skipped tune {i}: {item['error']}")
             continue
-        turned = turned_cells(i)
-        for g, rect in enumerate(item["rects"]):
-            mp, sc = cc.cell_maps(rect)
-            maps.append(np.stack([mp[0] * 255, mp[1] * 170]).round().clip(0, 255).astype(np.uint8))
+        rows, n = labelled_grids(i, item["rects"], item["mark"], item["shaded"])
+        left_out += n
+        for m, sc, mk, sh in rows:
+            maps.append(m)
             scal.append(sc)
-            mk = item["mark"][g].copy()
-            for tg, cell in turned:
-                if tg == g:
-                    assert mk[cell] in (2, 5)  # an x or a plus
-                    mk[cell] = -100
-                    left_out += 1
             mark.append(mk)
-            shaded.append(item["shaded"][g])
+            shaded.append(sh)
         if i % 100 == 0:
             print(f"  r1 photo {i}: {left_out} left out ({time.time() - t0:.0f}s)", flush=True)
     out = {

@@ -75,6 +75,25 @@ def turned_cells(index: int) -> list[tuple[int, int]]:
     return out
 
 
+def labelled_grids(index: int, rects, marks, shaded) -> tuple[list[tuple], int]:
+    """Tuning photo ``index``'s grids as training rows ``(maps uint8 (2, H, W), scalars,
+    marks, shaded)``, each x or plus renderer 2 turned back left out of the marks (-100),
+    and how many were left out."""
+    turned = turned_cells(index)
+    rows, left_out = [], 0
+    for g, rect in enumerate(rects):
+        mp, sc = cc.cell_maps(rect)
+        maps = np.stack([mp[0] * 255, mp[1] * 170]).round().clip(0, 255).astype(np.uint8)
+        mk = marks[g].copy()
+        for tg, cell in turned:
+            if tg == g:
+                assert mk[cell] in (2, 5)  # an x or a plus
+                mk[cell] = -100
+                left_out += 1
+        rows.append((maps, sc, mk, shaded[g]))
+    return rows, left_out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--photos", type=int, default=1100, help="tuning photos 0..N-1")
@@ -86,19 +105,13 @@ def main() -> None:
         if "error" in d:
             print(f"  skipped tune {i}: {d['error']}")
             continue
-        turned = turned_cells(i)
-        for g, rect in enumerate(d["rects"]):
-            mp, sc = cc.cell_maps(rect)
-            maps.append(np.stack([mp[0] * 255, mp[1] * 170]).round().clip(0, 255).astype(np.uint8))
+        rows, n = labelled_grids(i, d["rects"], d["mark"], d["shaded"])
+        left_out += n
+        for m, sc, mk, sh in rows:
+            maps.append(m)
             scalars.append(sc)
-            mk = d["mark"][g].copy()
-            for tg, cell in turned:
-                if tg == g:
-                    assert mk[cell] in (2, 5)  # an x or a plus
-                    mk[cell] = -100
-                    left_out += 1
             mark.append(mk)
-            shaded.append(d["shaded"][g])
+            shaded.append(sh)
         if i % 100 == 0:
             print(f"  photo {i}: {left_out} marks left out so far", flush=True)
     name = f"net_tune_0_{a.photos - 1}_2000x1500_r1turned.npz"
