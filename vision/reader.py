@@ -119,11 +119,19 @@ class BoardReader:
     ``setup`` is a :class:`piecebridge.calibration.board.BoardSetup` (or None for default
     colours and north = top of the image). ``camera_calibration`` is a camera YAML path, an
     undistorter (``__call__(frame)``, see :mod:`piecebridge.calibration.camera`) or None;
-    frames are undistorted once each, with precomputed maps.
+    frames are undistorted once each, with precomputed maps. A setup learned through a lens
+    file (``calibrate board --camera-calibration``) is in undistorted pixels: without a lens
+    here its pose would miss the board, so that raises UserError.
     """
 
     def __init__(self, setup: Any = None, camera_calibration: Any = None) -> None:
         self.setup = setup
+        lens = getattr(setup, "camera_calibration", None)
+        if lens and camera_calibration is None:
+            raise UserError(
+                f"the setup was learned through the lens file {lens}: "
+                f"give it here too (--camera-calibration {lens})"
+            )
         if isinstance(camera_calibration, str | os.PathLike):
             camera_calibration = load_undistorter(camera_calibration)
         self.undistort = camera_calibration
