@@ -547,14 +547,7 @@ def _fit(
         )
     except cv2.error as error:
         raise UserError(f"calibration failed: {_cv_message(error)}") from None
-    if not np.all(np.isfinite(matrix)) or not np.all(np.isfinite(dist)):
-        raise UserError("calibration failed: the fit diverged (views too similar or too few)")
-    calibration = CameraCalibration(
-        np.asarray(matrix, np.float64),
-        np.asarray(dist, np.float64).reshape(-1),
-        (int(image_size[0]), int(image_size[1])),
-        float(rms),
-    )
+    calibration = _fitted(matrix, dist, image_size, rms, PINHOLE)
     return CalibrationFit(
         calibration,
         list(views),
@@ -597,19 +590,26 @@ def _fit_fisheye(views: list[View], image_size: tuple[int, int], flags: int) -> 
             )
     except cv2.error as error:
         raise UserError(f"calibration failed: {_cv_message(error)}") from None
-    if not np.all(np.isfinite(matrix)) or not np.all(np.isfinite(dist)) or matrix[0, 0] <= 0:
-        raise UserError("calibration failed: the fit diverged (views too similar or too few)")
-    calibration = CameraCalibration(
-        np.asarray(matrix, np.float64),
-        np.asarray(dist, np.float64).reshape(-1),
-        (int(image_size[0]), int(image_size[1])),
-        float(rms),
-        model=FISHEYE,
-    )
+    calibration = _fitted(matrix, dist, image_size, rms, FISHEYE)
     rvecs = [np.asarray(r, np.float64).reshape(3, 1) for r in rvecs]
     tvecs = [np.asarray(t, np.float64).reshape(3, 1) for t in tvecs]
     errors = [_rms(calibration, v, r, t) for v, r, t in zip(views, rvecs, tvecs, strict=True)]
     return CalibrationFit(calibration, list(views), np.array(errors), rvecs, tvecs)
+
+
+def _fitted(
+    matrix: np.ndarray, dist: np.ndarray, image_size: tuple[int, int], rms: float, model: str
+) -> CameraCalibration:
+    """The calibration an OpenCV fit returned, or UserError when it diverged."""
+    if not (np.all(np.isfinite(matrix)) and np.all(np.isfinite(dist))) or matrix[0, 0] <= 0:
+        raise UserError("calibration failed: the fit diverged (views too similar or too few)")
+    return CameraCalibration(
+        np.asarray(matrix, np.float64),
+        np.asarray(dist, np.float64).reshape(-1),
+        (int(image_size[0]), int(image_size[1])),
+        float(rms),
+        model,
+    )
 
 
 def _cv_message(error: cv2.error) -> str:
