@@ -2,6 +2,7 @@
 
     python benchmarks/card_accuracy.py --split test --photos 200 --jobs 2
     python benchmarks/card_accuracy.py --split print --photos 30
+    python benchmarks/card_accuracy.py --split print-tune --photos 30   # its tuning twin
     python benchmarks/card_accuracy.py --split test --style alt --photos 100 --jobs 1
 
 Runs the whole command path (JPEG file -> ``read_card`` -> ``card/1``) on every
@@ -26,6 +27,7 @@ from card_data import load_truth, match_views, style_photo_path, use_model
 from piecebridge.vision import card as vc
 
 from piecebridge.errors import UserError
+from piecebridge.synth.card import SPLITS
 from piecebridge.synth.card_styles import STYLES
 
 
@@ -73,7 +75,7 @@ def evaluate(path: Path) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--split", default="test", choices=["tune", "test", "print"])
+    ap.add_argument("--split", default="test", choices=list(SPLITS))
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--photos", type=int, default=100)
     ap.add_argument("--size", default="2000x1500")

@@ -76,6 +76,22 @@ def test_split_photos_are_reproducible():
     assert len(ta["corners_px"]) == 2
 
 
+def test_print_tune_photographs_the_printed_board(monkeypatch):
+    """The print board's tuning twin: the board of ``piecebridge print card``, other seeds."""
+    layouts = []
+    real = synth.render_card
+
+    def spy(rng, *args, **kwargs):
+        layouts.append(kwargs.get("layout"))
+        return real(rng, *args, **kwargs)
+
+    monkeypatch.setattr(synth, "render_card", spy)
+    tuned, _ = split_photo("print-tune", 2, (320, 240))
+    held, _ = split_photo("print", 2, (320, 240))
+    assert layouts[0] is not None and layouts[0] == layouts[1]
+    assert not np.array_equal(tuned, held)
+
+
 def _drawn_leans(mark: str, n: int, seed: int, monkeypatch=None):
     """Per mark: the leans (degrees, from its class's directions) of its strokes as drawn,
     both of the stroke paths and of their pixels (principal axis of the graphite)."""

@@ -698,8 +698,11 @@ def photograph_card(
 
 #: seed bases of the fixture splits: thresholds and the cell model are tuned only on
 #: ``tune``; ``test`` is held out; ``print`` photographs the exact board of
-#: ``piecebridge print card`` (held out too).
-SPLITS = {"tune": 1_000, "test": 5_000_000, "print": 9_000_000}
+#: ``piecebridge print card`` (held out too), and ``print-tune`` is its tuning
+#: counterpart (the same board, seeds of its own), where print failures are studied.
+SPLITS = {"tune": 1_000, "test": 5_000_000, "print": 9_000_000, "print-tune": 9_500_000}
+#: the splits that photograph the printed board of ``piecebridge print card``
+PRINT_SPLITS = ("print", "print-tune")
 
 
 def split_photo(
@@ -719,7 +722,7 @@ def split_photo(
 
         return card_styles.split_photo(split, index, image_size, style)
     rng = np.random.default_rng([SPLITS[split], index])
-    if split == "print":
+    if split in PRINT_SPLITS:
         layout = CardLayout(caption="piecebridge card board")
         card = render_card(rng, layout=layout)
     else:
