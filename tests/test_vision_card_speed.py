@@ -1,0 +1,127 @@
+"""The card reader's batched network path (:meth:`CellNet.read_half`) reads what the plain
+path reads: every network on the grid mirrored and turned, one reading at a time."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from piecebridge.vision import card as vc
+from piecebridge.vision import card_cells as cc
+
+from piecebridge.synth.card import photograph_card, render_card
+
+#: Random networks' probabilities agree to float rounding (the sums run in another order;
+#: their activations are larger than a trained network's); a wrong turn or mirror is off
+#: by a tenth or more.
+TOL = 5e-5
+
+
+def _random_member(rng: np.random.Generator, scalars: int = cc.N_SCALARS) -> dict:
+    """A network of the reader's shape with random weights (not a trained one)."""
+    chans = (2, *cc.NET_CHANNELS)
+    a = {}
+    for j in range(len(cc.NET_CHANNELS)):
+        a[f"conv{j}_w"] = rng.normal(0, 0.4, (chans[j + 1], chans[j], 3, 3)).astype(np.float32)
+        a[f"conv{j}_b"] = rng.normal(0, 0.1, chans[j + 1]).astype(np.float32)
+    side = cc.PATCH_PX // 2 ** len(cc.NET_CHANNELS)
+    features = cc.NET_CHANNELS[-1] * side * side
+    a["fc1_w"] = rng.normal(0, 0.05, (features + scalars, cc.NET_HIDDEN)).astype(np.float32)
+    a["fc1_b"] = rng.normal(0, 0.1, cc.NET_HIDDEN).astype(np.float32)
+    a["fc2_w"] = rng.normal(0, 0.3, (cc.NET_HIDDEN, len(cc.MARK_CLASSES) + 1)).astype(np.float32)
+    a["fc2_b"] = rng.normal(0, 0.1, len(cc.MARK_CLASSES) + 1).astype(np.float32)
+    a["scalar_mean"] = rng.normal(0, 1, scalars).astype(np.float32)
+    a["scalar_scale"] = rng.uniform(0.5, 2, scalars).astype(np.float32)
+    return a
+
+
+def _grid_inputs(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Half-resolution maps of a grid's size and its scalars, random (nothing symmetric)."""
+    size = round((10 + 2 * cc.MARGIN_CELLS) * cc.CELL_PX) // 2
+    half = rng.uniform(0, 1.2, (2, size, size)).astype(np.float32)
+    return half, rng.normal(0, 1, (100, cc.N_SCALARS)).astype(np.float32)
+
+
+@pytest.mark.parametrize("flip", [False, True])
+@pytest.mark.parametrize("turns", [0, 1, 2, 3])
+def test_a_reading_with_turned_kernels_is_the_network_on_the_turned_grid(flip, turns):
+    """Kernels turned back on the grid as it is == the network on the grid turned, the
+    answers turned back (every element of the square's symmetry group)."""
+    rng = np.random.default_rng(10 * turns + flip)
+    member = _random_member(rng)
+    half, scalars = _grid_inputs(rng)
+    assert cc._turns_are_exact(half.shape)
+    ((pm, ps),) = cc._read_batched(
+        [member], [cc._Reading.of([member], 0, flip, turns)], half, scalars
+    )
+    seen = np.ascontiguousarray(cc._spatial(half, flip, turns))
+    grid_scalars = cc._spatial(scalars.reshape(10, 10, -1).transpose(2, 0, 1), flip, turns)
+    ref_m, ref_s = cc._predict_member(
+        member, seen, grid_scalars.transpose(1, 2, 0).reshape(100, -1)
+    )
+    # back to the upright grid's cells: undo the turns, then the mirror
+    ref_m = np.rot90(ref_m.reshape(10, 10, -1), -turns, axes=(0, 1))
+    ref_s = np.rot90(ref_s.reshape(10, 10), -turns)
+    if flip:
+        ref_m, ref_s = ref_m[:, ::-1], ref_s[:, ::-1]
+    np.testing.assert_allclose(pm, ref_m.reshape(100, -1), atol=TOL, rtol=0)
+    np.testing.assert_allclose(ps, ref_s.ravel(), atol=TOL, rtol=0)
+
+
+def _plain(net: cc.CellNet, half, scalars, mirror=True, turned=True):
+    """The reading one network and one turn at a time (what the reader did before)."""
+    if not mirror:
+        return net.predict_half(half, scalars)
+    pm, ps = net.predict_half_mirrored(half, scalars)
+    return (net.triangles_any_way(half, scalars, pm) if turned else pm), ps
+
+
+@pytest.mark.parametrize("upright", [(True,), (True, False, False), (False, True), (True, True)])
+@pytest.mark.parametrize(("mirror", "turned"), [(True, True), (True, False), (False, False)])
+def test_batched_reading_is_the_plain_reading_for_any_ensemble(upright, mirror, turned):
+    """One to three members, some or all read turned, older (32-scalar) members beside
+    today's: the batch gives the plain path's probabilities."""
+    rng = np.random.default_rng(len(upright) + 7 * mirror + 3 * turned)
+    members = []
+    for k, flag in enumerate(upright):
+        m = _random_member(rng, scalars=32 if k == 1 else cc.N_SCALARS)
+        m["upright_triangles"] = np.bool_(flag)
+        members.append(m)
+    net = cc.CellNet(members)
+    half, scalars = _grid_inputs(rng)
+    pm, ps = net.read_half(half, scalars, mirror, turned)
+    ref_m, ref_s = _plain(net, half, scalars, mirror, turned)
+    np.testing.assert_allclose(pm, ref_m, atol=TOL, rtol=0)
+    np.testing.assert_allclose(ps, ref_s, atol=TOL, rtol=0)
+
+
+def test_a_small_photo_reads_the_same_on_the_fast_path_as_on_the_plain_one(monkeypatch):
+    """A rendered photo read end to end with the shipped model: every cell's mark, shading
+    and confidence as the plain path reads them."""
+    rng = np.random.default_rng(3)
+    photo, _ = photograph_card(
+        rng, image_size=(1200, 900), card=render_card(rng, px_per_mm=10), difficulty=0.3
+    )
+    grey = cv2.cvtColor(photo.image, cv2.COLOR_BGR2GRAY)
+    fast = vc.read_card(grey)
+    net = cc.default_classifier()
+    monkeypatch.setattr(
+        cc.CellNet,
+        "predict_grid",
+        lambda self, rect, mirror=True, turned_triangles=None: _plain(
+            self, *_maps(rect), mirror, any(map(cc.learned_upright_triangles, self.members))
+        ),
+    )
+    plain = vc.read_card(grey, classifier=net)
+    assert len(fast.grids) == len(plain.grids) == 2
+    for f, p in zip(fast.grids, plain.grids, strict=True):
+        assert sorted(f.unknown) == sorted(p.unknown)
+        assert f.cells.keys() == p.cells.keys()
+        for name, cell in f.cells.items():
+            assert (cell.mark, cell.shaded) == (p.cells[name].mark, p.cells[name].shaded)
+            assert cell.confidence == pytest.approx(p.cells[name].confidence, abs=1e-6)
+
+
+def _maps(rect: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    maps, scalars = cc.cell_maps(rect)
+    return cc.half_maps(maps), scalars
