@@ -53,11 +53,12 @@ def _reading_with(net):
         card_cells.default_classifier = shipped
 
 
-def _functions_at(rev: str, tmp: Path) -> dict:
-    """The module-level functions of the reader's two modules as they were at git ``rev``,
-    loaded apart (module name ``<module>_at_rev``): ``{module: {name: function}}``."""
+def _functions_at(rev: str, tmp: Path) -> list[tuple[object, str, object]]:
+    """The reader's code as it was at git ``rev``: ``(owner, name, function)`` for every
+    module-level function of its two modules, and every method of their classes, loaded
+    apart (module name ``<module>_at_rev``), that the working tree's modules also have."""
     repo = Path(__file__).resolve().parent.parent
-    out = {}
+    out = []
     for mod, rel in ((card, "vision/card.py"), (card_cells, "vision/card_cells.py")):
         shown = subprocess.run(
             ["git", "show", f"{rev}:{rel}"], cwd=repo, capture_output=True, text=True
@@ -72,31 +73,39 @@ def _functions_at(rev: str, tmp: Path) -> dict:
         old = importlib.util.module_from_spec(spec)
         sys.modules[name] = old  # dataclasses look their module up
         spec.loader.exec_module(old)
-        out[mod] = {
-            k: v
-            for k, v in vars(old).items()
-            if isinstance(v, types.FunctionType)
-            and v.__module__ == name
-            and k != "default_classifier"
-            and hasattr(mod, k)
-        }
+        for k, v in vars(old).items():
+            if isinstance(v, types.FunctionType) and v.__module__ == name:
+                if k != "default_classifier" and hasattr(mod, k):
+                    out.append((mod, k, v))
+            elif (
+                isinstance(v, type)
+                and v.__module__ == name
+                and isinstance(getattr(mod, k, None), type)
+            ):
+                # the methods too: an instance of today's class (the shipped model) must
+                # read with the old code (CellNet.predict_grid)
+                out += [
+                    (getattr(mod, k), m, f)
+                    for m, f in vars(v).items()
+                    if isinstance(f, types.FunctionType)
+                    and not m.startswith("__")  # not the dataclass's own __init__ etc.
+                    and m in vars(getattr(mod, k))
+                ]
     return out
 
 
 @contextlib.contextmanager
-def _reading_with_code(functions: dict):
-    """Read with other versions of the reader's functions for a while (callers look
-    module-level functions up on each call, so swapping them swaps the code)."""
-    saved = {mod: {k: getattr(mod, k) for k in fs} for mod, fs in functions.items()}
+def _reading_with_code(functions: list[tuple[object, str, object]]):
+    """Read with other versions of the reader's functions and methods for a while (callers
+    look them up on each call, so swapping them swaps the code)."""
+    saved = [(owner, k, getattr(owner, k)) for owner, k, _ in functions]
     try:
-        for mod, fs in functions.items():
-            for k, v in fs.items():
-                setattr(mod, k, v)
+        for owner, k, v in functions:
+            setattr(owner, k, v)
         yield
     finally:
-        for mod, fs in saved.items():
-            for k, v in fs.items():
-                setattr(mod, k, v)
+        for owner, k, v in saved:
+            setattr(owner, k, v)
 
 
 def main() -> None:
@@ -105,10 +114,17 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--size", default="4000x3000")
     ap.add_argument(
+        "--split",
+        default="test",
+        help="photos of this split (default test, as in BENCHMARKS.md; tune to time the "
+        "photos choices are made on)",
+    )
+    ap.add_argument("--start", type=int, default=0, help="first photo's index in the split")
+    ap.add_argument(
         "--batch",
         type=int,
         default=32,
-        help="photos in the batch-scaling run (enough to amortise worker start-up)",
+        help="photos in the batch-scaling run (enough to amortise worker start-up; 0: none)",
     )
     ap.add_argument(
         "--model",
@@ -132,7 +148,7 @@ def main() -> None:
     use_model(a.model)
     size = tuple(int(v) for v in a.size.split("x"))
     cv2.setNumThreads(1)
-    paths = [photo_path("test", i, size) for i in range(a.photos)]
+    paths = [photo_path(a.split, a.start + i, size) for i in range(a.photos)]
     score_t, decode_t, other_t = [], [], []
     other = None
     if a.compare:
@@ -156,7 +172,10 @@ def main() -> None:
                     (other_t if first else score_t).append(time.perf_counter() - t1)
     ms = statistics.median(score_t) * 1000
     base = statistics.median(decode_t) * 1000
-    print(f"{len(paths)} photos {a.size}, {a.repeat} runs each, one core")
+    print(
+        f"{len(paths)} photos {a.size} ({a.split} {a.start}-{a.start + a.photos - 1}), "
+        f"{a.repeat} runs each, one core"
+    )
     print(f"score median {ms:.0f} ms (p90 {np.percentile(score_t, 90) * 1000:.0f} ms)")
     print(f"cv2.imdecode (full colour) median {base:.0f} ms; ratio score/decode {ms / base:.2f}")
     if other is not None:
@@ -167,10 +186,10 @@ def main() -> None:
             f"(p90 {np.percentile(other_t, 90) * 1000:.0f} ms); median of paired ratios "
             f"(this one / that one) {pairs:.3f}"
         )
-    if a.model:
+    if a.model or not a.batch:
         return
     cores = os.cpu_count() or 1
-    batch = [str(photo_path("test", i, size)) for i in range(a.batch)]
+    batch = [str(photo_path(a.split, a.start + i, size)) for i in range(a.batch)]
     with tempfile.TemporaryDirectory() as tmp:
         rates = {}
         for jobs in sorted({1, cores}):
