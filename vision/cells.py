@@ -611,6 +611,10 @@ class CellDecision:
     pawn_fits: tuple[float, ...] = ()
     coin_fit: float = -1.0
     colour_suit: str | None = None
+    # For a pawn-like cell whose best coin look fits nearly as well: that coin's reading
+    # (suit, facing, its lead over the other coin suits): a clear facing names the coin
+    # (see _coins_by_their_facing). None when not read.
+    as_coin: CellDecision | None = None
 
 
 @dataclass
@@ -696,6 +700,7 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
         for d in sorted(claims, key=lambda d: d.similarity, reverse=True)[1:]:
             d.kind, d.suit, d.confidence = "unknown", None, 0.0
     if looks.learned:
+        _coins_by_their_facing(out, looks)
         _pawns_by_elimination(out, near, looks)
     return out
 
@@ -738,6 +743,67 @@ def _pawns_by_elimination(cells: list[CellDecision], near: np.ndarray, looks: Pi
         taken.add(suit)
         d.kind, d.suit, d.facing, d.similarity, d.margin = "pawn", suit, None, fit, lead
         d.confidence = float(np.clip(lead / (6 * looks.min_margin), 0.0, 0.5))
+
+
+#: A pawn-like cell's best coin look is read as a coin (its facing too) when it fits at least
+#: ``CLEAR_FACE_SIMILARITY`` and the best pawn look leads it by under this: a pawn seen from
+#: above is a disc in its suit's colour, and a coin with a symbol in that colour fits its
+#: look nearly as well (see :func:`_coins_by_their_facing`).
+COIN_RIVAL_LEAD = 0.15
+
+
+def _coin_rival(
+    d: CellDecision, sims: np.ndarray, labels: list[tuple], looks: PieceLooks
+) -> CellDecision | None:
+    """The best coin look of a cell whose best look is a pawn, as an undecided coin reading
+    (its ``margin`` over the other coin suits; the facing is read by the caller), when it
+    fits nearly as well as the pawn (``COIN_RIVAL_LEAD``); else None."""
+    hit = looks.extra.get("coin_suit_columns")
+    if hit is None or hit[0] is not labels:  # made once per templates
+        cols = {s: [k for k, lb in enumerate(labels) if lb[:2] == ("coin", s)] for s in SUITS}
+        hit = looks.extra["coin_suit_columns"] = (labels, {s: c for s, c in cols.items() if c})
+    fits = sorted(((float(sims[c].max()), s) for s, c in hit[1].items()), reverse=True)
+    if not fits or fits[0][0] < CLEAR_FACE_SIMILARITY:
+        return None
+    if d.similarity - fits[0][0] >= COIN_RIVAL_LEAD:
+        return None
+    second = fits[1][0] if len(fits) > 1 else -1.0
+    return CellDecision(
+        d.cell,
+        "unknown",
+        confidence=0.0,
+        similarity=fits[0][0],
+        energy_ratio=d.energy_ratio,
+        margin=fits[0][0] - second,
+        tint=d.tint,
+        best=("coin", fits[0][1]),
+    )
+
+
+def _coins_by_their_facing(cells: list[CellDecision], looks: PieceLooks) -> None:
+    """A pawn has no facing: an undecided cell whose best look is a pawn's, but whose best
+    coin look fits nearly as well (``COIN_RIVAL_LEAD``) and lines up clearly in one turn,
+    is that coin. Seen from above a pawn is a disc in its suit's colour, and a coin whose
+    symbol has that colour fits the pawn's look nearly as well as its own; but only a
+    coin's own markings make one turn of its fine look fit far better than the others.
+
+    As :func:`_clear_face`: the coin look fits at ``CLEAR_FACE_SIMILARITY``, leads the other
+    coin suits by ``min_margin``, one turn leads the others by ``CLEAR_FACE_LEAD`` on the
+    look alone (the separate mark neither against it nor setting it), and the cell is in
+    the open (a hand's edge across a half-filled symbol lines up in one turn too). Tune
+    (mixed 0-99, piecepackr 0-34): 18 such coins led by 0.32-0.81, every pawn read with a
+    coin look by 0.1 at most. At most half sure: the pawn's look still fits better."""
+    for d in cells:
+        c = d.as_coin
+        if d.kind != "unknown" or c is None or c.facing is None:
+            continue
+        if d.covered or d.lit_beside or d.shaded:
+            continue
+        clear = c.similarity >= CLEAR_FACE_SIMILARITY and c.margin >= looks.min_margin
+        clear = clear and c.mark in (0, 1) and c.facing_margin >= CLEAR_FACE_LEAD
+        if clear and facing_sure(c, looks):
+            d.kind, d.suit, d.facing = "coin", c.best[1], c.facing
+            d.confidence = float(np.clip(c.facing_margin / (6 * looks.min_facing_margin), 0, 0.5))
 
 
 @dataclass
@@ -857,6 +923,11 @@ def measure(
             or d.similarity >= looks.covered_piece_similarity
             or ((d.lit_beside or d.shaded) and looks.learned)
         )
+        if d.best[0] == "pawn" and maybe and looks.learned and not d.covered:
+            d.as_coin = _coin_rival(d, sims[i], labels, looks)
+            if d.as_coin is not None:  # its facing read as any coin's (below)
+                window = face_window(views, i, CENTRE_SHIFT, extra=FACE_WIDE)
+                facing_jobs.append((d.as_coin, window))
         if d.best[0] == "coin" and maybe:
             best = int(np.argmax(sims[i]))
             shift = int(np.argmax(all_sims[i, :, best]))
