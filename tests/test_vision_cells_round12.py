@@ -63,3 +63,40 @@ def test_not_by_a_hand(change):
 
 def test_not_with_the_drawn_stand_in_looks():
     assert _read(_coin_like(), learned=False).kind == "unknown"
+
+
+def _by_a_hand(**kw) -> CellDecision:
+    """Mixed tune shot 360 h8: a suns pawn whose lines a hand beside it hides, fitting the
+    suns pawn look at 0.93 and leading every coin look by 0.48, its colour naming suns."""
+    d = _pawn("h8", (0.93, 0.3, 0.4, 0.5), covered=True, colour_named=True, colour_suit="suns")
+    d.margin, d.detail_ratio = 0.48, 7.7
+    for k, v in kw.items():
+        setattr(d, k, v)
+    return d
+
+
+def test_a_pawn_standing_by_a_hand_is_read_by_its_colour_and_look():
+    d = _read(_by_a_hand())
+    assert (d.kind, d.suit) == ("pawn", "suns") and 0 < d.confidence <= 0.5
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"colour_named": False},  # a hand or a shadow can fit a dark pawn's look closely
+        {"similarity": 0.8},  # too loose for a cell whose lines are hidden
+        {"margin": 0.1},  # a coin look fits nearly as well
+        {"detail_ratio": 1.5},  # smooth: a shadow, no piece's outline
+    ],
+)
+def test_a_covered_pawn_needs_its_colour_a_close_fit_and_detail(change):
+    assert _read(_by_a_hand(**change)).kind == "unknown"
+
+
+def test_a_covered_pawn_of_a_suit_placed_elsewhere_stays_unknown():
+    plain = [CellDecision(c, "unknown", detail_ratio=1.0, energy_ratio=1.0) for c in CELL_ORDER]
+    plain[CELL_ORDER.index("h8")] = _by_a_hand()
+    plain[CELL_ORDER.index("b2")] = _pawn("b2", (0.95, 0.3, 0.4, 0.5))  # the suns pawn, open
+    got = {d.cell: d for d in decide_all(plain, PieceLooks({}, {}, learned=True))}
+    assert (got["b2"].kind, got["b2"].suit) == ("pawn", "suns")
+    assert got["h8"].kind == "unknown"
