@@ -252,13 +252,30 @@ CROSS_TURN_DEG = 5.0
 CROSS_CLASSES = [cc.MARK_CLASSES.index(m) for m in ("x", "plus")]
 
 
-def augment(crops, rng, train: bool, flip: bool = False, marks=None, turns: float = 0.0):
+#: ``augment(sharpen=...)``: unsharp masking, ``x + amount * (x - blur(x, sigma))``, as a
+#: phone's image pipeline sharpens every photo (amount and sigma drawn from these ranges)
+SHARPEN_AMOUNT = (0.3, 1.0)
+SHARPEN_SIGMA = (0.6, 1.2)
+
+
+def augment(
+    crops,
+    rng,
+    train: bool,
+    flip: bool = False,
+    marks=None,
+    turns: float = 0.0,
+    sharpen: float = 0.0,
+):
     """Full-resolution crops (B, 2, CROP, CROP) -> patches (B, 2, P, P), augmented
     (``train``) or as read (``flip``: mirrored left to right, as ``CellNet`` also reads).
     ``marks`` (the cells' mark classes) limits the small turn of an x or a plus. A share
     ``turns`` of the patches is also turned a quarter, half or three quarters: every
     class keeps its name under a quarter turn (a triangle points the way of travel in
-    *Rotator*), and so do the per-cell scalars."""
+    *Rotator*), and so do the per-cell scalars. A share ``sharpen`` of the patches that
+    are not blurred is sharpened instead (:data:`SHARPEN_AMOUNT`): phones sharpen their
+    photos, and crisp stroke edges must not read as shading (blur alone taught that
+    soft edges are the rule)."""
     import torch
     import torch.nn.functional as F
 
@@ -299,9 +316,15 @@ def augment(crops, rng, train: bool, flip: bool = False, marks=None, turns: floa
     x = F.avg_pool2d(x, 2)
     if train:
         # blur (out of focus, motion), contrast (pencil pressure, exposure), noise
-        idx = torch.from_numpy(np.flatnonzero(rng.random(b) < 0.3))
+        u = rng.random(b)
+        idx = torch.from_numpy(np.flatnonzero(u < 0.3))
         if len(idx):
             x[idx] = _blur(x[idx], rng.uniform(0.4, 1.0))
+        idx = torch.from_numpy(np.flatnonzero(u >= 1 - sharpen))  # never both
+        if len(idx):
+            amount = torch.from_numpy(rng.uniform(*SHARPEN_AMOUNT, len(idx))).float()
+            edges = x[idx] - _blur(x[idx], rng.uniform(*SHARPEN_SIGMA))
+            x[idx] = x[idx] + amount.view(-1, 1, 1, 1) * edges
         gain = torch.from_numpy(rng.uniform(0.75, 1.25, (b, 2))).float().view(b, 2, 1, 1)
         x = x * gain
         noise = torch.from_numpy(rng.uniform(0, 0.03, b)).float().view(b, 1, 1, 1)
@@ -514,6 +537,13 @@ def main() -> None:
         default=0.0,
         help="share of training patches turned a quarter, half or three quarters",
     )
+    ap.add_argument(
+        "--sharpen",
+        type=float,
+        default=0.0,
+        help="share of training patches sharpened as a phone does (at most 0.7: the "
+        "blurred 30 %% are not)",
+    )
     ap.add_argument("--name", help="the model's name, kept in its info (e.g. v10)")
     ap.add_argument(
         "--minutes",
@@ -622,6 +652,7 @@ def main() -> None:
             train=True,
             marks=train["mark"][g, cell],
             turns=a.turns,
+            sharpen=a.sharpen,
         )
         sc = scalars[gt, ct] + 0.05 * torch.randn(a.batch, cc.N_SCALARS)
         out = net(x, sc)
@@ -650,6 +681,8 @@ def main() -> None:
         else ""
     )
     turn_note = f", {a.turns:.0%} of patches turned by quarter turns" if a.turns else ""
+    if a.sharpen:
+        turn_note += f", {a.sharpen:.0%} of patches sharpened (unsharp mask)"
     if hard is not None:
         turn_note += (
             f", {a.hard_share:.0%} of each batch from {len(hard)} hard cells "
