@@ -42,17 +42,27 @@ def _grid_inputs(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     return half, rng.normal(0, 1, (100, cc.N_SCALARS)).astype(np.float32)
 
 
+def _dnn(readings: list) -> object:
+    lo, hi = cc._net_window()
+    net = cc._dnn_convolutions(readings, hi - lo)
+    assert net is not None  # the OpenCV shipped reads the network it writes
+    return net
+
+
+@pytest.mark.parametrize("dnn", [False, True])
 @pytest.mark.parametrize("flip", [False, True])
 @pytest.mark.parametrize("turns", [0, 1, 2, 3])
-def test_a_reading_with_turned_kernels_is_the_network_on_the_turned_grid(flip, turns):
+def test_a_reading_with_turned_kernels_is_the_network_on_the_turned_grid(flip, turns, dnn):
     """Kernels turned back on the grid as it is == the network on the grid turned, the
-    answers turned back (every element of the square's symmetry group)."""
+    answers turned back (every element of the square's symmetry group), with the
+    convolutions in numpy and in OpenCV's dnn module."""
     rng = np.random.default_rng(10 * turns + flip)
     member = _random_member(rng)
     half, scalars = _grid_inputs(rng)
     assert cc._turns_are_exact(half.shape)
+    readings = [cc._Reading.of([member], 0, flip, turns)]
     ((pm, ps),) = cc._read_batched(
-        [member], [cc._Reading.of([member], 0, flip, turns)], half, scalars
+        [member], readings, half, scalars, _dnn(readings) if dnn else None
     )
     seen = np.ascontiguousarray(cc._spatial(half, flip, turns))
     grid_scalars = cc._spatial(scalars.reshape(10, 10, -1).transpose(2, 0, 1), flip, turns)
@@ -76,20 +86,24 @@ def _plain(net: cc.CellNet, half, scalars, mirror=True, turned=True):
     return (net.triangles_any_way(half, scalars, pm) if turned else pm), ps
 
 
+@pytest.mark.parametrize("dnn", [False, True])
 @pytest.mark.parametrize("upright", [(True,), (True, False, False), (False, True), (True, True)])
 @pytest.mark.parametrize(("mirror", "turned"), [(True, True), (True, False), (False, False)])
-def test_batched_reading_is_the_plain_reading_for_any_ensemble(upright, mirror, turned):
+def test_batched_reading_is_the_plain_reading_for_any_ensemble(upright, mirror, turned, dnn):
     """One to three members, some or all read turned, older (32-scalar) members beside
-    today's: the batch gives the plain path's probabilities."""
+    today's: the batch gives the plain path's probabilities (convolutions in numpy or in
+    OpenCV's dnn module)."""
     rng = np.random.default_rng(len(upright) + 7 * mirror + 3 * turned)
     members = []
     for k, flag in enumerate(upright):
         m = _random_member(rng, scalars=32 if k == 1 else cc.N_SCALARS)
         m["upright_triangles"] = np.bool_(flag)
         members.append(m)
-    net = cc.CellNet(members)
+    net = cc.CellNet(members, use_dnn=dnn)
     half, scalars = _grid_inputs(rng)
     pm, ps = net.read_half(half, scalars, mirror, turned)
+    networks = [v for k, v in net._readings.items() if k[0] == "dnn"]
+    assert len(networks) == 1 and (networks[0] is not None) == dnn
     ref_m, ref_s = _plain(net, half, scalars, mirror, turned)
     np.testing.assert_allclose(pm, ref_m, atol=TOL, rtol=0)
     np.testing.assert_allclose(ps, ref_s, atol=TOL, rtol=0)
