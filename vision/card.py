@@ -500,8 +500,16 @@ def _follow_lines(resp: np.ndarray, axis: int, margin_px: float, cell: int, sear
     r = resp if axis == 0 else resp.T  # rows of r are scanned for horizontal lines
     starts = np.round(margin_px + (np.arange(10) + 0.15) * cell).astype(int)
     width = round(0.7 * cell)
-    csum = np.cumsum(np.pad(r, ((0, 0), (1, 0))), axis=1)
-    cols = (csum[:, starts + width] - csum[:, starts]) / width  # (H, 10) segment means
+    s = round(search * cell)
+    offs = np.arange(-s, s + 1)
+    y0 = np.round(margin_px + np.arange(11) * cell).astype(int)
+    rows = np.clip(y0[:, None] + offs[None, :], 0, r.shape[0] - 1)  # (11, 2s+1)
+    # Running sums only over the rows searched and the columns the segments reach: each
+    # row's sums are the same numbers, at a half to two thirds of the work.
+    scanned, rows = np.unique(rows, return_inverse=True)
+    rows = rows.reshape(11, -1)
+    csum = np.cumsum(np.pad(r[scanned, : starts[-1] + width], ((0, 0), (1, 0))), axis=1)
+    cols = (csum[:, starts + width] - csum[:, starts]) / width  # (rows, 10) segment means
     # The palest of each segment's three thirds: a printed line runs through all
     # three, the bar of a label printed just outside the frame does not, however dark
     # it is.
@@ -509,10 +517,6 @@ def _follow_lines(resp: np.ndarray, axis: int, margin_px: float, cell: int, sear
     cuts = starts[None, :] + third * np.arange(4)[:, None]  # (4, 10)
     palest = np.min([csum[:, cuts[j + 1]] - csum[:, cuts[j]] for j in range(3)], axis=0) / third
     xs = starts + width / 2
-    s = round(search * cell)
-    offs = np.arange(-s, s + 1)
-    y0 = np.round(margin_px + np.arange(11) * cell).astype(int)
-    rows = np.clip(y0[:, None] + offs[None, :], 0, r.shape[0] - 1)  # (11, 2s+1)
     prof = cols[rows]  # (11, 2s+1, 10)
     # A segment whose darkest offset is not dark along all its thirds is a label's
     # bar or a pen stroke across the line, not the line (a pale printed line can be
@@ -657,10 +661,9 @@ def remap_grid(
         x0, y0 = max(math.floor(px.min()) - 4, 0), max(math.floor(py.min()) - 4, 0)
         x1, y1 = math.ceil(px.max()) + 4, math.ceil(py.max()) + 4
         src = cv2.GaussianBlur(grey[y0:y1, x0:x1], (0, 0), sigma)
-        pos = pos - np.array([x0, y0], np.float32)
-    return cv2.remap(
-        src, pos[..., 0], pos[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-    )
+        pos -= np.array([x0, y0], np.float32)  # in place: ``pos`` is the map's own copy
+    # one two-channel map: OpenCV would copy each strided plane of it first
+    return cv2.remap(src, pos, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
 # ----------------------------------------------------------------------------- orientation
