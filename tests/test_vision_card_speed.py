@@ -139,3 +139,20 @@ def test_a_small_photo_reads_the_same_on_the_fast_path_as_on_the_plain_one(monke
 def _maps(rect: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     maps, scalars = cc.cell_maps(rect)
     return cc.half_maps(maps), scalars
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 576, 577])
+def test_median_of_sorted_rows_is_numpys_to_the_bit(n):
+    rows = np.sort(np.random.default_rng(n).random((40, n)).astype(np.float32), axis=1)
+    assert np.array_equal(cc._median_sorted(rows), np.median(rows, axis=1))
+
+
+def test_grid_webs_are_labelled_as_the_default_algorithm_labels_them():
+    """The finder's BBDT labelling: the same labels and statistics as OpenCV's default."""
+    rng = np.random.default_rng(5)
+    ink = ((rng.random((300, 400)) < 0.45) * 255).astype(np.uint8)
+    fast = cv2.connectedComponentsWithStatsWithAlgorithm(ink, 8, cv2.CV_32S, cv2.CCL_BBDT)
+    default = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    assert fast[0] == default[0] > 100
+    for a, b in zip(fast[1:], default[1:], strict=True):
+        assert np.array_equal(a, b)

