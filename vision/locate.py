@@ -24,6 +24,9 @@ the tile crosses at full resolution; and the cheap check that a locked pose stil
 5. **One tile over.** A board fitting 12 crosses or fewer may be a fit one tile off (it
    shares three rows of tiles with the board): it is fitted again in place and one tile
    over each way, and the fit finding the most crosses wins (:func:`_one_tile_over`).
+6. **Printed grids.** A grid whose lines run on beyond two of its sides, or through its
+   cells (a Piecepack tile's one cross leaves each cell without a line), is a printed
+   grid such as a business card's, not a board (:func:`_printed_grid`).
 
 With a board setup the pose is locked; :func:`check_lock` tells from the rectified view
 whether it still fits (a few milliseconds).
@@ -37,6 +40,7 @@ piecebridge.vision.locate.BoardNotFound: no board in view: no 8x8 tile grid foun
 
 from __future__ import annotations
 
+import contextvars
 import functools
 from collections.abc import Callable, Iterator
 from typing import Literal
@@ -65,6 +69,33 @@ class BoardNotFound(UserError):
 
 class BoardCutOff(BoardNotFound):
     """A board runs off the frame's edge: it is there, but not all of it shows."""
+
+
+#: What one :func:`find_board` call makes of a frame more than once (its grey, its
+#: downscaled copies), kept for that call only: per thread, and dropped when it returns.
+_MEMO: contextvars.ContextVar[dict | None] = contextvars.ContextVar("locate_memo", default=None)
+
+
+def _memo(key: object, image: np.ndarray, make: Callable[[], object]) -> object:
+    """``make()`` for ``image``, made once per :func:`find_board` call (every time outside
+    one). The image itself is kept with it, so that its ``id`` names it for the call."""
+    memo = _MEMO.get()
+    if memo is None:
+        return make()
+    hit = memo.get((key, id(image)))
+    if hit is None or hit[0] is not image:
+        hit = memo[key, id(image)] = (image, make())
+    return hit[1]
+
+
+def _grey(bgr: np.ndarray) -> np.ndarray:
+    """The frame's grey (made once per :func:`find_board` call; not to be written into)."""
+    return _memo("grey", bgr, lambda: cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY))
+
+
+def _downscaled(bgr: np.ndarray, work_width: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`downscale`, made once per :func:`find_board` call and work width."""
+    return _memo(("small", work_width), bgr, lambda: downscale(bgr, work_width))
 
 
 # --------------------------------------------------------------------------- outline
@@ -1060,8 +1091,24 @@ def find_board(
     fitting more crosses (:func:`_best_other`), thorough or not. A board fitting
     ``ONE_TILE_OFF_CROSSES`` crosses or fewer gives way to the board one tile over when
     that fits more (:func:`_one_tile_over`). A grid whose lines run on beyond two of its
-    sides is part of a larger printed grid, not a board (:func:`_part_of_a_larger_grid`).
+    sides, or through its cells, is a printed grid (a business card's), not a board
+    (:func:`_printed_grid`).
     """
+    token = _MEMO.set({}) if _MEMO.get() is None else None
+    try:
+        return _find_board_checked(bgr, tile_color_lab, inverted, thorough)
+    finally:
+        if token is not None:
+            _MEMO.reset(token)
+
+
+def _find_board_checked(
+    bgr: np.ndarray,
+    tile_color_lab: np.ndarray | None,
+    inverted: bool | None,
+    thorough: bool,
+) -> BoardPose:
+    """:func:`find_board`'s search and checks (its frame's memo set)."""
     if not thorough:
         pose = _find_board_at(bgr, tile_color_lab, inverted, False, WORK_WIDTH)
     else:
@@ -1076,34 +1123,127 @@ def find_board(
                 raise error from None
     if pose.crosses_found <= ONE_TILE_OFF_CROSSES:
         pose = _one_tile_over(bgr, pose)
-    if _part_of_a_larger_grid(bgr, pose):
-        raise BoardNotFound(
-            "no board in view: the grid found runs on beyond its sides "
-            "(a larger printed grid, such as a business card's)"
-        )
+    why = _printed_grid(bgr, pose)
+    if why:
+        raise BoardNotFound(f"no board in view: the grid found {why}")
     return pose
 
 
 #: Sides beyond which a board's grid lines may run on before it counts as part of a larger
 #: grid (:func:`_part_of_a_larger_grid`).
 LARGER_GRID_SIDES = 2
+#: Lines through the board off its grid lines (both directions) that make a grid a printed
+#: one (:func:`_lines_inside_cells`). Tune, with the three settings below: 1,151 boards found
+#: from scratch (mixed rigs 0-99, acrylic 0-59, piecepackr 0-34; calibration photos also
+#: searched thoroughly) showed at most 2; the 57 business-card photos read as boards before
+#: (classic and alt style, 1280x720 to 2560x1440), 7 or more.
+LINES_INSIDE_CELLS = 5
+#: How strong a line off the grid lines must be to count, as a share of the median of the
+#: cross lines' (:func:`_lines_inside_cells`): a card's lines are all of one ink; at 0.5 a
+#: tune acrylic shot (white engraved lines, coins' white symbols) showed 11.
+INSIDE_LINE_SHARE = 0.6
+#: Rows of cells (of 8) in which a line off the grid lines must show
+#: (:func:`_lines_inside_cells`): a card's line runs through all, a hand hides some.
+LINE_ROWS = 5
+#: How far (cells) from every cell side a line counts as off the grid lines
+#: (:func:`_lines_inside_cells`): a board's own lines sit within a tenth of a cell of them.
+OFF_GRID = 0.2
+#: Tile crosses a grid must fit for lines off it to say it is printed
+#: (:func:`_printed_grid`): a fit that found almost none does not sit on any printed
+#: lines, and the board's own lines then run off it (tune mixed rig 80 shot 3: a board
+#: found 0.4 cell off, 0 crosses). Cards read as boards fitted 6 or more.
+INSIDE_MIN_CROSSES = 4
 
 
-def _part_of_a_larger_grid(bgr: np.ndarray, pose: BoardPose) -> bool:
+#: Pixels per cell of the view in which a found grid is checked for a printed one
+#: (:func:`_printed_grid`).
+PRINTED_PX = 32
+
+
+def _printed_grid(bgr: np.ndarray, pose: BoardPose) -> str | None:
+    """Why the grid at ``pose`` is a printed grid rather than a board (the end of a sentence
+    "the grid found ..."), or None for a board: lines inside its cells
+    (:func:`_lines_inside_cells`) or running on beyond its sides
+    (:func:`_part_of_a_larger_grid`). Both are read in one view at ``PRINTED_PX``."""
+    gray = pose.rectify(_grey(bgr), PRINTED_PX, 0.5)
+    ridge = _ridge_map(255 - gray if pose.inverted else gray, PRINTED_PX)
+    if _part_of_a_larger_grid(bgr, pose, (gray, ridge)):
+        return "runs on beyond its sides (a larger printed grid, such as a business card's)"
+    if (
+        pose.crosses_found >= INSIDE_MIN_CROSSES
+        and _lines_inside_cells(ridge, PRINTED_PX, 0.5) >= LINES_INSIDE_CELLS
+    ):
+        return "has lines inside its cells (a finer printed grid, such as a business card's)"
+    return None
+
+
+def _part_of_a_larger_grid(
+    bgr: np.ndarray, pose: BoardPose, view: tuple[np.ndarray, np.ndarray] | None = None
+) -> bool:
     """Whether the grid at ``pose`` has lines running on beyond ``LARGER_GRID_SIDES`` of its
-    sides or more (:func:`lines_beyond`, at 32 px a cell): beyond a board lies table. An 8x8
-    window of a business card's 10x10 grids did (reviewer: card tune photo 90001, a window
-    across the card's two grids, lines beyond east and west); tune boards found from scratch
-    never did (99 mixed, 144 acrylic, 119 piecepackr frames: at most one side). Cost: about
-    3.5 ms (the view at 32 px a cell), some 8 % of a find from scratch; locked reads skip it.
-    """
-    px = 32
-    gray = cv2.cvtColor(pose.rectify(bgr, px, 0.5), cv2.COLOR_BGR2GRAY)
-    beyond = lines_beyond(_ridge_map(255 - gray if pose.inverted else gray, px), px, 0.5)
+    sides or more (:func:`lines_beyond`, at ``PRINTED_PX`` a cell): beyond a board lies
+    table. An 8x8 window of a business card's 10x10 grids did (reviewer: card tune photo
+    90001, a window across the card's two grids, lines beyond east and west); tune boards
+    found from scratch never did (99 mixed, 144 acrylic, 119 piecepackr frames: at most one
+    side). ``view``: the board's grey view and its ridge map at ``PRINTED_PX`` with half a
+    cell of margin, when already made."""
+    px = PRINTED_PX
+    if view is None:
+        gray = cv2.cvtColor(pose.rectify(bgr, px, 0.5), cv2.COLOR_BGR2GRAY)
+        view = gray, _ridge_map(255 - gray if pose.inverted else gray, px)
+    gray, ridge = view
+    beyond = lines_beyond(ridge, px, 0.5)
     if int((beyond >= LINES_BEYOND).sum()) < LARGER_GRID_SIDES:
         return False  # the usual answer, without looking for the photo's edge
     beyond = np.where(_past_frame(gray, px, 0.5), 0, beyond)
     return int((beyond >= LINES_BEYOND).sum()) >= LARGER_GRID_SIDES
+
+
+def _lines_inside_cells(ridge: np.ndarray, px_per_cell: int, margin_cells: float) -> int:
+    """How many printed lines run through the board off its grid lines (at least
+    ``OFF_GRID`` cell from every cell side), as strong as the board's own lines, in a
+    rectified ridge map (:func:`_ridge_map`); both directions counted.
+
+    A Piecepack tile carries one cross splitting it into 2x2 cells: no line runs through a
+    cell. A finer printed grid fitted as a board (a business card's 10x10 grid in the 8x8
+    window: reviewer, card tune photo 90002) puts a line through most of them. A line
+    counts at a place across the board where, in at least ``LINE_ROWS`` of the 8 rows of
+    cells along it, the ridge taken along the cell at its lower ``ARM_QUANTILE`` (a line
+    runs the cell's length; a coin's rim or symbol crosses a part of it) peaks at
+    ``INSIDE_LINE_SHARE`` of the median of the tile crosses' lines taken alike or more.
+    Pieces do not line up that way: a row of coins puts its rims at a different place in
+    each cell, and a column of them holds at most 7.
+
+    >>> r = np.zeros((288, 288), np.float32)
+    >>> r[16:272, 16 + 32 * np.arange(9)] = 50.0  # the board's lines, every cell
+    >>> _lines_inside_cells(r, 32, 0.5)
+    0
+    >>> r[16:272, 16 + 16 + 32 * np.arange(8)] = 50.0  # and a line through every cell
+    >>> _lines_inside_cells(r, 32, 0.5)
+    8
+    """
+    S, m = px_per_cell, round(margin_cells * px_per_cell)
+    # Along the cell, clear of the crossing lines; every other pixel row is enough there.
+    along = np.arange(round(0.15 * S), round(0.85 * S), 2)
+    kth = int(ARM_QUANTILE * (len(along) - 1))
+    w = round(0.15 * S)
+    board = ridge[m : m + N * S, m : m + N * S]
+    across = np.arange(N * S) / S % 1.0
+    off_grid = np.minimum(across, 1.0 - across)[1:-1] >= OFF_GRID
+    profiles, crosses = [], []
+    for view in (board, board.T):  # vertical lines, then horizontal ones
+        # Each row of cells: the ridge along it at its lower quantile, (8 rows, 8 S across).
+        low = np.partition(view.reshape(N, S, N * S)[:, along], kth, axis=1)[:, kth]
+        crosses += [low[:, k * S - w : k * S + w + 1].max(axis=1) for k in (1, 3, 5, 7)]
+        profiles.append(np.sort(low, axis=0)[N - LINE_ROWS])  # seen in LINE_ROWS rows
+    strong = INSIDE_LINE_SHARE * float(np.median(np.concatenate(crosses)))
+    if strong <= 0:
+        return 0
+    count = 0
+    for p in profiles:
+        peak = (p[1:-1] >= p[:-2]) & (p[1:-1] > p[2:]) & (p[1:-1] >= strong)
+        count += int((peak & off_grid).sum())
+    return count
 
 
 def _find_board_at(
@@ -1141,7 +1281,7 @@ def _find_board_at(
     if not thorough:
         return pose
     try:
-        other = _find_board(_darkest(bgr), None, inverted, work_width)
+        other = _find_board(_darkest_of(bgr), None, inverted, work_width)
     except BoardNotFound:
         return pose
     cell = np.linalg.norm(np.roll(pose.corners, -1, axis=0) - pose.corners, axis=1).mean() / N
@@ -1165,7 +1305,7 @@ def _best_other(
     saturated ink), then the tiles as blobs (:func:`_find_by_tiles`: lines too faint for
     the small frame), the second only while the first found nothing better than weak."""
     searches = (
-        lambda: _find_board(_darkest(bgr), None, inverted, work_width),
+        lambda: _find_board(_darkest_of(bgr), None, inverted, work_width),
         lambda: _find_by_tiles(bgr, inverted, work_width),
     )
     best = None
@@ -1184,7 +1324,7 @@ def _best_other(
 def _with_frame_colour(pose: BoardPose, bgr: np.ndarray, work_width: int) -> BoardPose:
     """``pose`` with the tile colour measured on the frame itself (a board found in the
     darkest channel: the colour its search saw is no colour)."""
-    small, S = downscale(bgr, work_width)
+    small, S = _downscaled(bgr, work_width)
     corners = cv2.perspectiveTransform(pose.corners.reshape(-1, 1, 2).astype(np.float64), S)
     pose.tile_color_lab = _colour_inside(small, corners.reshape(-1, 2))
     return pose
@@ -1205,7 +1345,7 @@ def _one_tile_over(bgr: np.ndarray, pose: BoardPose) -> BoardPose:
     does not replace ``pose``: fitted again, tune acrylic shot 66 (tiles laid far apart)
     found 12 crosses 0.8 cell off where ``pose`` had 10 at 0.2. When that fit fails,
     ``pose`` stays (nothing measured alike to beat)."""
-    gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+    gray = _grey(bgr)
     if pose.inverted:
         gray = 255 - gray
     px = max(16, min(FULL_STAGES[-1][0], round(pose.cell_size_px())))
@@ -1250,6 +1390,11 @@ THOROUGH_CELLS = 1.5
 THOROUGH_WIDTH = 2 * WORK_WIDTH
 
 
+def _darkest_of(bgr: np.ndarray) -> np.ndarray:
+    """:func:`_darkest`, made once per :func:`find_board` call."""
+    return _memo("darkest", bgr, lambda: _darkest(bgr))
+
+
 def _darkest(bgr: np.ndarray) -> np.ndarray:
     """The frame's darkest channel per pixel, as a 3-channel picture.
 
@@ -1277,7 +1422,7 @@ def _find_board(
     """
     if bgr.ndim != 3 or min(bgr.shape[:2]) < 64:
         raise BoardNotFound("no board in view: image too small")
-    small, S = downscale(bgr, work_width)
+    small, S = _downscaled(bgr, work_width)
     px = round(SMALL_PX * work_width / WORK_WIDTH)  # a cell's pixels scale with the frame
     small_gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     found: list[tuple[float, BoardPose, str]] = []
@@ -1316,7 +1461,7 @@ def _find_by_tiles(bgr: np.ndarray, inverted: bool | None, work_width: int) -> B
     a cell under a pixel wide on the small frame) are too faint for the small frame's fits.
     Both line polarities unless ``inverted`` says; the board fitting the most crosses wins,
     if it fits at least ``TILE_CROSSES``. Raises :class:`BoardNotFound` otherwise."""
-    small, S = downscale(bgr, work_width)
+    small, S = _downscaled(bgr, work_width)
     gray = None  # the full frame's grey, once an outline is to be fitted
     best: BoardPose | None = None
     tried: list[np.ndarray] = []
@@ -1335,7 +1480,7 @@ def _find_by_tiles(bgr: np.ndarray, inverted: bool | None, work_width: int) -> B
         if scale == 2:
             if best is not None or not families or bgr.shape[1] < 1.5 * work_width:
                 break
-            larger, S2 = downscale(bgr, 2 * work_width)
+            larger, S2 = _downscaled(bgr, 2 * work_width)
             larger_gray = cv2.cvtColor(larger, cv2.COLOR_BGR2GRAY)
             tiles = _tile_outlines(larger_gray)[0]
             nets = _net_side_outlines(larger_gray) + _net_side_outlines(255 - larger_gray)
@@ -1353,7 +1498,7 @@ def _find_by_tiles(bgr: np.ndarray, inverted: bool | None, work_width: int) -> B
             H0 = cv2.getPerspectiveTransform(
                 CANONICAL_CORNERS.astype(np.float32), quad.astype(np.float32)
             )
-            gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY) if gray is None else gray
+            gray = _grey(bgr) if gray is None else gray
             for inv in (False, True) if inverted is None else (inverted,):
                 start = BoardPose(H0)
                 start.inverted = inv
@@ -1447,7 +1592,7 @@ def _refine_full(
     """The pose found on the downscaled frame, refined on the full frame (lens, tiles), and
     moved by a whole cell where :func:`lattice_shift` says (``check_parity``); cross arms
     taken ``along`` as in :func:`find_crosses`."""
-    gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+    gray = _grey(bgr)
     if small_pose.inverted:
         gray = 255 - gray
     # The homography alone first: a plain warp (fast), and the coarse tile shifts measured
