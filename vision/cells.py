@@ -716,8 +716,9 @@ def _pawns_by_a_hand(cells: list[CellDecision], looks: PieceLooks) -> None:
     must (``covered_piece_margin``), and it has a piece's crisp detail (a shadow has
     none). Tune (mixed 0-99, piecepackr 0-34, covered cells fitting a pawn look at 0.75
     or more): the hands and shadows that fit a pawn look at 0.85-0.91 led by 0.11 at
-    most and had no colour naming a suit; two hands named a suit already placed. At most
-    half sure; one claim a suit, best first."""
+    most and had no colour naming a suit; the two other cells whose colour named one (a
+    coin and an empty cell under a hand) named a suit already placed. At most half sure;
+    one claim a suit, best first."""
     taken = {d.suit for d in cells if d.kind == "pawn"}
     claims = [
         d
