@@ -156,3 +156,35 @@ def test_grid_webs_are_labelled_as_the_default_algorithm_labels_them():
     assert fast[0] == default[0] > 100
     for a, b in zip(fast[1:], default[1:], strict=True):
         assert np.array_equal(a, b)
+
+
+def _remap_reference(grey: np.ndarray, lattice: np.ndarray) -> np.ndarray:
+    """remap_grid as it was: the blurred patch bounded by the map's own min and max."""
+    import math
+
+    pos = vc._grid_map(lattice, vc._canonical_size(), vc.CELL_PX, vc.MARGIN_CELLS)
+    photo_cell = np.linalg.norm(lattice[0, 10] - lattice[0, 0]) / 10
+    src = grey
+    if photo_cell > 1.6 * vc.CELL_PX:
+        px, py = pos[..., 0], pos[..., 1]
+        x0, y0 = max(math.floor(px.min()) - 4, 0), max(math.floor(py.min()) - 4, 0)
+        x1, y1 = math.ceil(px.max()) + 4, math.ceil(py.max()) + 4
+        src = cv2.GaussianBlur(grey[y0:y1, x0:x1], (0, 0), 0.4 * photo_cell / vc.CELL_PX)
+        pos = pos - np.array([x0, y0], np.float32)
+    return cv2.remap(
+        src, pos[..., 0], pos[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+
+
+def test_remap_grid_bounds_its_blurred_patch_without_changing_a_pixel():
+    """Grids of 30-110 photo pixels a cell, turned any way: the resampled grid is the same
+    to the bit as with the patch bounded by the map's own min and max."""
+    rng = np.random.default_rng(8)
+    grey = cv2.GaussianBlur((rng.random((1500, 1800)) * 255).astype(np.uint8), (0, 0), 1)
+    # 51-60 px: blurred with a kernel of 5 (the patch bounded by the coarse samples)
+    for cell in [*np.linspace(51.5, 59.5, 9), 30, 45, 70, 90, 110]:
+        a = rng.uniform(0, 2 * np.pi)
+        turn = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+        grid = np.stack(np.meshgrid(np.arange(11), np.arange(11)), -1) - 5.0
+        lattice = (grid * cell) @ turn.T + (900, 750) + rng.normal(0, 1, (11, 11, 2))
+        assert np.array_equal(vc.remap_grid(grey, lattice), _remap_reference(grey, lattice))

@@ -652,16 +652,24 @@ def _onnx_tensor_type(shape: tuple[int, ...]) -> bytes:
     return _pb(1, _pb(1, 1) + _pb(2, dims))  # TypeProto.tensor_type: float, shape
 
 
-def _onnx_conv_stack(layers: list[tuple[np.ndarray, np.ndarray, int]], side: int) -> bytes:
+def _onnx_conv_stack(
+    layers: list[tuple[np.ndarray, np.ndarray, int]], side: int, dense: tuple | None = None
+) -> bytes:
     """An ONNX model (protocol buffers written out here: no ``onnx`` package needed) of
     ``layers`` ``(weights (F, C / groups, 3, 3), bias, groups)``, each a 3x3 'same'
-    convolution, ReLU and 2x2 max-pool, over one (1, C, side, side) input ``x``."""
+    convolution, ReLU and 2x2 max-pool, over one (1, C, side, side) input ``x``; then
+    ``dense`` ``(weights (F, C / groups, K, K), bias, groups, stride)``, a plain
+    convolution (each cell's patch through the first dense layer)."""
     nodes, weights, x = [], [], "x"
+
+    def add(name: str, arr: np.ndarray) -> None:
+        arr = np.ascontiguousarray(arr, np.float32)
+        dims = b"".join(_pb(1, d) for d in arr.shape)
+        weights.append(dims + _pb(2, 1) + _pb(8, name) + _pb(9, arr.tobytes()))
+
     for i, (w, b, groups) in enumerate(layers):
-        for name, arr in ((f"w{i}", w), (f"b{i}", b)):
-            arr = np.ascontiguousarray(arr, np.float32)
-            dims = b"".join(_pb(1, d) for d in arr.shape)
-            weights.append(dims + _pb(2, 1) + _pb(8, name) + _pb(9, arr.tobytes()))
+        add(f"w{i}", w)
+        add(f"b{i}", b)
         conv = {"kernel_shape": (3, 3), "pads": (1, 1, 1, 1), "strides": (1, 1)}
         nodes.append(_onnx_node("Conv", [x, f"w{i}", f"b{i}"], f"c{i}", conv, groups))
         nodes.append(_onnx_node("Relu", [f"c{i}"], f"r{i}", {}))
@@ -669,6 +677,14 @@ def _onnx_conv_stack(layers: list[tuple[np.ndarray, np.ndarray, int]], side: int
         nodes.append(_onnx_node("MaxPool", [f"r{i}"], f"p{i}", pool))
         x = f"p{i}"
     out = (1, layers[-1][0].shape[0], side >> len(layers), side >> len(layers))
+    if dense is not None:
+        w, b, groups, stride = dense
+        add("wd", w)
+        add("bd", b)
+        conv = {"kernel_shape": w.shape[2:], "strides": (stride, stride)}
+        nodes.append(_onnx_node("Conv", [x, "wd", "bd"], "dense", conv, groups))
+        x, n = "dense", (out[2] - w.shape[2]) // stride + 1
+        out = (1, w.shape[0], n, n)
     graph = b"".join(_pb(1, n) for n in nodes) + _pb(2, "cell_convolutions")
     graph += b"".join(_pb(5, t) for t in weights)
     graph += _pb(
@@ -676,6 +692,19 @@ def _onnx_conv_stack(layers: list[tuple[np.ndarray, np.ndarray, int]], side: int
     )
     graph += _pb(12, _pb(1, x) + _pb(2, _onnx_tensor_type(out)))
     return _pb(1, 8) + _pb(8, _pb(1, "") + _pb(2, 13)) + _pb(7, graph)  # IR 8, opset 13
+
+
+def _patch_kernels(reading: _Reading) -> np.ndarray:
+    """The first dense layer's feature rows of a reading as convolution kernels
+    (hidden, C, start + side, start + side) over the last feature map: at stride ``step``
+    they meet every cell's patch (the kernel's first rows and columns zero)."""
+    k = 2 ** len(NET_CHANNELS)
+    side, start = PATCH_PX // k, NET_CONTEXT // k
+    c = NET_CHANNELS[-1]
+    rows = reading.fc1[: c * side * side].reshape(c, side, side, -1).transpose(3, 0, 1, 2)
+    out = np.zeros((rows.shape[0], c, start + side, start + side), np.float32)
+    out[:, :, start:, start:] = rows
+    return out
 
 
 def _dnn_convolutions(readings: list[_Reading], side: int):
@@ -694,8 +723,12 @@ def _dnn_convolutions(readings: list[_Reading], side: int):
                 1 if j == 0 else len(readings),
             )
         )
+    dense = np.concatenate([_patch_kernels(r) for r in readings])
+    step = CELL_PX // 2 // 2 ** len(NET_CHANNELS)
+    dense = (dense, np.zeros(len(dense), np.float32), len(readings), step)
     try:
-        net = cv2.dnn.readNetFromONNX(np.frombuffer(_onnx_conv_stack(layers, side), np.uint8))
+        model = _onnx_conv_stack(layers, side, dense)
+        net = cv2.dnn.readNetFromONNX(np.frombuffer(model, np.uint8))
     except (cv2.error, AttributeError):  # pragma: no cover - an OpenCV without dnn
         return None
     if net.empty():  # pragma: no cover
@@ -757,19 +790,23 @@ def _read_batched(members: list[dict], readings: list[_Reading], half, scalars, 
         x[:, 1:-1, 1:-1] = half[:, lo:hi, lo:hi]
     k = 2 ** len(NET_CHANNELS)
     side, start, step = PATCH_PX // k, NET_CONTEXT // k, CELL_PX // 2 // k
+    normalised = {i: _normalised_scalars(members[i], scalars) for i in {r.member for r in readings}}
     if dnn is not None:
+        # the network ends in the dense layer's patch rows (:func:`_patch_kernels`): add
+        # the scalars' rows and the bias
         dnn.setInput(np.ascontiguousarray(half[None, :, lo:hi, lo:hi]))
-        feats = dnn.forward().reshape(len(readings), NET_CHANNELS[-1], n // k, n // k)
+        h = dnn.forward()[0, :, :10, :10].reshape(len(readings), -1, 100).transpose(0, 2, 1)
+        features = readings[0].fc1.shape[0] - N_SCALARS
+        h = h + np.stack([normalised[r.member] @ r.fc1[features:] for r in readings])
     else:
         feats = _numpy_convolutions(readings, x)
-    win = np.lib.stride_tricks.sliding_window_view(feats, (side, side), axis=(2, 3))
-    idx = start + step * np.arange(10)
-    # (R, C, 10, 10, side, side) -> per reading and cell in PyTorch's (C, H, W) order
-    patches = win[:, :, idx[:, None], idx[None, :]].transpose(0, 2, 3, 1, 4, 5)
-    patches = patches.reshape(len(readings), 100, -1)
-    normalised = {i: _normalised_scalars(members[i], scalars) for i in {r.member for r in readings}}
-    inputs = np.concatenate([patches, np.stack([normalised[r.member] for r in readings])], 2)
-    h = inputs @ np.stack([r.fc1 for r in readings])
+        win = np.lib.stride_tricks.sliding_window_view(feats, (side, side), axis=(2, 3))
+        idx = start + step * np.arange(10)
+        # (R, C, 10, 10, side, side) -> per reading and cell in PyTorch's (C, H, W) order
+        patches = win[:, :, idx[:, None], idx[None, :]].transpose(0, 2, 3, 1, 4, 5)
+        patches = patches.reshape(len(readings), 100, -1)
+        inputs = np.concatenate([patches, np.stack([normalised[r.member] for r in readings])], 2)
+        h = inputs @ np.stack([r.fc1 for r in readings])
     h += np.stack([r.fc1_b for r in readings])[:, None]
     np.maximum(h, 0, out=h)
     out = h @ np.stack([r.fc2 for r in readings]) + np.stack([r.fc2_b for r in readings])[:, None]
