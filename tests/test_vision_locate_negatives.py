@@ -20,6 +20,7 @@ from piecebridge.vision.locate import (
 )
 
 from piecebridge.synth.card import split_photo
+from piecebridge.synth.reflec import negative_sample
 
 CARDS = Path(__file__).resolve().parents[1] / "fixtures" / "images" / "cards" / "tune"
 
@@ -80,3 +81,11 @@ def test_a_photographed_business_card_in_another_style_is_no_board():
     img, _ = split_photo("tune", 1, (960, 540), style="alt")
     with pytest.raises(BoardNotFound, match="no board in view"):
         find_board(img)
+
+
+def test_an_outline_without_tile_crosses_at_full_size_is_no_board():
+    """Tune renderer negative 11 (a board cut off by the frame's edge) was read as a board
+    whose full-frame fit had found no tile cross: the small frame's outline, unconfirmed."""
+    shot = negative_sample("tune", 11, "cut-off")
+    with pytest.raises(BoardNotFound, match=r"no board in view|cut off"):
+        find_board(shot.image)
