@@ -25,7 +25,10 @@ hold several such networks trained apart (other seeds), their probabilities
 averaged (v8 held two; v9 one; v10, shipped, three: v9 and two networks that also
 learned the alt-style hand and triangles pointing every way); each is also read
 over the grid's mirror image. Cells whose best answer is below the confidence
-threshold are reported as unknown, not guessed.
+threshold are reported as unknown, not guessed. A grid's readings (every network,
+mirrored and turned) run as one batch (:meth:`CellNet.read_half`): the network with its
+kernels turned back reads the grid as it is, in one OpenCV dnn network written at first
+use.
 
 >>> rect = np.full((2 * 48 + 10 * CELL_PX,) * 2, 230, np.uint8)
 >>> maps, scalars = cell_maps(rect)
@@ -823,7 +826,11 @@ class CellNet:
     cell's patch, then one hidden layer that also sees the grid-level shading
     statistics, and two heads: mark (softmax over :data:`MARK_CLASSES`) and
     shaded (sigmoid). Trained with PyTorch by ``benchmarks/card_train.py``;
-    run here in plain numpy (no PyTorch needed to read a card).
+    run here in numpy and OpenCV (no PyTorch needed to read a card): a grid's readings
+    one by one in numpy (:meth:`predict_half`, the plain path the training script
+    uses), or all nine at once (:meth:`read_half`, what :meth:`predict_grid` reads
+    with: their convolutions one OpenCV dnn network, ``use_dnn``, else a numpy batch),
+    the same answers to float rounding.
 
     ``members`` holds the weights of one or more such networks, trained apart
     (other seeds); their probabilities are averaged (an ensemble errs less than
