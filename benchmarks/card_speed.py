@@ -9,6 +9,7 @@ measured in the same run. Batch: photos per second with 1 and with N processes.
 
 ``--compare MODEL`` times another cell model, ``--compare-rev REV`` the reader's code as it
 was at a git revision, each interleaved with the working tree (same photos, same moments).
+``--same-as REV`` checks instead that a faster reader reads every cell as REV's did.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from card_data import photo_path, use_model  # noqa: E402
+from card_data import photo_path, style_photo_path, use_model  # noqa: E402
 from piecebridge.vision import card, card_cells  # noqa: E402
 
 from piecebridge.commands.score import read_and_score, run_batch  # noqa: E402
@@ -108,6 +109,51 @@ def _reading_with_code(functions: list[tuple[object, str, object]]):
             setattr(owner, k, v)
 
 
+def _readings(path: Path) -> list | str:
+    """Every grid's cells ``{name: (mark, shaded, confidence)}``, unknown list and lattice
+    as the reader reads the photo now (or the ``CardError`` it raises)."""
+    grey, _ = card.load_photo(path)
+    try:
+        grids = card.read_card(grey).grids
+    except card.CardError as e:
+        return str(e)
+    return [
+        (
+            {k: (c.mark, c.shaded, c.confidence) for k, c in g.cells.items()},
+            sorted(g.unknown),
+            g.view.lattice,
+        )
+        for g in grids
+    ]
+
+
+def same_readings(rev: str, photos: list[Path]) -> None:
+    """Read ``photos`` with the working tree's code and with the code at git ``rev``
+    (``--compare-rev``'s swap) and say whether every cell reads the same: mark, shading
+    and the unknown lists equal, the largest confidence and lattice differences."""
+    old = _functions_at(rev, Path(tempfile.mkdtemp()))
+    cells = differ = 0
+    conf = lattice = 0.0
+    for p in photos:
+        now = _readings(p)
+        with _reading_with_code(old):
+            then = _readings(p)
+        if isinstance(now, str) or isinstance(then, str) or len(now) != len(then):
+            differ += now != then
+            continue
+        for (c1, u1, l1), (c2, u2, l2) in zip(now, then, strict=True):
+            lattice = max(lattice, float(np.abs(l1 - l2).max()))
+            differ += u1 != u2 or c1.keys() != c2.keys()
+            for k in c1.keys() & c2.keys():
+                cells += 1
+                differ += c1[k][:2] != c2[k][:2]
+                conf = max(conf, abs(c1[k][2] - c2[k][2]))
+    print(
+        f"{len(photos)} photos, {cells} cells read: {differ} readings differ from {rev}'s; "
+        f"largest confidence difference {conf:.2g}, lattice difference {lattice:.2g} px"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--photos", type=int, default=4)
@@ -142,10 +188,25 @@ def main() -> None:
         help="also time the reader's code (vision/card.py, vision/card_cells.py) as it was "
         "at git revision REV, interleaved with the working tree's (same model)",
     )
+    ap.add_argument(
+        "--same-as",
+        metavar="REV",
+        help="instead of timing: check that the working tree reads every cell as the code "
+        "at git revision REV does, on tune photos (classic 1100-1129 at 2000x1500, "
+        "1100-1103 at --size, alt 0-15)",
+    )
     a = ap.parse_args()
     if a.compare and a.compare_rev:
         ap.error("--compare and --compare-rev: one at a time")
     use_model(a.model)
+    if a.same_as:
+        cv2.setNumThreads(1)
+        size = tuple(int(v) for v in a.size.split("x"))
+        photos = [photo_path("tune", i, (2000, 1500)) for i in range(1100, 1130)]
+        photos += [photo_path("tune", i, size) for i in range(1100, 1104)]
+        photos += [style_photo_path("tune", i, (2000, 1500), "alt") for i in range(16)]
+        same_readings(a.same_as, photos)
+        return
     size = tuple(int(v) for v in a.size.split("x"))
     cv2.setNumThreads(1)
     paths = [photo_path(a.split, a.start + i, size) for i in range(a.photos)]
