@@ -300,6 +300,28 @@ def shade_tints(colours: np.ndarray, tile_ab: np.ndarray, tile_light: float) -> 
     return np.linalg.norm(ab * (tile_scale / scale)[:, None] - tile, axis=1) * CHROMA_WEIGHT
 
 
+def glare_tints(colours: np.ndarray, tile_ab: np.ndarray) -> np.ndarray:
+    """How far each cell's colour (``colours``: mean relative Lab, (n, 3), see
+    :func:`disc_colours`) is from the tile's colour paled toward white (n,), in the units of
+    ``CellDecision.tint``: the tint glare leaves out.
+
+    Glare is light reflected off the surface, added over the print: it mixes the tile's
+    colour with the light's own (white), so the cell keeps the tile's hue with less of it
+    (a*, b* between the tile's and 0). A hand, a sleeve or a piece has a hue of its own.
+
+    >>> tile_ab = np.array([120.0, 110.0])  # a bluish tile: a* -8, b* -18
+    >>> paled = [0.0, 8 * 0.6 * CHROMA_WEIGHT, 18 * 0.6 * CHROMA_WEIGHT]  # 0.4 of its hue
+    >>> skin = [0.0, 23 * CHROMA_WEIGHT, 36 * CHROMA_WEIGHT]  # a* +15, b* +18
+    >>> glare_tints(np.array([paled, skin]), tile_ab).round(1).tolist()
+    [0.0, 35.1]
+    """
+    tile = np.asarray(tile_ab, np.float64) - 128.0
+    ab = tile + colours[:, 1:] / CHROMA_WEIGHT
+    # The nearest point of the segment from the tile's colour to white.
+    t = np.clip(ab @ tile / max(float(tile @ tile), 1e-9), 0.0, 1.0)
+    return np.linalg.norm(ab - t[:, None] * tile, axis=1) * CHROMA_WEIGHT
+
+
 def energies(crops: np.ndarray) -> np.ndarray:
     """RMS structure of each cell's centred crop inside a central disc (64,).
 
@@ -591,6 +613,8 @@ class CellDecision:
     local_tint: float = float("inf")
     light_ratio: float = 1.0  # mean lightness of its middle over the board's typical cell's
     shade_tint: float = float("inf")  # tint at the tile's lightness (unmeasured: inf, never a tile)
+    # How far its colour is from the tile's paled toward white (glare), see glare_tints.
+    glare_tint: float = float("inf")
     # The best look's similarity when the pawn's colour was read against the looks (it named
     # a suit, or leaned against the look's), else -1: how like a piece the cell is.
     likeness: float = -1.0
@@ -905,6 +929,7 @@ def measure(
     colours = disc_colours(views.rel_lo)
     lum = colours[:, 0] / refs.light
     shade = shade_tints(colours, refs.tile_ab, refs.light)
+    glare = glare_tints(colours, refs.tile_ab)
     T, labels = looks.templates()
     all_sims = np.zeros((N * N, len(OFFSETS), T.shape[1]), np.float32)
     all_sims[wanted] = similarities(crops if cells is None else crops[wanted], T, looks)
@@ -947,6 +972,7 @@ def measure(
         d.detail_ratio = float(detail[i])
         d.light_ratio = float(lum[i])
         d.shade_tint = float(shade[i])
+        d.glare_tint = float(glare[i])
         # Only a cell that could be a coin needs its facing read (the costly part); a
         # covered cell is left unknown whatever it shows.
         maybe = ratio[i] >= looks.empty_ratio or d.similarity >= looks.strong_similarity
@@ -1469,6 +1495,42 @@ def _piece_in_the_shade(d: CellDecision, looks: PieceLooks) -> bool:
     return True
 
 
+#: Lines washed out by glare (see :func:`_washed_out`): a covered cell at least this light
+#: over the board's typical cell, whose colour is within ``WASHED_TINT`` of the tile's paled
+#: toward white (``CellDecision.glare_tint``) and that is quiet (structure under
+#: ``empty_ratio``). Tune (acrylic 0-49, mixed 0-99, piecepackr 0-34; see vision_reflec.md).
+WASHED_LIGHT = 1.1
+WASHED_TINT = 6.0
+
+
+def _washed_out(d: CellDecision, looks: PieceLooks) -> bool:
+    """Were a covered cell's printed lines washed out by glare rather than hidden by a hand?
+
+    Glare is light reflected off the board's surface, added over the print: the lines fade
+    where it falls (on a glossy or translucent board, such as acrylic tiles, over whole
+    cells), and the cell turns lighter than the typical cell while keeping the tile's hue,
+    paled toward white. A hand over a cell shades it or shows its own hue (skin, a sleeve),
+    and a piece under the glare still shows its structure."""
+    return (
+        d.light_ratio >= WASHED_LIGHT
+        and d.glare_tint < WASHED_TINT
+        and d.energy_ratio < looks.empty_ratio
+    )
+
+
+def _tile_in_glare(d: CellDecision, looks: PieceLooks) -> bool:
+    """For a cell whose lines glare washed out (:func:`_washed_out`): is it empty as an open
+    cell would be (no fine detail, the tile's colour)? If so, ``d`` is decided so, at most
+    half sure (True). Only empty: a quiet cell is a piece only by a close fit of its look,
+    and glare spoils the look."""
+    open_ = decide(dataclasses.replace(d, covered=False), looks)
+    if open_.kind != "empty":
+        return False
+    d.kind, d.suit, d.facing = "empty", None, None
+    d.confidence = min(open_.confidence, 0.5)
+    return True
+
+
 def _as_in_the_open(d: CellDecision, looks: PieceLooks) -> bool:
     """For a cell beside a hand but not in its shadow (``lit_beside``): would it be decided
     were its lines in view? If so, ``d`` is decided so (True). With the drawn stand-in looks
@@ -1540,6 +1602,8 @@ def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
         return d
     if d.covered and not _plain_piece(d, looks):
         if d.lit_beside and _as_in_the_open(d, looks):
+            return d
+        if _washed_out(d, looks) and _tile_in_glare(d, looks):
             return d
         if d.shaded and looks.learned and _piece_in_the_shade(d, looks):
             return d
