@@ -439,7 +439,11 @@ def _ink_response(img: np.ndarray, cell: int = CELL_PX) -> np.ndarray:
     bg = cv2.morphologyEx(img, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
     kb = max(3, (cell // 4) | 1)
     bg = cv2.blur(cv2.blur(bg, (kb, kb)), (kb, kb))  # two box passes: a cheap soft blur
-    return np.clip(1 - img.astype(np.float32) / np.maximum(bg.astype(np.float32), 1), 0, 1)
+    # 1 - img / max(bg, 1), clipped: the same operations in place, no temporaries
+    out = img.astype(np.float32)
+    out /= np.maximum(bg, 1).astype(np.float32)
+    np.subtract(1, out, out=out)
+    return np.clip(out, 0, 1, out=out)
 
 
 #: Degree across the lines of the smooth family the 11 lines of an axis are fitted as
@@ -475,13 +479,15 @@ def _line_family(x: np.ndarray, y: np.ndarray, w: np.ndarray, ideal: np.ndarray)
     yv = y.ravel()
     wv = np.minimum(w, 2 * np.median(w)).ravel()  # a dark pen stroke is no surer a line
     pred = np.repeat(ideal, n).astype(np.float64)
+    weighted = wv > 0
+    ridge = np.eye(design.shape[1]) * 1e-9
     for _ in range(6):
         res = yv - pred
-        scale = max(1.4826 * np.median(np.abs(res[wv > 0])), 0.5)
+        scale = max(1.4826 * np.median(np.abs(res[weighted])), 0.5)
         u = res / (4.685 * scale)
         wt = wv * np.where(np.abs(u) < 1, (1 - u * u) ** 2, 0.0)
         dw = design.T * wt  # normal equations: a 9x9 solve, far cheaper than lstsq's SVD
-        coef = np.linalg.solve(dw @ design + np.eye(design.shape[1]) * 1e-9, dw @ yv)
+        coef = np.linalg.solve(dw @ design + ridge, dw @ yv)
         pred = design @ coef
     # per line: coefficients of (1, xs, xs^2), then back to the original x
     per = pi @ coef.reshape(di + 1, da + 1)  # (lines, da+1), da == 2
