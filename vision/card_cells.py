@@ -624,77 +624,55 @@ class _Reading:
 # ----------------------------------------------------------------------------- OpenCV dnn
 
 
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        b, n = n & 0x7F, n >> 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
-def _pb(field: int, value: int | str | bytes) -> bytes:
-    """One protocol-buffer field: an integer (varint) or a string / message (bytes)."""
-    if isinstance(value, int):
-        return _varint(field << 3) + _varint(value)
-    data = value.encode() if isinstance(value, str) else value
-    return _varint(field << 3 | 2) + _varint(len(data)) + data
-
-
-def _onnx_node(op: str, inputs: list[str], output: str, ints: dict, group: int = 0) -> bytes:
-    """An ONNX NodeProto with integer-list attributes (and ``group``)."""
-    attrs = [_pb(1, k) + b"".join(_pb(8, v) for v in vs) + _pb(20, 7) for k, vs in ints.items()]
-    if group:
-        attrs.append(_pb(1, "group") + _pb(3, group) + _pb(20, 2))
-    head = b"".join(_pb(1, i) for i in inputs) + _pb(2, output) + _pb(3, output) + _pb(4, op)
-    return head + b"".join(_pb(5, a) for a in attrs)
-
-
-def _onnx_tensor_type(shape: tuple[int, ...]) -> bytes:
-    dims = b"".join(_pb(1, _pb(1, d)) for d in shape)
-    return _pb(1, _pb(1, 1) + _pb(2, dims))  # TypeProto.tensor_type: float, shape
-
-
 def _onnx_conv_stack(
     layers: list[tuple[np.ndarray, np.ndarray, int]], side: int, dense: tuple | None = None
 ) -> bytes:
-    """An ONNX model (protocol buffers written out here: no ``onnx`` package needed) of
-    ``layers`` ``(weights (F, C / groups, 3, 3), bias, groups)``, each a 3x3 'same'
-    convolution, ReLU and 2x2 max-pool, over one (1, C, side, side) input ``x``; then
-    ``dense`` ``(weights (F, C / groups, K, K), bias, groups, stride)``, a plain
-    convolution (each cell's patch through the first dense layer)."""
+    """An ONNX model (serialised with the ``onnx`` package's helpers) of ``layers``
+    ``(weights (F, C / groups, 3, 3), bias, groups)``, each a 3x3 'same' convolution, ReLU
+    and 2x2 max-pool, over one (1, C, side, side) input ``x``; then ``dense`` ``(weights
+    (F, C / groups, K, K), bias, groups, stride)``, a plain convolution (each cell's patch
+    through the first dense layer)."""
+    from onnx import TensorProto, helper, numpy_helper  # only the dnn path needs it
+
     nodes, weights, x = [], [], "x"
 
     def add(name: str, arr: np.ndarray) -> None:
-        arr = np.ascontiguousarray(arr, np.float32)
-        dims = b"".join(_pb(1, d) for d in arr.shape)
-        weights.append(dims + _pb(2, 1) + _pb(8, name) + _pb(9, arr.tobytes()))
+        weights.append(numpy_helper.from_array(np.ascontiguousarray(arr, np.float32), name))
 
     for i, (w, b, groups) in enumerate(layers):
         add(f"w{i}", w)
         add(f"b{i}", b)
-        conv = {"kernel_shape": (3, 3), "pads": (1, 1, 1, 1), "strides": (1, 1)}
-        nodes.append(_onnx_node("Conv", [x, f"w{i}", f"b{i}"], f"c{i}", conv, groups))
-        nodes.append(_onnx_node("Relu", [f"c{i}"], f"r{i}", {}))
-        pool = {"kernel_shape": (2, 2), "strides": (2, 2)}
-        nodes.append(_onnx_node("MaxPool", [f"r{i}"], f"p{i}", pool))
+        nodes += [
+            helper.make_node(
+                "Conv", [x, f"w{i}", f"b{i}"], [f"c{i}"], kernel_shape=(3, 3),
+                pads=(1, 1, 1, 1), strides=(1, 1), group=groups,
+            ),
+            helper.make_node("Relu", [f"c{i}"], [f"r{i}"]),
+            helper.make_node("MaxPool", [f"r{i}"], [f"p{i}"], kernel_shape=(2, 2), strides=(2, 2)),
+        ]  # fmt: skip
         x = f"p{i}"
     out = (1, layers[-1][0].shape[0], side >> len(layers), side >> len(layers))
     if dense is not None:
         w, b, groups, stride = dense
         add("wd", w)
         add("bd", b)
-        conv = {"kernel_shape": w.shape[2:], "strides": (stride, stride)}
-        nodes.append(_onnx_node("Conv", [x, "wd", "bd"], "dense", conv, groups))
+        nodes.append(
+            helper.make_node(
+                "Conv", [x, "wd", "bd"], ["dense"], kernel_shape=w.shape[2:],
+                strides=(stride, stride), group=groups,
+            )
+        )  # fmt: skip
         x, n = "dense", (out[2] - w.shape[2]) // stride + 1
         out = (1, w.shape[0], n, n)
-    graph = b"".join(_pb(1, n) for n in nodes) + _pb(2, "cell_convolutions")
-    graph += b"".join(_pb(5, t) for t in weights)
-    graph += _pb(
-        11, _pb(1, "x") + _pb(2, _onnx_tensor_type((1, layers[0][0].shape[1], side, side)))
-    )
-    graph += _pb(12, _pb(1, x) + _pb(2, _onnx_tensor_type(out)))
-    return _pb(1, 8) + _pb(8, _pb(1, "") + _pb(2, 13)) + _pb(7, graph)  # IR 8, opset 13
+    inputs = [
+        helper.make_tensor_value_info(
+            "x", TensorProto.FLOAT, (1, layers[0][0].shape[1], side, side)
+        )
+    ]
+    outputs = [helper.make_tensor_value_info(x, TensorProto.FLOAT, out)]
+    graph = helper.make_graph(nodes, "cell_convolutions", inputs, outputs, weights)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+    return model.SerializeToString()
 
 
 def _patch_kernels(reading: _Reading) -> np.ndarray:
