@@ -80,13 +80,15 @@ def test_fixtures_card_writes_the_split_photo_and_its_truth(tmp_path, capsys):
     assert main(["fixtures", "card", "--count", "0", "--out", str(tmp_path)]) == 1
 
 
-def test_fixtures_names_every_art_and_card_style():
+def test_fixtures_names_every_art_card_style_and_card_split():
     from piecebridge.commands import fixtures
     from piecebridge.synth.art import ART
+    from piecebridge.synth.card import SPLITS
     from piecebridge.synth.card_styles import STYLES
 
     assert set(fixtures.ARTS) == set(ART)
     assert set(fixtures.CARD_STYLES) == {"classic", *STYLES}
+    assert set(fixtures.CARD_SPLITS) == set(SPLITS)
 
 
 @pytest.mark.parametrize("size", ["8000x64", "2000x64", "6000x4500"])

@@ -26,6 +26,7 @@ from piecebridge.cli import CommandTree
 # tests/test_synth_cli.py holds these to piecebridge.synth.art.ART and card_styles.STYLES.
 ARTS = ("classic", "french", "ebony", "piecepackr", "acrylic")
 CARD_STYLES = ("classic", "alt")
+CARD_SPLITS = ("tune", "test", "print", "print-tune")
 
 
 def register(cli: CommandTree) -> None:
@@ -77,9 +78,10 @@ def _register_card(cli: CommandTree) -> None:
     )
     p.add_argument(
         "--split",
-        choices=["tune", "test", "print"],
+        choices=CARD_SPLITS,
         default="tune",
-        help="which split (print: photos of the board `piecebridge print card` draws)",
+        help="which split (print: photos of the board `piecebridge print card` draws, held "
+        "out; print-tune: the same board from seeds of its own, for tuning)",
     )
     p.add_argument("--style", choices=CARD_STYLES, default="classic",
                    help="hand and printed card: classic, or alt (never developed on)")  # fmt: skip
