@@ -3,6 +3,9 @@ path reads: every network on the grid mirrored and turned, one reading at a time
 
 from __future__ import annotations
 
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
 import cv2
 import numpy as np
 import pytest
@@ -102,11 +105,47 @@ def test_batched_reading_is_the_plain_reading_for_any_ensemble(upright, mirror, 
     net = cc.CellNet(members, use_dnn=dnn)
     half, scalars = _grid_inputs(rng)
     pm, ps = net.read_half(half, scalars, mirror, turned)
-    networks = [v for k, v in net._readings.items() if k[0] == "dnn"]
+    networks = [v for k, v in net._readings.items() if k[0] == "batch"]
     assert len(networks) == 1 and (networks[0] is not None) == dnn
     ref_m, ref_s = _plain(net, half, scalars, mirror, turned)
     np.testing.assert_allclose(pm, ref_m, atol=TOL, rtol=0)
     np.testing.assert_allclose(ps, ref_s, atol=TOL, rtol=0)
+
+
+def test_without_the_onnx_package_the_numpy_batch_reads_the_same(monkeypatch):
+    """A missing ``onnx`` (an old install, ``--no-deps``) falls back to numpy, not a crash."""
+    rng = np.random.default_rng(5)
+    members = [_random_member(rng)]
+    half, scalars = _grid_inputs(rng)
+    want = cc.CellNet(members, use_dnn=False).read_half(half, scalars)
+    monkeypatch.setitem(sys.modules, "onnx", None)  # import onnx raises ImportError
+    net = cc.CellNet(members)
+    got = net.read_half(half, scalars)
+    assert [v for k, v in net._readings.items() if k[0] == "batch"] == [None]
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+
+
+def test_use_dnn_set_after_a_first_read_is_followed():
+    rng = np.random.default_rng(6)
+    net = cc.CellNet([_random_member(rng)])
+    half, scalars = _grid_inputs(rng)
+    net.read_half(half, scalars)
+    net.use_dnn = False
+    net.read_half(half, scalars)
+    assert sorted(v is None for k, v in net._readings.items() if k[0] == "batch") == [False, True]
+
+
+def test_threads_sharing_one_classifier_read_what_one_thread_reads():
+    """One ``cv2.dnn.Net`` serves every thread of a process: its runs must not interleave."""
+    rng = np.random.default_rng(7)
+    net = cc.CellNet([_random_member(rng), _random_member(rng)])
+    grids = [_grid_inputs(rng) for _ in range(4)]
+    want = [net.read_half(h, s)[0] for h, s in grids]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda k: net.read_half(*grids[k % 4])[0], range(24)))
+    for k, pm in enumerate(got):
+        np.testing.assert_array_equal(pm, want[k % 4])
 
 
 def test_a_small_photo_reads_the_same_on_the_fast_path_as_on_the_plain_one(monkeypatch):

@@ -44,6 +44,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -688,11 +689,12 @@ def _patch_kernels(reading: _Reading) -> np.ndarray:
     return out
 
 
-def _dnn_convolutions(readings: list[_Reading], side: int):
+def _dnn_convolutions(readings: list[_Reading], side: int) -> _DnnNetwork | None:
     """Every reading's convolutions as one OpenCV dnn network over the (1, 2, side, side)
     window (the first layers one convolution, the later ones grouped a reading a group),
-    or ``None`` where this OpenCV cannot read it. OpenCV's convolutions run some 35 %
-    faster than :func:`_conv_relu`'s matrix products, to float rounding the same."""
+    or ``None`` where this OpenCV cannot read it or the ``onnx`` package is missing.
+    OpenCV's convolutions run some 35 % faster than :func:`_conv_relu`'s matrix products,
+    to float rounding the same."""
     layers = []
     for j in range(len(NET_CHANNELS)):
         c = 2 if j == 0 else NET_CHANNELS[j - 1]
@@ -710,13 +712,31 @@ def _dnn_convolutions(readings: list[_Reading], side: int):
     try:
         model = _onnx_conv_stack(layers, side, dense)
         net = cv2.dnn.readNetFromONNX(np.frombuffer(model, np.uint8))
+    except ImportError:  # no onnx package: the numpy batch reads the same
+        return None
     except (cv2.error, AttributeError):  # pragma: no cover - an OpenCV without dnn
         return None
     if net.empty():  # pragma: no cover
         return None
     with contextlib.suppress(cv2.error, AttributeError):
         net.enableWinograd(False)  # Winograd's transforms would round otherwise
-    return net
+    return _DnnNetwork(net)
+
+
+@dataclass
+class _DnnNetwork:
+    """An OpenCV dnn network with a lock: a ``cv2.dnn.Net`` keeps its input and its
+    buffers between ``setInput`` and ``forward``, so two threads sharing one classifier
+    (:func:`default_classifier`) must not run it at once."""
+
+    net: cv2.dnn.Net
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        """The network's output for the input ``x`` (1, C, side, side)."""
+        with self.lock:
+            self.net.setInput(x)
+            return self.net.forward()
 
 
 #: pooled rows of the first layer computed at a time (:func:`_conv_relu`)
@@ -751,7 +771,9 @@ def _numpy_convolutions(readings: list[_Reading], x: np.ndarray) -> np.ndarray:
     return np.stack(out)
 
 
-def _read_batched(members: list[dict], readings: list[_Reading], half, scalars, dnn=None):
+def _read_batched(
+    members: list[dict], readings: list[_Reading], half, scalars, dnn: _DnnNetwork | None = None
+):
     """``(mark_probs, shaded_prob)`` of each reading (:class:`_Reading`: a member on the
     maps mirrored and turned), cells in the upright grid's order: what
     :func:`_predict_member` gives on the maps mirrored and turned, turned back.
@@ -775,8 +797,8 @@ def _read_batched(members: list[dict], readings: list[_Reading], half, scalars, 
     if dnn is not None:
         # the network ends in the dense layer's patch rows (:func:`_patch_kernels`): add
         # the scalars' rows and the bias
-        dnn.setInput(np.ascontiguousarray(half[None, :, lo:hi, lo:hi]))
-        h = dnn.forward()[0, :, :10, :10].reshape(len(readings), -1, 100).transpose(0, 2, 1)
+        out = dnn.forward(np.ascontiguousarray(half[None, :, lo:hi, lo:hi]))
+        h = out[0, :, :10, :10].reshape(len(readings), -1, 100).transpose(0, 2, 1)
         features = readings[0].fc1.shape[0] - N_SCALARS
         h = h + np.stack([normalised[r.member] @ r.fc1[features:] for r in readings])
     else:
@@ -891,7 +913,7 @@ class CellNet:
             plan += [(i, True, 0) for i in range(len(self.members))]
         plan += [(i, False, k) for k in (1, 2, 3) for i in readers]
         readings = [self._reading(*p) for p in plan]
-        key = ("dnn", *plan)
+        key = ("batch", self.use_dnn, *plan)  # use_dnn may be set after a first read
         if key not in self._readings:
             lo, hi = _net_window()
             self._readings[key] = _dnn_convolutions(readings, hi - lo) if self.use_dnn else None
