@@ -566,6 +566,8 @@ def main() -> None:
         "of the rule's",
     )
     a = ap.parse_args()
+    if not 0 <= a.sharpen <= 0.7:  # the blurred 30 % are never sharpened (augment)
+        ap.error("--sharpen is a share from 0 to 0.7")
     size = tuple(int(v) for v in a.size.split("x"))
     if a.combine:
         indices = list(range(a.photos - a.val, a.photos))

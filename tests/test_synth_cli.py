@@ -94,3 +94,13 @@ def test_fixtures_names_every_art_card_style_and_card_split():
 @pytest.mark.parametrize("size", ["8000x64", "2000x64", "6000x4500"])
 def test_fixtures_card_refuses_sizes_no_phone_takes(tmp_path, size):
     assert main(["fixtures", "card", "--size", size, "--out", str(tmp_path)]) == 1
+
+
+@pytest.mark.parametrize("split", ["print", "print-tune"])
+def test_fixtures_card_refuses_another_style_on_the_printed_board(tmp_path, split, capsys):
+    """The print splits photograph `piecebridge print card`'s board: an alt card there would
+    be scored as the printed board without being it."""
+    args = ["fixtures", "card", "--split", split, "--style", "alt", "--count", "1"]
+    assert main([*args, "--out", str(tmp_path)]) == 1
+    assert "printed board" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())

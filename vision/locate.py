@@ -1126,7 +1126,8 @@ def _find_board_checked(
         pose = _one_tile_over(bgr, pose)
     if pose.crosses_found < MIN_CROSSES:
         raise BoardNotFound(
-            "no board in view: the grid seen on the small frame shows no tile crosses at full size"
+            f"no board in view: the grid seen on the small frame shows {pose.crosses_found} "
+            f"of the {len(CROSS_CENTRES)} tile crosses at full size (at least {MIN_CROSSES} needed)"
         )
     why = _printed_grid(bgr, pose)
     if why:

@@ -142,6 +142,10 @@ def run_card(args: argparse.Namespace) -> int:
     from piecebridge.synth import card
 
     size = _card_size(args.size)
+    if args.split in card.PRINT_SPLITS and args.style != "classic":
+        raise UserError(
+            f"--split {args.split} photographs the printed board: no --style {args.style}"
+        )
     out = _check_common(args)
     start = time.perf_counter()
     for index in range(args.seed, args.seed + args.count):

@@ -718,6 +718,8 @@ def split_photo(
     ((480, 640, 3), 'card/1')
     """
     if style != "classic":
+        if split in PRINT_SPLITS:  # the printed board is the classic card's layout
+            raise ValueError(f"the {split} split photographs the printed board: no style {style}")
         from piecebridge.synth import card_styles  # it builds on this module
 
         return card_styles.split_photo(split, index, image_size, style)
