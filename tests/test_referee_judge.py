@@ -1021,3 +1021,19 @@ def test_cell_outlines_follow_the_lens_back_to_the_raw_frame():
     assert np.abs(raw["a8"] - plain["a8"]).max() > 2  # the corner cells move most
     back = undistort.undistort_points(raw["a8"], (640, 480))
     assert np.allclose(back, plain["a8"], atol=0.05)
+
+
+def test_a_half_sure_piece_where_another_is_expected_is_taken_as_unread():
+    """The reader's half-sure rules (a pawn by elimination, a piece beside a hand) may guess;
+    a guess that contradicts the expected board makes the judge wait, never flag."""
+    state = play_state(board("S a1", "M h8", "Sn c4"), tile_points=1, dice=(0, 0))
+    seen = as_json(board("S a1", "M h8", "Sn c4", "Mn e5"))  # a coin out of nowhere
+    appeared = next(c for c in seen["coins"] if c["cell"] == "e5")
+    appeared["confidence"] = 0.5
+    judge = Judge(state)
+    assert judge.observe(seen, []) == [] and judge.flag is None
+    seen["pawns"][0]["confidence"] = 0.5  # the expected pawn, half sure: still read
+    assert judge.observe(seen, []) == [] and judge.flag is None
+    appeared["confidence"] = 0.9
+    judge.observe(seen, [])
+    assert judge.flag is not None

@@ -45,6 +45,11 @@ from piecebridge.rules.reflec.explain import explain
 #: below it a coin's facing is taken to be unchanged (facings are the hardest thing to see).
 FACING_CONFIDENCE = 0.75
 
+#: A coin or pawn read at most this sure (the reader's "half sure" rules: a piece told by
+#: elimination or beside a hand) that is not the piece expected there is taken as unread:
+#: the judge waits for a clearer view rather than flag a move on a guess.
+UNSURE_PIECE = 0.5
+
 
 @dataclass
 class Event:
@@ -157,6 +162,7 @@ class Judge:
 
     def observe(self, board: dict[str, Any], unknown: list[str], t: float = 0.0) -> list[Event]:
         """Judge a committed view (reflec-board/1 dict, cells that could not be read)."""
+        board, unknown = self._unsure_as_unread(board, unknown)
         try:
             seen = self._reconcile(board, unknown)
         except BoardError as error:
@@ -287,6 +293,25 @@ class Judge:
             except BoardError:
                 continue  # two pawns of a suit, too many coins: not a possible board
         return boards or [seen]
+
+    def _unsure_as_unread(
+        self, board: dict[str, Any], unknown: list[str]
+    ) -> tuple[dict[str, Any], list[str]]:
+        """The view with each coin or pawn read at most :data:`UNSURE_PIECE` sure that is not
+        the piece expected on its cell moved to ``unknown`` (a facing alone is left to
+        :meth:`_reconcile`)."""
+        expected = self.expected_board().squares
+        unread = list(unknown)
+        kept: dict[str, list[dict]] = {"coins": [], "pawns": []}
+        for kind, piece_type in (("coins", Coin), ("pawns", Pawn)):
+            for item in board.get(kind, []):
+                want = expected[R.parse_cell(item["cell"])]
+                same = type(want) is piece_type and want.suit is R.Suit.parse(item["suit"])
+                if float(item.get("confidence", 1.0)) <= UNSURE_PIECE and not same:
+                    unread.append(item["cell"])
+                else:
+                    kept[kind].append(item)
+        return {**board, **kept}, unread
 
     def _reconcile(self, board: dict[str, Any], unknown: list[str]) -> Board:
         """The view as a Board: unreadable cells keep what is expected there, and an unsure
