@@ -431,10 +431,7 @@ def _predict_member(a: dict, half: np.ndarray, scalars: np.ndarray):
     features, so both give the same numbers.
     """
     k = 2 ** len(NET_CHANNELS)  # half-resolution pixels per feature
-    m = round(MARGIN_CELLS * CELL_PX)
-    # only the patches and their context: the paper margin beyond adds nothing
-    lo = (m - CELL_PX // 2) // 2 - NET_CONTEXT
-    hi = lo + 9 * CELL_PX // 2 + PATCH_PX + 2 * NET_CONTEXT
+    lo, hi = _net_window()  # only the patches and their context: the margin adds nothing
     x = _conv_planes(np.ascontiguousarray(half[:, lo:hi, lo:hi]), a["conv0_w"], a["conv0_b"])
     for i in range(1, len(NET_CHANNELS)):
         x = _conv_hwc(x, a[f"conv{i}_w"], a[f"conv{i}_b"])
@@ -446,13 +443,17 @@ def _predict_member(a: dict, half: np.ndarray, scalars: np.ndarray):
     # (10, 10, C, side, side): flattened per cell in PyTorch's (C, H, W) order
     h = win[idx[:, None], idx[None, :]].reshape(100, -1)
     # a model trained before inputs were added reads the first ones (new ones are appended)
-    sc = scalars[:, : len(a["scalar_mean"])].astype(np.float32) - a["scalar_mean"]
-    sc /= a["scalar_scale"]
+    sc = _normalised_scalars(a, scalars)[:, : len(a["scalar_mean"])]
     h = np.maximum(np.concatenate([h, sc], 1) @ a["fc1_w"] + a["fc1_b"], 0)
-    out = h @ a["fc2_w"] + a["fc2_b"]
-    logits = out[:, :-1]
-    e = np.exp(logits - logits.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True), 1 / (1 + np.exp(-out[:, -1]))
+    return _head(h @ a["fc2_w"] + a["fc2_b"])
+
+
+def _head(out: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The network's last layer ``out`` (..., marks + 1) as ``(mark_probs, shaded_prob)``:
+    a softmax over the marks, a logistic for the shading."""
+    logits = out[..., :-1]
+    e = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True), 1 / (1 + np.exp(-out[..., -1]))
 
 
 def _member_arrays(d, files) -> list[dict]:
@@ -813,10 +814,7 @@ def _read_batched(
     h += np.stack([r.fc1_b for r in readings])[:, None]
     np.maximum(h, 0, out=h)
     out = h @ np.stack([r.fc2 for r in readings]) + np.stack([r.fc2_b for r in readings])[:, None]
-    logits = out[..., :-1]
-    e = np.exp(logits - logits.max(axis=-1, keepdims=True))
-    probs = e / e.sum(axis=-1, keepdims=True)
-    shaded = 1 / (1 + np.exp(-out[..., -1]))
+    probs, shaded = _head(out)
     return [(probs[r], shaded[r]) for r in range(len(readings))]
 
 
