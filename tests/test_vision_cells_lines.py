@@ -1,5 +1,5 @@
 """Lines washed out by glare are not lines hidden by a hand (benchmarks/results/
-vision_reflec.md, "Hidden-lines flag learned from the board"): made-up measurements and
+vision_reflec.md, "Lines washed out by glare are not a hand"): made-up measurements and
 colours, milliseconds."""
 
 from __future__ import annotations
