@@ -176,8 +176,13 @@ def test_presses_while_pictures_stream_arrive_once_and_in_order():
     )
     assert got == [b for b, _ in pressed]
     # The link really was busy: both kinds of picture kept going out (neither starved)...
+    # Counted per press, not as a fixed total: simavr runs unthrottled, so how many
+    # pictures fit in the presses' simulated seconds depends on the host's scheduling
+    # (25 to 100 of each on this machine, quiet or loaded).
     sent_types = [f.type for f in spy.sent]
-    assert sent_types.count(P.BOARD) > 50 and sent_types.count(P.LASER) > 50
+    boards, lasers = sent_types.count(P.BOARD), sent_types.count(P.LASER)
+    assert min(boards, lasers) >= len(pressed), (boards, lasers)
+    assert abs(boards - lasers) <= 2, (boards, lasers)
     # ... and the LEDs were being written (interrupts off, PORTD rewritten: what used to
     # "release" a held button in simavr) within the 20 ms debounce of the presses (most:
     # on a loaded machine the host may pause for longer now and then).

@@ -453,7 +453,9 @@ def _head(out: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     a softmax over the marks, a logistic for the shading."""
     logits = out[..., :-1]
     e = np.exp(logits - logits.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True), 1 / (1 + np.exp(-out[..., -1]))
+    with np.errstate(over="ignore"):  # exp(-x) -> inf for a sure blank: 1 / inf is the exact 0
+        shaded = 1 / (1 + np.exp(-out[..., -1]))
+    return e / e.sum(axis=-1, keepdims=True), shaded
 
 
 def _member_arrays(d, files) -> list[dict]:
