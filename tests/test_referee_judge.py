@@ -30,7 +30,7 @@ from piecebridge.referee.record_demo import (
     illegal_script,
 )
 from piecebridge.referee.sources import Frame
-from piecebridge.referee.tracker import StableTracker
+from piecebridge.referee.tracker import StableTracker, observation_board
 from piecebridge.referee.view import TerminalView
 from tests.reflec_support import board, play_state
 
@@ -1037,3 +1037,38 @@ def test_a_half_sure_piece_where_another_is_expected_is_taken_as_unread():
     appeared["confidence"] = 0.9
     judge.observe(seen, [])
     assert judge.flag is not None
+
+
+def test_a_cell_read_empty_only_under_doubt_where_a_coin_stands_is_taken_as_unread():
+    """The reader's glare rule reads washed-out cells empty at most half sure; where the
+    judge expects a piece that guess must not make the piece vanish (nor flag a move)."""
+    state = play_state(board("S a1", "M h8", "Sn c4"), tile_points=1, dice=(0, 0))
+    gone = as_json(board("S a1", "M h8"))
+    assert Judge(state).observe(dict(gone), []) != []  # the coin read as gone: a change
+    judge = Judge(state)
+    assert judge.observe({**gone, "unsure_empty": ["c4", "d5"]}, []) == []
+    assert judge.flag is None and judge.actions == []
+
+
+def test_the_tracker_passes_unsure_empties_on_and_commits_when_they_become_sure():
+    half = SimpleNamespace(kind="empty", cell="c4", confidence=0.5, suit=None, similarity=0.0)
+    sure = SimpleNamespace(kind="empty", cell="d5", confidence=0.9, suit=None, similarity=0.0)
+    seen = SimpleNamespace(board=obs("f6"), unknown=[], decisions=[half, sure])
+    board, unknown = observation_board(seen)
+    assert board["unsure_empty"] == ["c4"] and unknown == []
+    tr = tracker_with_cells()
+    read = Reads({**obs("f6"), "unsure_empty": ["c4"]}, obs("f6"))
+    commits = [s.commit for s in (tr.feed(i * 0.25, Pic({"f6": 200}), read) for i in range(3))]
+    assert commits[-1] is not None and commits[-1].board["unsure_empty"] == ["c4"]
+    # the glare on c4 fades, so it is read again, now surely empty: a new commit says so
+    tr.feed(0.8, Pic({"f6": 200, "c4": 60}), read)
+    later = [tr.feed(1.0 + i * 0.25, Pic({"f6": 200, "c4": 60}), read) for i in range(3)]
+    last = [s.commit for s in later if s.commit is not None]
+    assert last and "unsure_empty" not in last[-1].board and read.calls == 2
+
+
+def test_the_log_keeps_unsure_empties_for_a_resumed_judge(tmp_path):
+    log = GameLog(tmp_path / "game.jsonl")
+    log.observed({**obs("f6"), "unsure_empty": ["c4"]}, t=1.0)
+    lines = [json.loads(x) for x in (tmp_path / "game.jsonl").read_text().splitlines()]
+    assert lines[-1]["observed"]["unsure_empty"] == ["c4"]

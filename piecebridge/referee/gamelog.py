@@ -117,12 +117,15 @@ class GameLog:
 
 def _plain(board: dict[str, Any]) -> dict[str, Any]:
     """The board without confidences (smaller log lines; the view is what matters)."""
-    return {
+    plain = {
         "format": "reflec-board/1",
         "coins": [{k: c[k] for k in ("cell", "suit", "facing")} for c in board.get("coins", [])],
         "pawns": [{k: p[k] for k in ("cell", "suit")} for p in board.get("pawns", [])],
         "unknown": list(board.get("unknown", [])),
     }
+    if board.get("unsure_empty"):
+        plain["unsure_empty"] = list(board["unsure_empty"])
+    return plain
 
 
 def read_log(path: str | os.PathLike[str]) -> Resumed:

@@ -299,9 +299,12 @@ class Judge:
     ) -> tuple[dict[str, Any], list[str]]:
         """The view with each coin or pawn read at most :data:`UNSURE_PIECE` sure that is not
         the piece expected on its cell moved to ``unknown`` (a facing alone is left to
-        :meth:`_reconcile`)."""
+        :meth:`_reconcile`), and so each cell read empty only under doubt (``unsure_empty``:
+        the reader's glare rule) where a piece is expected."""
         expected = self.expected_board().squares
         unread = list(unknown)
+        doubted = board.get("unsure_empty", [])
+        unread += [c for c in doubted if expected[R.parse_cell(c)] is not None]
         kept: dict[str, list[dict]] = {"coins": [], "pawns": []}
         for kind, piece_type in (("coins", Coin), ("pawns", Pawn)):
             for item in board.get(kind, []):

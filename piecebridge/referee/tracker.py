@@ -53,9 +53,14 @@ HOLD_FRAMES = 3
 #: A coin whose suit is clear but whose facing is not reads ("coin", suit, "?").
 Reading = tuple[str, str, str] | None
 UNKNOWN = ("?", "", "")
+#: A cell read empty at most half sure (the reader's glare rule: printed lines washed out).
+UNSURE_EMPTY = ("empty", "", "")
 #: An undecided cell this similar to a suit's coin is that coin with an unreadable facing,
 #: not a hand (a hand looks like no piece at all).
 COIN_SIMILARITY = 0.7
+#: A reading this sure or less is the reader's guess under doubt ("at most half sure"): an
+#: empty cell so read is passed on as ``unsure_empty``, and not kept from one commit to the next.
+HALF_SURE = 0.5
 
 #: what ``read(cells)`` gives the tracker: (reflec-board/1 dict of the whole board, unknown
 #: cells, camera moved), optionally followed by the cells measured in this frame (None or
@@ -70,12 +75,17 @@ def observation_board(obs: Any) -> tuple[dict[str, Any], list[str]]:
     board = dict(obs.board)
     coins = list(board.get("coins", []))
     unknown = set(obs.unknown)
+    unsure_empty = []
     for d in getattr(obs, "decisions", []):
         if d.kind == "unknown" and d.suit and d.similarity >= COIN_SIMILARITY:
             coins.append({"cell": d.cell, "suit": d.suit, "facing": "?", "confidence": 0.0})
             unknown.discard(d.cell)
+        elif d.kind == "empty" and d.confidence <= HALF_SURE:
+            unsure_empty.append(d.cell)
     board["coins"] = coins
     board["unknown"] = sorted(unknown)
+    if unsure_empty:
+        board["unsure_empty"] = sorted(unsure_empty)
     return board, sorted(unknown)
 
 
@@ -125,6 +135,8 @@ def readings(board: dict[str, Any], unknown: list[str]) -> dict[str, tuple[Readi
         out[c["cell"]] = (("coin", c["suit"], c["facing"]), float(c.get("confidence", 1.0)))
     for p in board.get("pawns", []):
         out[p["cell"]] = (("pawn", p["suit"], ""), float(p.get("confidence", 1.0)))
+    for cell in board.get("unsure_empty", []):
+        out[cell] = (UNSURE_EMPTY, HALF_SURE)
     for cell in unknown:
         out[cell] = (UNKNOWN, 0.0)
     return out
@@ -287,7 +299,9 @@ class StableTracker:
                 for i in np.flatnonzero(since <= self.max_change):
                     cell = CELLS[i]
                     old = committed.cells.get(cell)
-                    if old is not None and (old[0] == UNKNOWN or old[0][2] == "?" or old[1] < 0.5):
+                    if old is not None and (
+                        old[0] in (UNKNOWN, UNSURE_EMPTY) or old[0][2] == "?" or old[1] < 0.5
+                    ):
                         continue  # only a sure reading is worth keeping: read it afresh
                     reused.append(cell)
                     if old is not None:
@@ -326,7 +340,7 @@ def _key(reading: _Reading) -> tuple:
 
 
 def _to_board(cells: dict[str, tuple[Reading, float]], unknown: list[str]) -> dict[str, Any]:
-    coins, pawns = [], []
+    coins, pawns, unsure_empty = [], [], []
     for cell, (reading, conf) in sorted(cells.items()):
         if reading is None or reading == UNKNOWN:
             continue
@@ -335,4 +349,9 @@ def _to_board(cells: dict[str, tuple[Reading, float]], unknown: list[str]) -> di
             coins.append({"cell": cell, "suit": suit, "facing": facing, "confidence": conf})
         elif kind == "pawn":
             pawns.append({"cell": cell, "suit": suit, "confidence": conf})
-    return {"format": "reflec-board/1", "coins": coins, "pawns": pawns, "unknown": unknown}
+        elif reading == UNSURE_EMPTY:
+            unsure_empty.append(cell)
+    board = {"format": "reflec-board/1", "coins": coins, "pawns": pawns, "unknown": unknown}
+    if unsure_empty:
+        board["unsure_empty"] = unsure_empty
+    return board
