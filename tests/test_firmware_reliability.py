@@ -129,7 +129,9 @@ def test_uart_overrun_is_modelled_and_the_ack_paced_link_survives_it(board):
         port.write(P.encode_frame(P.LASER, 2, P.laser_payload(["a1"] * 100, 13, step_ms=4)))
         time.sleep(0.1)
         port.write(b"".join(P.encode_frame(P.PING, 3 + i) for i in range(40)))
-        time.sleep(0.5)
+        # Time for all 41 frames to be fed and answered, in simulated time (a wall-clock
+        # pause on a slowed simulation would read too few ACKs whatever the model did).
+        assert board.wait_ms(300)
         acks = [f for f in reader.feed(port.read(4096)) if f.type == P.ACK]
     finally:
         port.close()
@@ -169,13 +171,15 @@ def test_random_frames_and_garbage_do_not_wedge_the_real_firmware(board):
             chunks.append(P.encode_frame(rng.choice(types), rng.randrange(256), payload))
     port = serial.Serial(board.pty, 115200, timeout=0.05)
     try:
-        time.sleep(0.5)  # past the bootloader pause
+        # Past the bootloader pause that opening the port began (bytes sent in it vanish).
+        assert board.wait_log(lambda m: m.get("ev") == "reset", 5.0) is not None
         data = b"".join(chunks)
         rx_before = board.stats()["rx"]
+        # Keep the port open until the harness has fed it all to the UART: 115200 baud in
+        # simulated time (a busy host runs the simulation at a quarter of real time).
+        deadline = board.cycle() + 3 * len(data) * simavr.BYTE_CYCLES
         port.write(data)
-        # Keep the port open until the harness has fed it all to the UART (115200 baud).
-        deadline = time.monotonic() + 3 * len(data) / 11520 + 2
-        while (fed := board.stats()["rx"] - rx_before) < len(data) and time.monotonic() < deadline:
+        while (fed := board.stats()["rx"] - rx_before) < len(data) and board.cycle() < deadline:
             time.sleep(0.1)
     finally:
         port.close()
@@ -203,7 +207,9 @@ def test_usb_unplug_and_replug_does_not_lose_the_game(tmp_path):
             display.show_board({"d1": "suns", "d2": "crowns"})  # the referee carries on
             display.status("crowns", 3, 1)
             assert time.perf_counter() - t0 < 0.05, "drawing blocked while unplugged"
-            time.sleep(0.1)
+            # The host notices (well before the replug at 600 ms, whatever its scheduling).
+            while display.connected and time.perf_counter() - t0 < 0.5:
+                time.sleep(0.005)
             assert not display.connected
             assert display.wait_idle(8.0), "never came back after the replug"
             frame = board.wait_frame(lambda f: any(f.cell("d2")) and any(f.rgb[64]), 5.0)

@@ -133,7 +133,9 @@ def test_blink_toggles_and_stops_after_its_cycles(board):
             if toggles([f.cell("d4") for f in board.frames[start:]]) >= 3:
                 break
             time.sleep(0.05)
-        time.sleep(0.4)  # it must stay put once its two cycles are over
+        # It must stay put once its two cycles are over: three more half periods of
+        # simulated time (a wall-clock sleep gives a slowed simulation less).
+        assert board.wait_ms(150)
     finally:
         display.close()
     seen = [f.cell("d4") for f in board.frames[start:]]
@@ -150,7 +152,10 @@ def test_button_press_becomes_a_host_event_once(board):
             board.press(name, hold_ms=60)
             event = display.get_event(timeout=3.0)
             got.append(event.button if event else None)
-        time.sleep(0.3)  # a retransmitted BUTTON must not become a second event
+        # A BUTTON the display re-sends (every 100 simulated ms until acknowledged) must
+        # not become a second event: give it the time of a re-send, in simulated time.
+        assert board.wait_ms(150)
+        time.sleep(0.05)  # and the host the moment to take one that just came
         assert display.events() == []
     finally:
         display.close()
@@ -162,7 +167,9 @@ def test_bounce_shorter_than_debounce_is_ignored(board):
     try:
         assert display.wait_idle(5.0)
         board.press("south", hold_ms=8)  # < 20 ms debounce
-        assert display.get_event(timeout=0.5) is None
+        # Long enough in simulated time for a press to be debounced, sent and taken.
+        assert board.wait_ms(100)
+        assert display.get_event(timeout=0.1) is None
     finally:
         display.close()
 

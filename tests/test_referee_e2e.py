@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from piecebridge.rules import reflec as R
@@ -109,9 +110,33 @@ def test_bundled_recording_through_vision_to_the_sim_display(tmp_path):
     assert result.png_path is not None and result.png_path.stat().st_size > 1000
 
 
+class RecordedBoard(simavr.SimavrBoard):
+    """The session's simavr board, kept where the test's observer can watch its LEDs."""
+
+    made: ClassVar[list[simavr.SimavrBoard]] = []
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        RecordedBoard.made.append(self)
+
+
+def firmware_observer(referee, events) -> None:
+    """Hold the replay until the firmware has shown the beam whole and blinked the
+    pieces to remove: the replay is paced by the clock, the firmware's animation by
+    simulated time, which a busy host runs slower (the beam was cleared half drawn)."""
+    board = RecordedBoard.made[-1]
+    for e in events:
+        if e.kind == "fired":
+            board.wait_frame(lambda f, p=e.path: all(is_laser(f.cell(c)) for c in p), 10.0)
+        if e.kind == "remove":
+            for cell in e.cells:
+                board.wait_frame(lambda f, c=cell: is_white(f.cell(c)), 10.0)
+
+
 @pytest.mark.firmware
-def test_short_clip_resumed_on_the_firmware_in_simavr(tmp_path):
+def test_short_clip_resumed_on_the_firmware_in_simavr(tmp_path, monkeypatch):
     simavr.require_or_skip()
+    monkeypatch.setattr(simavr, "SimavrBoard", RecordedBoard)
     script = demo_script()
     # The game up to the moons' end of turn, judged and logged (a crash right after).
     moons_end = [i for i, b in script.presses if b == "end_turn"][2]
@@ -126,6 +151,7 @@ def test_short_clip_resumed_on_the_firmware_in_simavr(tmp_path):
         speed=2.0,
         quiet=True,
         png=None,
+        observer=firmware_observer,
     )
     result = run_session(opts)
     assert action_segments(result.judge.actions) == action_segments(expected_actions())

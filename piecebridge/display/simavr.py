@@ -27,6 +27,8 @@ ELF = FIRMWARE_DIR / "build-uno" / "piecebridge_display.elf"
 PBSIM = FIRMWARE_DIR / "build-sim" / "pbsim"
 FUZZER = FIRMWARE_DIR / "build-host" / "fuzz_parser"
 F_CPU = 16_000_000
+BYTE_CYCLES = 1389  # one byte (10 bits) at 115200 baud, as the harness feeds the UART
+DEBOUNCE_MS = 20  # the firmware's button debounce, in simulated ms
 _build_lock = threading.Lock()
 
 
@@ -110,6 +112,7 @@ class SimavrBoard:
             args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
         )
         self._cond = threading.Condition()
+        self._free_at: dict[int, int] = {}  # button -> cycle its last press is over
         self.frames: list[LedFrame] = []
         self.log: list[dict] = []
         ready = self._read_json(timeout=10.0)
@@ -182,7 +185,15 @@ class SimavrBoard:
         from piecebridge.display.protocol import BUTTONS
 
         index = BUTTONS.index(button) if isinstance(button, str) else button
-        return self.command(f"press {index} {hold_ms}")
+        # A finger cannot press a button it still holds: on a busy host the simulation
+        # runs slower than the clock, and a caller's wall-clock pause between two presses
+        # of one button may not cover the hold and the release's debounce.
+        if index in self._free_at:
+            self.wait_cycle(self._free_at[index])
+        reply = self.command(f"press {index} {hold_ms}")
+        ms = F_CPU // 1000
+        self._free_at[index] = int(reply["cycle"]) + (hold_ms + DEBOUNCE_MS + 5) * ms
+        return reply
 
     def reset(self, hold_ms: int = 0) -> dict:
         return self.command(f"reset {hold_ms}")
@@ -207,6 +218,24 @@ class SimavrBoard:
             return next(m for m in self.log[mark:] if m.get("ev") == "stats")
 
     # ---- waiting ----
+
+    def wait_cycle(self, cycle: int, timeout: float = 60.0) -> bool:
+        """Wait until the simulated clock reaches ``cycle``: a deadline in simulated time.
+
+        The simulation runs at most at real time and slower on a busy host, so "the
+        firmware had 0.3 s" is a wait on its clock, not a wall-clock sleep. ``timeout``
+        (wall seconds) only guards against a harness that stopped.
+        """
+        deadline = time.monotonic() + timeout
+        while self.cycle() < cycle:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.005)
+        return True
+
+    def wait_ms(self, ms: float, timeout: float = 60.0) -> bool:
+        """Let ``ms`` simulated milliseconds pass from now (see :meth:`wait_cycle`)."""
+        return self.wait_cycle(self.cycle() + int(ms * F_CPU / 1000), timeout)
 
     def wait_log(self, pred, timeout: float = 5.0, start: int = 0) -> dict | None:
         deadline = time.monotonic() + timeout
