@@ -403,6 +403,23 @@ def hard_cells(model: str, data: dict, conf: float, name: str) -> np.ndarray:
     return out
 
 
+#: A cell's median shading darkness (its scalar ``q50``) from which its shading counts as
+#: dark: about the darkest half of the shaded cells on the tuning photos (median 0.28),
+#: where the marks the reader missed on tune lay (median 0.37).
+DARK_SHADE = 0.3
+
+
+def dark_marked_cells(data: dict) -> np.ndarray:
+    """Flat indices (``grid * 100 + cell``) of the training cells holding a mark drawn on
+    dark shading (``DARK_SHADE``): a mark there is a few strokes darker than the fill, and
+    the reader's commonest miss on the tuning photos is such a mark read as a blank."""
+    dark = data["scalars"][:, :, 2] >= DARK_SHADE  # the cell's median shading darkness
+    keep = dark & (data["shaded"] > 0.5) & (data["mark"] > 0)
+    out = np.flatnonzero(keep.ravel())
+    print(f"marks on dark shading: {len(out)} of {keep.size} cells", flush=True)
+    return out
+
+
 #: The confidence thresholds tried on the validation photos (``--threshold`` is one of them).
 THRESHOLDS = (0.0, 0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8, 0.9, 0.95)
 
@@ -519,6 +536,13 @@ def main() -> None:
         "wrong or at under --hard-conf on the unaugmented training grids",
     )
     ap.add_argument("--hard-from", default=str(cc.MODEL_PATH), help="a cell model (.npz)")
+    ap.add_argument(
+        "--dark-mark-share",
+        type=float,
+        default=0.0,
+        help="share of each batch from the marks drawn on dark shading (dark_marked_cells): "
+        "the marks the reader still misses most",
+    )
     ap.add_argument("--hard-conf", type=float, default=0.9)
     ap.add_argument(
         "--alt-photos",
@@ -627,6 +651,7 @@ def main() -> None:
             f"_alt_{'_'.join(a.alt_photos)}" if a.alt_photos else ""
         )
         hard = hard_cells(a.hard_from, train, a.hard_conf, f"{data_name}_g{vc.GRID_VERSION}")
+    dark = dark_marked_cells(train) if a.dark_mark_share else None
     budget = a.minutes * 60
     t_start = time.time()
     step, seen, loss_avg = 0, 0, 0.0
@@ -647,6 +672,9 @@ def main() -> None:
         if hard is not None:  # a fixed share of each batch from the hard cells
             pick = np.flatnonzero(rng.random(a.batch) < a.hard_share)
             g[pick], cell[pick] = np.divmod(hard[rng.integers(0, len(hard), len(pick))], 100)
+        if dark is not None:  # and another from the marks on dark shading
+            pick = np.flatnonzero(rng.random(a.batch) < a.dark_mark_share)
+            g[pick], cell[pick] = np.divmod(dark[rng.integers(0, len(dark), len(pick))], 100)
         gt, ct = torch.from_numpy(g), torch.from_numpy(cell)
         x = augment(
             crops_of(train["maps"], g, cell),
@@ -685,6 +713,10 @@ def main() -> None:
     turn_note = f", {a.turns:.0%} of patches turned by quarter turns" if a.turns else ""
     if a.sharpen:
         turn_note += f", {a.sharpen:.0%} of patches sharpened (unsharp mask)"
+    if dark is not None:
+        turn_note += (
+            f", {a.dark_mark_share:.0%} of each batch from {len(dark)} marks on dark shading"
+        )
     if hard is not None:
         turn_note += (
             f", {a.hard_share:.0%} of each batch from {len(hard)} hard cells "
