@@ -300,7 +300,9 @@ def shade_tints(colours: np.ndarray, tile_ab: np.ndarray, tile_light: float) -> 
     return np.linalg.norm(ab * (tile_scale / scale)[:, None] - tile, axis=1) * CHROMA_WEIGHT
 
 
-def glare_tints(colours: np.ndarray, tile_ab: np.ndarray) -> np.ndarray:
+def glare_tints(
+    colours: np.ndarray, tile_ab: np.ndarray, tile_light: float | None = None
+) -> np.ndarray:
     """How far each cell's colour (``colours``: mean relative Lab, (n, 3), see
     :func:`disc_colours`) is from the tile's colour paled toward white (n,), in the units of
     ``CellDecision.tint``: the tint glare leaves out.
@@ -308,6 +310,9 @@ def glare_tints(colours: np.ndarray, tile_ab: np.ndarray) -> np.ndarray:
     Glare is light reflected off the surface, added over the print: it mixes the tile's
     colour with the light's own (white), so the cell keeps the tile's hue with less of it
     (a*, b* between the tile's and 0). A hand, a sleeve or a piece has a hue of its own.
+    With ``tile_light`` (the typical cell's lightness) the distance is the nearer of that
+    segment and the colours a camera records under glare (:func:`glare_surface`, which
+    clips: bright glare over a coloured tile shifts its hue as well as paling it).
 
     >>> tile_ab = np.array([120.0, 110.0])  # a bluish tile: a* -8, b* -18
     >>> paled = [0.0, 8 * 0.6 * CHROMA_WEIGHT, 18 * 0.6 * CHROMA_WEIGHT]  # 0.4 of its hue
@@ -319,7 +324,45 @@ def glare_tints(colours: np.ndarray, tile_ab: np.ndarray) -> np.ndarray:
     ab = tile + colours[:, 1:] / CHROMA_WEIGHT
     # The nearest point of the segment from the tile's colour to white.
     t = np.clip(ab @ tile / max(float(tile @ tile), 1e-9), 0.0, 1.0)
-    return np.linalg.norm(ab - t[:, None] * tile, axis=1) * CHROMA_WEIGHT
+    tints = np.linalg.norm(ab - t[:, None] * tile, axis=1) * CHROMA_WEIGHT
+    if tile_light is None:
+        return tints
+    # ... or the colour a camera records for the tile with white light added.
+    lab = np.concatenate([colours[:, :1] / 2.55, ab], axis=1)
+    surface = glare_surface(tile_ab, tile_light)
+    gap = np.sqrt(((lab[:, None, :] - surface[None]) ** 2).sum(axis=-1)).min(axis=1)
+    return np.minimum(tints, gap * CHROMA_WEIGHT)
+
+
+#: The recorded glare's grid (see :func:`glare_surface`): the tile's own light scaled by
+#: each of these (the light over a board is uneven: a gradient, a vignette, a soft shadow)
+#: ...
+GLARE_GAINS = np.linspace(0.6, 1.6, 21)
+#: ... with this much white light added (linear; 1 is full white).
+GLARE_ADDED = np.linspace(0.0, 2.0, 81)
+
+
+def glare_surface(tile_ab: np.ndarray, tile_light: float) -> np.ndarray:
+    """The colours (CIE L*, a*, b*; (k, 3)) a camera records for the tile (OpenCV 8-bit
+    ``tile_ab`` and lightness ``tile_light``) lit more or less (``GLARE_GAINS``) with white
+    glare added over it (``GLARE_ADDED``).
+
+    Light adds in linear RGB; the sensor clips each channel at full scale, then the sRGB
+    curve is applied. Once the tile's strongest channel clips, more glare can only raise the
+    others: the recorded hue turns away from the tile's (a bluish tile turns cyan, then
+    grey) instead of simply paling in Lab, as :func:`glare_tints`' segment has it.
+
+    >>> s = glare_surface(np.array([120.0, 110.0]), 200.0)
+    >>> s[0].round(1).tolist(), s[-1].round(1).tolist()  # dimmest bare tile, burnt white
+    ([63.6, -6.9, -15.0], [100.0, 0.0, 0.0])
+    """
+    tile = np.array([[[tile_light / 2.55, tile_ab[0] - 128.0, tile_ab[1] - 128.0]]], np.float32)
+    bgr = np.clip(cv2.cvtColor(tile, cv2.COLOR_LAB2BGR)[0, 0].astype(np.float64), 0.0, 1.0)
+    lin = np.where(bgr <= 0.04045, bgr / 12.92, ((bgr + 0.055) / 1.055) ** 2.4)
+    mix = np.clip(GLARE_GAINS[:, None, None] * lin + GLARE_ADDED[None, :, None], 0.0, 1.0)
+    srgb = np.where(mix <= 0.0031308, 12.92 * mix, 1.055 * mix ** (1 / 2.4) - 0.055)
+    lab = cv2.cvtColor(srgb.astype(np.float32).reshape(1, -1, 3), cv2.COLOR_BGR2LAB)[0]
+    return lab.astype(np.float64)
 
 
 def energies(crops: np.ndarray) -> np.ndarray:
@@ -613,7 +656,8 @@ class CellDecision:
     local_tint: float = float("inf")
     light_ratio: float = 1.0  # mean lightness of its middle over the board's typical cell's
     shade_tint: float = float("inf")  # tint at the tile's lightness (unmeasured: inf, never a tile)
-    # How far its colour is from the tile's paled toward white (glare), see glare_tints.
+    # How far its colour is from the tile's paled toward white or as glare over it records
+    # (clipped), see glare_tints; the clipped colours only where they can decide (measure).
     glare_tint: float = float("inf")
     # The best look's similarity when the pawn's colour was read against the looks (it named
     # a suit, or leaned against the look's), else -1: how like a piece the cell is.
@@ -946,6 +990,11 @@ def measure(
     if covered.any():
         shaded = covered & ~covered_cells(hidden_share(strengths, FACE_PX, views.light))
     lit = lit_beside(hidden, lum)  # judged on this frame's board, as ``covered``
+    # Glare as the camera records it (clipped) is weighed only where it can decide: covered,
+    # light and quiet cells that the plain segment leaves out (see _washed_out).
+    redo = covered & (lum >= WASHED_LIGHT) & (ratio < looks.empty_ratio) & (glare >= WASHED_TINT)
+    if redo.any():
+        glare[redo] = glare_tints(colours[redo], refs.tile_ab, refs.light)
     out = []
     for i in wanted:
         cell, offset = CELL_ORDER[i], None
@@ -1497,8 +1546,10 @@ def _piece_in_the_shade(d: CellDecision, looks: PieceLooks) -> bool:
 
 #: Lines washed out by glare (see :func:`_washed_out`): a covered cell at least this light
 #: over the board's typical cell, whose colour is within ``WASHED_TINT`` of the tile's paled
-#: toward white (``CellDecision.glare_tint``) and that is quiet (structure under
-#: ``empty_ratio``). Tune (acrylic 0-49, mixed 0-99, piecepackr 0-34; see vision_reflec.md).
+#: toward white, or of its colour under glare as a camera records it, clipped
+#: (``CellDecision.glare_tint``), and that is quiet (structure under ``empty_ratio``). Tune
+#: (acrylic 0-49, mixed 0-99, piecepackr 0-34; see vision_reflec.md, rounds of the sixth and
+#: seventh sessions: the clipped colours changed no threshold).
 WASHED_LIGHT = 1.1
 WASHED_TINT = 6.0
 
