@@ -329,9 +329,10 @@ def glare_tints(
         return tints
     # ... or the colour a camera records for the tile with white light added.
     lab = np.concatenate([colours[:, :1] / 2.55, ab], axis=1)
-    surface = glare_surface(tile_ab, tile_light)
-    gap = np.sqrt(((lab[:, None, :] - surface[None]) ** 2).sum(axis=-1)).min(axis=1)
-    return np.minimum(tints, gap * CHROMA_WEIGHT)
+    surface, sq = _glare_surface_kept(float(tile_ab[0]), float(tile_ab[1]), float(tile_light))
+    # Squared distances as |x|^2 - 2 x.s + |s|^2: one small product, not a (n, k, 3) array.
+    gap2 = ((lab * lab).sum(axis=1)[:, None] - 2.0 * lab @ surface.T + sq[None]).min(axis=1)
+    return np.minimum(tints, np.sqrt(np.maximum(gap2, 0.0)) * CHROMA_WEIGHT)
 
 
 #: The recorded glare's grid (see :func:`glare_surface`): the tile's own light scaled by
@@ -340,6 +341,14 @@ def glare_tints(
 GLARE_GAINS = np.linspace(0.6, 1.6, 21)
 #: ... with this much white light added (linear; 1 is full white).
 GLARE_ADDED = np.linspace(0.0, 2.0, 81)
+
+
+@functools.lru_cache(maxsize=8)
+def _glare_surface_kept(a: float, b: float, light: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`glare_surface` and its points' squared norms, kept: with a setup the tile's
+    colour and light are the kept references' (see ``BoardRefs``), the same every frame."""
+    surface = glare_surface(np.array([a, b]), light)
+    return surface, (surface * surface).sum(axis=1)
 
 
 def glare_surface(tile_ab: np.ndarray, tile_light: float) -> np.ndarray:
