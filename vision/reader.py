@@ -74,7 +74,6 @@ class Observation:
     moved: bool
     pose: BoardPose
     decisions: list[CellDecision]
-    motion: float = 0.0
     crosses_visible: int = 0
     timings_ms: dict[str, float] = field(default_factory=dict)
     #: Cells measured in this frame: all 64 on a full read, the asked ones on a partial read.
@@ -82,6 +81,18 @@ class Observation:
     #: Why a partial read was asked for but the whole board was read ("" when it was not):
     #: "no previous observation" or "board moved".
     fallback: str = ""
+    #: This frame's and the previous frame's small greys (None: no previous, or moved).
+    motion_of: tuple[SmallGrey, SmallGrey] | None = field(default=None, repr=False)
+
+    @property
+    def motion(self) -> float:
+        """Mean change (0..255) of the board's small grey since the previous frame; 0 when
+        there was none or the board moved. Worked out when asked for: a read does not need
+        it (its shrinking took a tenth of a still frame's read)."""
+        if self.motion_of is None:
+            return 0.0
+        now, before = self.motion_of
+        return float(np.abs(now.small - before.small).mean())
 
     @property
     def partial(self) -> bool:
@@ -113,6 +124,25 @@ def board_from_decisions(decisions: list[CellDecision]) -> dict[str, Any]:
     return {"format": "reflec-board/1", "coins": coins, "pawns": pawns, "unknown": sorted(unknown)}
 
 
+class SmallGrey:
+    """A rectified board's grey and, made on first use, its 54 x 54 shrink (int16) that
+    :attr:`Observation.motion` compares; kept by the reader for the next frame's motion."""
+
+    __slots__ = ("_gray", "_small")
+
+    def __init__(self, gray: np.ndarray) -> None:
+        self._gray: np.ndarray | None = gray
+        self._small: np.ndarray | None = None
+
+    @property
+    def small(self) -> np.ndarray:
+        """The grey shrunk to 54 x 54 (area mean), int16; the grey itself is then let go."""
+        if self._small is None:
+            small = cv2.resize(self._gray, (54, 54), interpolation=cv2.INTER_AREA)
+            self._small, self._gray = small.astype(np.int16), None
+        return self._small
+
+
 class BoardReader:
     """Reads frames of one camera. Keeps the board pose between frames.
 
@@ -139,7 +169,7 @@ class BoardReader:
         self.pose: BoardPose | None = None if setup is None else setup.pose
         self._reference = None if setup is None else project(setup.pose.H, CANONICAL_CORNERS)
         self._tile_lab = None if setup is None else np.array(setup.tile_color_lab)
-        self._previous: np.ndarray | None = None
+        self._previous: SmallGrey | None = None
         # Undecided measurements of the last observation, per cell (for partial reads).
         self._measured: dict[str, CellDecision] | None = None
         self._decisions: list[CellDecision] = []
@@ -288,10 +318,8 @@ class BoardReader:
         fallback: str,
     ) -> Observation:
         """The Observation of a frame (``gray``: its rectified board) and its motion."""
-        small = cv2.resize(gray, (54, 54), interpolation=cv2.INTER_AREA).astype(np.int16)
-        motion = 0.0
-        if self._previous is not None and not moved:
-            motion = float(np.abs(small - self._previous).mean())
+        small = SmallGrey(gray)
+        pair = None if self._previous is None or moved else (small, self._previous)
         self._previous = small
         board = board_from_decisions(decisions)
         return Observation(
@@ -300,7 +328,7 @@ class BoardReader:
             moved=moved,
             pose=self.pose,
             decisions=decisions,
-            motion=motion,
+            motion_of=pair,
             crosses_visible=seen,
             timings_ms=timings,
             cells_read=tuple(d.cell for d in fresh),
@@ -395,19 +423,22 @@ def change_blocks(gray: np.ndarray) -> np.ndarray:
 
 
 def _median_int(a: np.ndarray) -> float:
-    """``float(np.median(a))`` of whole numbers ``a``: the same value (the middle one, or
-    the mean of the middle two), by one partition.
+    """``float(np.median(a))`` of whole numbers ``a`` (an integer array): the same value
+    (the middle one, or the mean of the middle two), counted rather than sorted (the values
+    of a change measure span a few hundred: a count is half a partition's time).
 
     >>> a = np.array([[7, -2, 3], [9, 0, 4]])
     >>> _median_int(a) == float(np.median(a)), _median_int(a[:, :1]), _median_int(a[0])
     (True, 8.0, 3.0)
     """
     flat = a.ravel()
+    lo = int(flat.min())
+    below = np.cumsum(np.bincount(flat - lo))  # how many values are at most lo + j
     k = flat.size // 2
+    upper = float(np.searchsorted(below, k + 1)) + lo  # the (k + 1)-th smallest value
     if flat.size % 2:
-        return float(np.partition(flat, k)[k])
-    part = np.partition(flat, (k - 1, k))
-    return (float(part[k - 1]) + float(part[k])) / 2
+        return upper
+    return (float(np.searchsorted(below, k)) + lo + upper) / 2
 
 
 def changed_cells(
