@@ -1,0 +1,35 @@
+"""The cell network's training script (``benchmarks/card_train.py``): what it samples more."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+
+import card_train
+from piecebridge.vision import card_cells as cc
+
+
+def test_dark_marked_cells_are_the_marks_on_dark_shading_only():
+    rng = np.random.default_rng(5)
+    scalars = rng.uniform(0, 0.2, (3, 100, cc.N_SCALARS)).astype(np.float32)
+    mark = np.zeros((3, 100), np.int64)
+    shaded = np.zeros((3, 100), np.float32)
+    # grid 1, cell 7: an x on dark shading (the cell's median shading darkness, q50)
+    mark[1, 7], shaded[1, 7], scalars[1, 7, 2] = 2, 1, 0.45
+    # the same on light shading, and a dark shaded blank: not taken
+    mark[1, 8], shaded[1, 8], scalars[1, 8, 2] = 2, 1, 0.1
+    shaded[2, 3], scalars[2, 3, 2] = 1, 0.6
+    # dark only in another statistic (q10, q90): not taken
+    mark[0, 5], shaded[0, 5], scalars[0, 5, [0, 4]] = 3, 1, 0.9
+    # a mark left out of the mark loss (-1) on dark shading: not taken
+    mark[2, 9], shaded[2, 9], scalars[2, 9, 2] = -1, 1, 0.7
+    # a mark on dark paper that is not shaded (a shadow): not taken
+    mark[0, 1], scalars[0, 1, 2] = 1, 0.5
+    # exactly at the boundary: taken
+    mark[2, 50], shaded[2, 50], scalars[2, 50, 2] = 6, 1, card_train.DARK_SHADE
+    data = {"scalars": scalars, "mark": mark, "shaded": shaded}
+    assert card_train.dark_marked_cells(data).tolist() == [107, 250]
