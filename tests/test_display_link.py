@@ -174,7 +174,10 @@ def test_device_reset_mid_session_restores_everything():
         assert display.wait_idle(3.0)
         device.reset()
         t0 = time.monotonic()
-        time.sleep(0.05)
+        # The host must first notice the reboot (a loaded machine may take longer than a
+        # fixed pause): until then it is idle and in sync with the display it knew.
+        while display.stats.resyncs == 0 and time.monotonic() - t0 < 2.0:
+            time.sleep(0.005)
         assert display.wait_idle(2.0)
         took = time.monotonic() - t0
         leds = device.led_rgb()

@@ -83,16 +83,21 @@ def test_mcu_reset_mid_session_resyncs_within_two_seconds(board):
         mark = board.wait_index(lambda f: any(f.cell("f6")) and any(f.rgb[64]), 5.0)
         before = board.frames[mark]
         t0 = time.monotonic()
-        board.reset(hold_ms=500)  # external reset: the bootloader waits ~0.5 s
-        blank = board.wait_index(lambda f: not any(f.cell("c3")), 3.0, mark)
+        reset = board.reset(hold_ms=500)  # external reset: the bootloader waits ~0.5 s
+        blank = board.wait_index(lambda f: not any(f.cell("c3")), 5.0, mark)
         assert blank is not None, "the reset did not blank the LEDs"
-        restored = board.wait_frame(lambda f: f.rgb == before.rgb, 3.0, blank)
-        took = time.monotonic() - t0
+        restored = board.wait_frame(lambda f: f.rgb == before.rgb, 5.0, blank)
+        wall = time.monotonic() - t0
     finally:
         display.close()
     assert restored is not None, "display state was not re-sent after the reset"
-    assert took < 2.0, f"resync took {took:.2f} s"
-    assert display.stats.resyncs >= 1
+    # On a real board: the bootloader's 0.5 s (the harness waits it out on the clock, the
+    # simulation stopped), then the boot and the handshake. Those count in simulated time,
+    # which runs at most at real time, waiting for the host too. (Usually 0.55-0.75 wall
+    # seconds, 0.04-0.06 of them simulated; a busy host once stretched it to 2.2.)
+    took = 0.5 + (restored.cycle - int(reset["cycle"])) / simavr.F_CPU
+    assert took < 2.0, f"resync took {took:.2f} s ({wall:.2f} s on the wall clock)"
+    assert display.stats.resyncs >= 1  # on the display's boot HELLO, not a timeout
 
 
 def test_port_closed_and_reopened_restores_the_display(board):
