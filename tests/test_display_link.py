@@ -391,6 +391,10 @@ def test_a_display_speaking_another_protocol_is_left_alone():
     try:
         display.show_board({"a1": "suns"})
         assert not display.wait_idle(1.0)
+        # The refusal follows the HELLO, which a loaded machine may read later than that.
+        deadline = time.monotonic() + 3.0
+        while display.error is None and time.monotonic() < deadline:
+            time.sleep(0.01)
         assert not display.connected
         assert display.error is not None and "protocol 1" in display.error
         assert display.problem() == display.error and "flash" in display.problem()
