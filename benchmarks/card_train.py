@@ -333,6 +333,26 @@ def augment(
     return x
 
 
+#: how much fainter :func:`faint_strokes_on_shading` makes a shaded cell's strokes
+FAINT_STROKES = (0.45, 0.9)
+
+
+def faint_strokes_on_shading(x, shaded: np.ndarray, share: float, rng):
+    """Patches ``x`` (B, 2, P, P) with the stroke map (channel 1) of a share of the shaded
+    cells' patches scaled down (``FAINT_STROKES``). The stroke map is normalised by the
+    grid's darkest strokes, so a mark drawn on dark shading, a few strokes darker than
+    the fill, arrives faint: the reader's commonest miss on tune, where reading the
+    stroke map twice as strong found those marks."""
+    import torch
+
+    pick = np.flatnonzero(shaded & (rng.random(len(shaded)) < share))
+    if len(pick):
+        x = x.clone()
+        k = torch.from_numpy(rng.uniform(*FAINT_STROKES, len(pick))).float().view(-1, 1, 1)
+        x[torch.from_numpy(pick), 1] *= k
+    return x
+
+
 def crops_of(maps, g, cell):
     """Full-resolution crops around cells ``cell`` (0..99) of grids ``g``."""
     import torch
@@ -568,6 +588,13 @@ def main() -> None:
         help="share of training patches sharpened as a phone does (at most 0.7: the "
         "blurred 30 %% are not)",
     )
+    ap.add_argument(
+        "--faint-on-shade",
+        type=float,
+        default=0.0,
+        help="share of the shaded cells' patches whose stroke map is made fainter "
+        "(faint_strokes_on_shading)",
+    )
     ap.add_argument("--name", help="the model's name, kept in its info (e.g. v10)")
     ap.add_argument(
         "--minutes",
@@ -684,6 +711,8 @@ def main() -> None:
             turns=a.turns,
             sharpen=a.sharpen,
         )
+        if a.faint_on_shade:
+            x = faint_strokes_on_shading(x, train["shaded"][g, cell] > 0.5, a.faint_on_shade, rng)
         sc = scalars[gt, ct] + 0.05 * torch.randn(a.batch, cc.N_SCALARS)
         out = net(x, sc)
         loss = F.cross_entropy(out[:, :-1], mark[gt, ct]) + F.binary_cross_entropy_with_logits(
@@ -713,6 +742,8 @@ def main() -> None:
     turn_note = f", {a.turns:.0%} of patches turned by quarter turns" if a.turns else ""
     if a.sharpen:
         turn_note += f", {a.sharpen:.0%} of patches sharpened (unsharp mask)"
+    if a.faint_on_shade:
+        turn_note += f", {a.faint_on_shade:.0%} of shaded patches with fainter strokes"
     if dark is not None:
         turn_note += (
             f", {a.dark_mark_share:.0%} of each batch from {len(dark)} marks on dark shading"

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
@@ -33,3 +34,21 @@ def test_dark_marked_cells_are_the_marks_on_dark_shading_only():
     mark[2, 50], shaded[2, 50], scalars[2, 50, 2] = 6, 1, card_train.DARK_SHADE
     data = {"scalars": scalars, "mark": mark, "shaded": shaded}
     assert card_train.dark_marked_cells(data).tolist() == [107, 250]
+
+
+def test_faint_strokes_touch_only_the_stroke_map_of_shaded_cells():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    x = torch.rand(400, 2, 8, 8) + 0.1
+    shaded = np.arange(400) % 2 == 0
+    y = card_train.faint_strokes_on_shading(x, shaded, 0.5, rng)
+    assert torch.equal(y[:, 0], x[:, 0])  # the darkness map as it was
+    assert torch.equal(y[~torch.from_numpy(shaded)], x[~torch.from_numpy(shaded)])
+    ratio = (y[:, 1] / x[:, 1]).flatten(1)
+    assert torch.allclose(ratio, ratio[:, :1].expand_as(ratio))  # one factor a patch
+    k = ratio[:, 0].numpy()
+    lo, hi = card_train.FAINT_STROKES
+    fainter = k < 1
+    assert np.all(shaded[fainter]) and np.all((k[fainter] >= lo) & (k[fainter] <= hi))
+    assert 70 < fainter.sum() < 130  # about half of the 200 shaded patches
+    assert torch.equal(card_train.faint_strokes_on_shading(x, shaded, 0.0, rng), x)
