@@ -1,6 +1,6 @@
 """Glare as a camera records it: bright glare clips a coloured tile's strongest channels, so
 the cell's hue turns as well as pales (benchmarks/results/vision_reflec.md, "Seventh session:
-cell rules round 13"). Made-up colours and a drawn board, well under a second."""
+cell rules round 13"). Made-up colours and a drawn board, about a second."""
 
 from __future__ import annotations
 
