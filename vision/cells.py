@@ -245,10 +245,19 @@ def disc_lightness(rel_lo: np.ndarray) -> np.ndarray:
     return disc_colours(rel_lo, channels=1)[:, 0]
 
 
-def disc_colours(rel_lo: np.ndarray, channels: int = 3) -> np.ndarray:
-    """Mean relative Lab of each cell's central disc (64, channels), from the board at PX."""
+def disc_colours(
+    rel_lo: np.ndarray, channels: int = 3, cells: list[int] | None = None
+) -> np.ndarray:
+    """Mean relative Lab of each cell's central disc (64, channels), from the board at PX.
+    With ``cells`` (indices) only those (the others 0; the same values)."""
     o = round(MARGIN * PX) + (PX - CROP) // 2
     block = rel_lo[o : o + N * PX, o : o + N * PX, :channels].reshape(N, PX, N, PX, channels)
+    if cells is not None:
+        rows, cols = np.divmod(np.asarray(cells, int), N)
+        some = block[:, :CROP, :, :CROP].transpose(0, 2, 1, 3, 4)[rows, cols]
+        out = np.zeros((N * N, channels), rel_lo.dtype)
+        out[cells] = some[:, _DISC].mean(axis=1)
+        return out
     block = block[:, :CROP, :, :CROP].transpose(0, 2, 1, 3, 4).reshape(N * N, CROP, CROP, channels)
     return block[:, _DISC].mean(axis=1)
 
@@ -976,10 +985,17 @@ def measure(
         detail = detail_energies(views.rel_lo, wanted)
     ratio = energy / refs.energy_floor
     detail = detail / refs.detail_floor
-    # A flat cell of a foreign colour (a hand, a sleeve) is not an empty tile.
-    tint = np.linalg.norm(crops[:, CENTRE_SHIFT, :, :, 1:].mean(axis=(1, 2)), axis=-1)
+    # A flat cell of a foreign colour (a hand, a sleeve) is not an empty tile. A partial
+    # read measures its own cells only (the others' crops are zero and never read).
+    some = list(wanted)
+    if cells is None:
+        tint = np.linalg.norm(crops[:, CENTRE_SHIFT, :, :, 1:].mean(axis=(1, 2)), axis=-1)
+    else:
+        tint = np.zeros(N * N, crops.dtype)
+        ab = crops[some, CENTRE_SHIFT, :, :, 1:].mean(axis=(1, 2))
+        tint[some] = np.linalg.norm(ab, axis=-1)
     # Lightness against the board's typical cell (a partial view holds only some cells).
-    colours = disc_colours(views.rel_lo)
+    colours = disc_colours(views.rel_lo, cells=None if cells is None else some)
     lum = colours[:, 0] / refs.light
     shade = shade_tints(colours, refs.tile_ab, refs.light)
     glare = glare_tints(colours, refs.tile_ab)
