@@ -16,7 +16,9 @@ import cv2
 import numpy as np
 import pytest
 from piecebridge.rules import reflec as R
+from piecebridge.vision.cells import CellDecision
 from piecebridge.vision.locate import BoardNotFound
+from piecebridge.vision.reader import board_from_decisions
 
 from piecebridge.display import open_display
 from piecebridge.referee.app import Referee
@@ -1050,12 +1052,17 @@ def test_a_cell_read_empty_only_under_doubt_where_a_coin_stands_is_taken_as_unre
     assert judge.flag is None and judge.actions == []
 
 
+def test_the_reader_lists_cells_read_empty_only_half_sure():
+    half = CellDecision("c4", "empty", confidence=0.5)
+    sure = CellDecision("d5", "empty", confidence=0.9)
+    board = board_from_decisions([half, sure])
+    assert board["unsure_empty"] == ["c4"] and board["unknown"] == []
+    assert "unsure_empty" not in board_from_decisions([sure])
+    seen = SimpleNamespace(board=board, unknown=[], decisions=[half, sure])
+    assert observation_board(seen)[0]["unsure_empty"] == ["c4"]
+
+
 def test_the_tracker_passes_unsure_empties_on_and_commits_when_they_become_sure():
-    half = SimpleNamespace(kind="empty", cell="c4", confidence=0.5, suit=None, similarity=0.0)
-    sure = SimpleNamespace(kind="empty", cell="d5", confidence=0.9, suit=None, similarity=0.0)
-    seen = SimpleNamespace(board=obs("f6"), unknown=[], decisions=[half, sure])
-    board, unknown = observation_board(seen)
-    assert board["unsure_empty"] == ["c4"] and unknown == []
     tr = tracker_with_cells()
     read = Reads({**obs("f6"), "unsure_empty": ["c4"]}, obs("f6"))
     commits = [s.commit for s in (tr.feed(i * 0.25, Pic({"f6": 200}), read) for i in range(3))]

@@ -59,6 +59,8 @@ from piecebridge.vision.raster import CELL_ORDER, FACE_PX, MARGIN, PX
 
 from piecebridge.errors import UserError
 
+#: The reader's rules that decide under doubt say so with at most this confidence.
+HALF_SURE = 0.5
 #: Crosses further than this (cells) from the locked grid mean the camera or board moved.
 MOVED_CELLS = 0.15
 #: Crosses further than this but under MOVED_CELLS are followed silently (slow drift).
@@ -111,8 +113,10 @@ def lines_dark(gray: np.ndarray, pose: BoardPose) -> np.ndarray:
 
 
 def board_from_decisions(decisions: list[CellDecision]) -> dict[str, Any]:
-    """The ``reflec-board/1`` dict (with confidences and ``unknown``) of cell decisions."""
-    coins, pawns, unknown = [], [], []
+    """The ``reflec-board/1`` dict (with confidences and ``unknown``) of cell decisions;
+    cells read empty only under doubt (at most :data:`HALF_SURE`: a tile washed out by glare,
+    a textured tile) are listed as ``unsure_empty`` when there are any."""
+    coins, pawns, unknown, unsure_empty = [], [], [], []
     for d in decisions:
         conf = round(float(d.confidence), 3)
         if d.kind == "coin":
@@ -121,7 +125,12 @@ def board_from_decisions(decisions: list[CellDecision]) -> dict[str, Any]:
             pawns.append({"cell": d.cell, "suit": d.suit, "confidence": conf})
         elif d.kind == "unknown":
             unknown.append(d.cell)
-    return {"format": "reflec-board/1", "coins": coins, "pawns": pawns, "unknown": sorted(unknown)}
+        elif d.kind == "empty" and d.confidence <= HALF_SURE:
+            unsure_empty.append(d.cell)
+    board = {"format": "reflec-board/1", "coins": coins, "pawns": pawns, "unknown": sorted(unknown)}
+    if unsure_empty:
+        board["unsure_empty"] = sorted(unsure_empty)
+    return board
 
 
 class SmallGrey:

@@ -50,13 +50,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def diagram(board: dict) -> str:
-    """A text picture of a reflec-board/1 dict: north up, ``?`` for unknown cells.
+    """A text picture of a reflec-board/1 dict: north up, ``?`` for unknown cells, ``.?``
+    for cells read empty only under doubt (``unsure_empty``).
 
     Coins show suit letter and facing arrow (``S^``), pawns the suit letter and ``P``.
 
     >>> print(diagram({"coins": [{"cell": "a8", "suit": "suns", "facing": "east"}],
-    ...                "pawns": [], "unknown": ["h1"]}).splitlines()[0])
-    8 S> .  .  .  .  .  .  .
+    ...                "pawns": [], "unknown": ["h1"], "unsure_empty": ["b8"]}).splitlines()[0])
+    8 S> .? .  .  .  .  .  .
     """
     arrows = {"north": "^", "east": ">", "south": "v", "west": "<"}
     cells: dict[str, str] = {}
@@ -66,6 +67,8 @@ def diagram(board: dict) -> str:
         cells[p["cell"]] = p["suit"][0].upper() + "P"
     for u in board.get("unknown", []):
         cells[u] = "? "
+    for u in board.get("unsure_empty", []):
+        cells[u] = ".?"
     lines = []
     for row in range(8, 0, -1):
         line = " ".join(cells.get(f"{f}{row}", ". ") for f in "abcdefgh")

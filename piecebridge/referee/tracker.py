@@ -53,14 +53,12 @@ HOLD_FRAMES = 3
 #: A coin whose suit is clear but whose facing is not reads ("coin", suit, "?").
 Reading = tuple[str, str, str] | None
 UNKNOWN = ("?", "", "")
-#: A cell read empty at most half sure (the reader's glare rule: printed lines washed out).
+#: A cell the view lists as ``unsure_empty`` (read empty only under doubt, e.g. glare washed
+#: its printed lines out): like UNKNOWN, never kept from one commit to the next.
 UNSURE_EMPTY = ("empty", "", "")
 #: An undecided cell this similar to a suit's coin is that coin with an unreadable facing,
 #: not a hand (a hand looks like no piece at all).
 COIN_SIMILARITY = 0.7
-#: A reading this sure or less is the reader's guess under doubt ("at most half sure"): an
-#: empty cell so read is passed on as ``unsure_empty``, and not kept from one commit to the next.
-HALF_SURE = 0.5
 
 #: what ``read(cells)`` gives the tracker: (reflec-board/1 dict of the whole board, unknown
 #: cells, camera moved), optionally followed by the cells measured in this frame (None or
@@ -75,17 +73,12 @@ def observation_board(obs: Any) -> tuple[dict[str, Any], list[str]]:
     board = dict(obs.board)
     coins = list(board.get("coins", []))
     unknown = set(obs.unknown)
-    unsure_empty = []
     for d in getattr(obs, "decisions", []):
         if d.kind == "unknown" and d.suit and d.similarity >= COIN_SIMILARITY:
             coins.append({"cell": d.cell, "suit": d.suit, "facing": "?", "confidence": 0.0})
             unknown.discard(d.cell)
-        elif d.kind == "empty" and d.confidence <= HALF_SURE:
-            unsure_empty.append(d.cell)
     board["coins"] = coins
     board["unknown"] = sorted(unknown)
-    if unsure_empty:
-        board["unsure_empty"] = sorted(unsure_empty)
     return board, sorted(unknown)
 
 
@@ -136,7 +129,7 @@ def readings(board: dict[str, Any], unknown: list[str]) -> dict[str, tuple[Readi
     for p in board.get("pawns", []):
         out[p["cell"]] = (("pawn", p["suit"], ""), float(p.get("confidence", 1.0)))
     for cell in board.get("unsure_empty", []):
-        out[cell] = (UNSURE_EMPTY, HALF_SURE)
+        out[cell] = (UNSURE_EMPTY, 0.0)
     for cell in unknown:
         out[cell] = (UNKNOWN, 0.0)
     return out
