@@ -1033,9 +1033,10 @@ def test_a_half_sure_piece_where_another_is_expected_is_taken_as_unread():
     appeared = next(c for c in seen["coins"] if c["cell"] == "e5")
     appeared["confidence"] = 0.5
     judge = Judge(state)
-    assert judge.observe(seen, []) == [] and judge.flag is None
+    assert [(e.kind, e.cells) for e in judge.observe(seen, [])] == [("unsure", ["e5"])]
+    assert judge.flag is None
     seen["pawns"][0]["confidence"] = 0.5  # the expected pawn, half sure: still read
-    assert judge.observe(seen, []) == [] and judge.flag is None
+    assert [e.kind for e in judge.observe(seen, [])] == ["unsure"] and judge.flag is None
     appeared["confidence"] = 0.9
     judge.observe(seen, [])
     assert judge.flag is not None
@@ -1048,8 +1049,27 @@ def test_a_cell_read_empty_only_under_doubt_where_a_coin_stands_is_taken_as_unre
     gone = as_json(board("S a1", "M h8"))
     assert Judge(state).observe(dict(gone), []) != []  # the coin read as gone: a change
     judge = Judge(state)
-    assert judge.observe({**gone, "unsure_empty": ["c4", "d5"]}, []) == []
+    events = judge.observe({**gone, "unsure_empty": ["c4", "d5"]}, [])
+    # said, not flagged: a player who did take it off learns the referee has not seen it
+    assert [(e.kind, e.cells) for e in events] == [("unsure", ["c4"])]
     assert judge.flag is None and judge.actions == []
+    assert judge.state.board.squares[R.parse_cell("c4")] is not None  # kept
+
+
+def test_pieces_taken_off_after_a_shot_may_read_empty_only_under_doubt():
+    """Empty is what is expected on a removed piece's cell: a glare-washed one counts."""
+    script = demo_script()
+    judge = Judge(R.game_from_header(script.header()))
+    for m in script.moments:
+        if m.note.startswith("suns move f2"):
+            judge.observe(m.board, [])
+            break
+        if m.hand is None:
+            judge.observe(m.board, [])
+    assert [e.kind for e in judge.fire("east")] == ["fired", "remove"]
+    cleared = {**as_json(judge.state.board), "unsure_empty": ["c3"]}
+    assert [e.kind for e in judge.observe(cleared, [])] == ["removed"]
+    assert judge.removal == [] and [e.kind for e in judge.end_turn()] == ["turn"]
 
 
 def test_the_reader_lists_cells_read_empty_only_half_sure():

@@ -161,8 +161,20 @@ class Judge:
     # ---- views ----
 
     def observe(self, board: dict[str, Any], unknown: list[str], t: float = 0.0) -> list[Event]:
-        """Judge a committed view (reflec-board/1 dict, cells that could not be read)."""
-        board, unknown = self._unsure_as_unread(board, unknown)
+        """Judge a committed view (reflec-board/1 dict, cells that could not be read).
+
+        A guess of the reader that contradicts the expected board is taken as unread, and
+        said (an ``unsure`` event), so a player who really did take that piece off knows the
+        referee has not seen it.
+        """
+        board, doubted = self._unsure_as_unread(board)
+        events = self._observe(board, sorted(set(unknown) | set(doubted)), t)
+        if doubted:
+            text = f"{_cells_text(doubted)} read only half sure: taken as the board was"
+            events.append(Event("unsure", text, doubted, t=t))
+        return events
+
+    def _observe(self, board: dict[str, Any], unknown: list[str], t: float) -> list[Event]:
         try:
             seen = self._reconcile(board, unknown)
         except BoardError as error:
@@ -294,27 +306,29 @@ class Judge:
                 continue  # two pawns of a suit, too many coins: not a possible board
         return boards or [seen]
 
-    def _unsure_as_unread(
-        self, board: dict[str, Any], unknown: list[str]
-    ) -> tuple[dict[str, Any], list[str]]:
-        """The view with each coin or pawn read at most :data:`UNSURE_PIECE` sure that is not
-        the piece expected on its cell moved to ``unknown`` (a facing alone is left to
-        :meth:`_reconcile`), and so each cell read empty only under doubt (``unsure_empty``:
-        the reader's glare rule) where a piece is expected."""
+    def _unsure_as_unread(self, board: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+        """The view without the guesses that contradict the expected board, and the cells
+        they were on (to be taken as unread): each coin or pawn read at most
+        :data:`UNSURE_PIECE` sure that is not the piece expected there (a facing alone is
+        left to :meth:`_reconcile`), and each cell read empty only under doubt
+        (``unsure_empty``: glare, a textured tile) where a piece is expected, unless that
+        piece is to be taken off after a shot (empty is then what is expected)."""
         expected = self.expected_board().squares
-        unread = list(unknown)
-        doubted = board.get("unsure_empty", [])
-        unread += [c for c in doubted if expected[R.parse_cell(c)] is not None]
+        doubted = [
+            c
+            for c in board.get("unsure_empty", [])
+            if expected[R.parse_cell(c)] is not None and c not in self.removal
+        ]
         kept: dict[str, list[dict]] = {"coins": [], "pawns": []}
         for kind, piece_type in (("coins", Coin), ("pawns", Pawn)):
             for item in board.get(kind, []):
                 want = expected[R.parse_cell(item["cell"])]
                 same = type(want) is piece_type and want.suit is R.Suit.parse(item["suit"])
                 if float(item.get("confidence", 1.0)) <= UNSURE_PIECE and not same:
-                    unread.append(item["cell"])
+                    doubted.append(item["cell"])
                 else:
                     kept[kind].append(item)
-        return {**board, **kept}, unread
+        return {**board, **kept}, sorted(doubted)
 
     def _reconcile(self, board: dict[str, Any], unknown: list[str]) -> Board:
         """The view as a Board: unreadable cells keep what is expected there, and an unsure
