@@ -679,6 +679,8 @@ def main() -> None:
         )
         hard = hard_cells(a.hard_from, train, a.hard_conf, f"{data_name}_g{vc.GRID_VERSION}")
     dark = dark_marked_cells(train) if a.dark_mark_share else None
+    if dark is not None and not len(dark):
+        raise SystemExit("--dark-mark-share: the training grids have no marks on dark shading")
     budget = a.minutes * 60
     t_start = time.time()
     step, seen, loss_avg = 0, 0, 0.0
@@ -696,11 +698,15 @@ def main() -> None:
                 rng.integers(0, n_classic, a.batch),
             )
         cell = rng.integers(0, 100, a.batch)
-        if hard is not None:  # a fixed share of each batch from the hard cells
-            pick = np.flatnonzero(rng.random(a.batch) < a.hard_share)
+        # fixed shares of each batch from the hard cells and from the marks on dark shading
+        # (one draw, so neither share overwrites the other)
+        share = rng.random(a.batch)
+        if hard is not None:
+            pick = np.flatnonzero(share < a.hard_share)
             g[pick], cell[pick] = np.divmod(hard[rng.integers(0, len(hard), len(pick))], 100)
-        if dark is not None:  # and another from the marks on dark shading
-            pick = np.flatnonzero(rng.random(a.batch) < a.dark_mark_share)
+        if dark is not None:
+            low = a.hard_share if hard is not None else 0.0
+            pick = np.flatnonzero((share >= low) & (share < low + a.dark_mark_share))
             g[pick], cell[pick] = np.divmod(dark[rng.integers(0, len(dark), len(pick))], 100)
         gt, ct = torch.from_numpy(g), torch.from_numpy(cell)
         x = augment(

@@ -431,17 +431,25 @@ def change_blocks(gray: np.ndarray) -> np.ndarray:
     return windows[: N * CHANGE_PX : CHANGE_PX, : N * CHANGE_PX : CHANGE_PX].reshape(N * N, k, k)
 
 
+_COUNTED_SPAN = 1 << 16
+
+
 def _median_int(a: np.ndarray) -> float:
     """``float(np.median(a))`` of whole numbers ``a`` (an integer array): the same value
     (the middle one, or the mean of the middle two), counted rather than sorted (the values
-    of a change measure span a few hundred: a count is half a partition's time).
+    of a change measure span a few hundred: a count is half a partition's time). Values
+    spread wider than :data:`_COUNTED_SPAN` are sorted after all.
 
     >>> a = np.array([[7, -2, 3], [9, 0, 4]])
     >>> _median_int(a) == float(np.median(a)), _median_int(a[:, :1]), _median_int(a[0])
     (True, 8.0, 3.0)
+    >>> _median_int(np.array([-30000, 30000], np.int16)), _median_int(np.array([0, 2**40]))
+    (0.0, 549755813888.0)
     """
-    flat = a.ravel()
+    flat = a.ravel().astype(np.int64, copy=False)
     lo = int(flat.min())
+    if int(flat.max()) - lo > _COUNTED_SPAN:
+        return float(np.median(flat))
     below = np.cumsum(np.bincount(flat - lo))  # how many values are at most lo + j
     k = flat.size // 2
     upper = float(np.searchsorted(below, k + 1)) + lo  # the (k + 1)-th smallest value
