@@ -95,6 +95,8 @@ def test_mcu_reset_mid_session_resyncs_within_two_seconds(board):
     # simulation stopped), then the boot and the handshake. Those count in simulated time,
     # which runs at most at real time, waiting for the host too. (Usually 0.55-0.75 wall
     # seconds, 0.04-0.06 of them simulated; a busy host once stretched it to 2.2.)
+    # (simavr's cycle counter runs on through a reset; one that restarted would fake a 0)
+    assert restored.cycle > int(reset["cycle"])
     took = 0.5 + (restored.cycle - int(reset["cycle"])) / simavr.F_CPU
     assert took < 2.0, f"resync took {took:.2f} s ({wall:.2f} s on the wall clock)"
     assert display.stats.resyncs >= 1  # on the display's boot HELLO, not a timeout

@@ -196,6 +196,7 @@ class SimavrBoard:
         return reply
 
     def reset(self, hold_ms: int = 0) -> dict:
+        self._free_at.clear()  # a reset releases every button the harness was holding
         return self.command(f"reset {hold_ms}")
 
     def unplug(self, ms: int) -> dict:
