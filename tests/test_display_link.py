@@ -458,3 +458,43 @@ def test_a_silent_port_is_no_display():
         assert display.stats.frames_sent > 0 and display.problem() == "no display answered"
     finally:
         display.close()
+
+
+class SlowLine(SimTransport):
+    """The emulation behind a line whose every reply arrives ``delay`` seconds late, longer
+    than the host waits before it sends its SYNC again (a busy simulation, a slow bridge)."""
+
+    def __init__(self, device: EmulatedDisplay, delay: float) -> None:
+        super().__init__(device)
+        self.delay = delay
+        self.in_flight: list[tuple[float, bytes]] = []
+        self.syncs = 0
+
+    def read(self) -> bytes:
+        data = super().read()
+        now = time.monotonic()
+        if data:
+            self.in_flight.append((now + self.delay, data))
+        due = [d for t, d in self.in_flight if t <= now]
+        self.in_flight = [(t, d) for t, d in self.in_flight if t > now]
+        return b"".join(due)
+
+    def write(self, data: bytes) -> None:
+        self.syncs += sum(f.type == P.SYNC for f in P.FrameReader().feed(data))
+        super().write(data)
+
+
+def test_a_reply_slower_than_the_sync_resend_still_syncs():
+    from piecebridge.display.link import SYNC_RESEND_S
+
+    device = EmulatedDisplay()
+    line = SlowLine(device, delay=SYNC_RESEND_S * 1.7)
+    display = Display(lambda: line, hello_wait=0.05, ack_timeout=2.0).start()
+    try:
+        display.show_board({"d4": "suns"})
+        assert display.wait_idle(6.0), "never synced: each reply answered an older SYNC"
+        assert cell_rgb(device, "d4") == scaled("red")
+    finally:
+        display.close()
+    assert display.stats.resyncs == 0
+    assert 2 <= line.syncs <= 4  # it asked again, but backed off instead of flooding

@@ -110,6 +110,9 @@ _CHANNELS = ("palette", "brightness", "clear", "board", "status", "laser", "blin
 # A BUTTON copy this long after our EVENT_ACK for it means the EVENT_ACK was lost (an
 # EVENT_ACK and its ACK take ~1.5 ms on the wire; the display re-sends every 100 ms).
 _CROSSING = 0.03
+# A SYNC unanswered this long is sent again; each repeat waits twice as long as the last.
+SYNC_RESEND_S = 0.3
+SYNC_RESEND_MAX_S = 2.4
 # These are independent on the display and take turns: a board redrawn faster than the
 # link carries it must not keep a laser (or status) from ever being sent.
 _TAKE_TURNS = ("board", "status", "laser", "blink")
@@ -513,8 +516,12 @@ class _Session:
         self.reader = P.FrameReader()
         self.seq = 0
         self.out: _Outgoing | None = None
-        self.sync_seq: int | None = None
+        # Every SYNC sent since the display last booted: on a slow line (or a simulation
+        # slower than the clock) a reply can come after the next SYNC went out, and any of
+        # them answers it; waiting for the newest alone could re-send forever.
+        self.sync_seqs: set[int] = set()
         self.sync_sent = 0.0
+        self.sync_every = SYNC_RESEND_S
         self.opened = time.monotonic()
         self.last_rx = self.opened
         self.last_tx = self.opened
@@ -535,10 +542,16 @@ class _Session:
         self.last_tx = time.monotonic()
 
     def send_sync(self) -> None:
-        self.sync_seq = self.next_seq()
+        seq = self.next_seq()
+        self.sync_seqs.add(seq)
         self.sync_sent = time.monotonic()
         self.event_ack = None  # SYNC tells the display the last event we got
-        self.send(P.SYNC, self.sync_seq, bytes([self.d._last_event_seq]))
+        self.send(P.SYNC, seq, bytes([self.d._last_event_seq]))
+
+    def resend_sync(self) -> None:
+        """No reply yet: ask again, each time waiting twice as long (up to SYNC_RESEND_MAX_S)."""
+        self.sync_every = min(2 * self.sync_every, SYNC_RESEND_MAX_S)
+        self.send_sync()
 
     def run(self) -> None:
         d = self.d
@@ -560,8 +573,13 @@ class _Session:
                 # A freshly opened Uno is in its bootloader: wait for its HELLO, but
                 # ask ourselves if none comes (no auto-reset, or the HELLO was lost).
                 waited = now - self.opened
-                if (self.saw_hello or waited > d.hello_wait) and now - self.sync_sent > 0.3:
-                    self.send_sync()
+                if (self.saw_hello or waited > d.hello_wait) and (
+                    now - self.sync_sent > self.sync_every
+                ):
+                    if self.sync_seqs:
+                        self.resend_sync()
+                    else:
+                        self.send_sync()
                 continue
             self.pump(now)
 
@@ -616,7 +634,10 @@ class _Session:
                 d.info = hello
                 self.refuse(f"display firmware {hello.fw_version} speaks protocol {hello.proto}")
                 return
-            if hello.reply and hello.echo_seq == self.sync_seq:
+            if hello.reply and hello.echo_seq in self.sync_seqs:
+                # The reply to a second SYNC that was in flight lands here too: everything
+                # is sent again, a few frames more, never a picture the display lacks.
+                self.sync_every = SYNC_RESEND_S
                 d.info = hello
                 d.error = None
                 d._mark_all_unshown()
@@ -631,6 +652,7 @@ class _Session:
                 d._synced = False
                 self.saw_hello = True
                 self.out = None
+                self.sync_every = SYNC_RESEND_S
                 self.send_sync()
         elif frame.type == P.ACK and frame.payload and self.out is not None:
             if frame.payload[0] == self.out.seq:

@@ -121,10 +121,10 @@ def open_referee_display(spec: str, console: Console):
         display = Display(lambda: SerialTransport(board.pty)).start()
 
         def presser(button: str) -> None:
-            # the harness holds a button 60 simulated ms; the firmware takes one button at
-            # a time, so the next press must wait for this one's release
+            # Held 60 simulated ms; the next press waits until this one has passed the
+            # debounce (simulated time), so the firmware queues the presses in script order.
             board.press(button, hold_ms=60)
-            time.sleep(0.15)
+            board.wait_ms(simavr.DEBOUNCE_MS + 5)
 
         def leds():
             frame = board.last_frame()
