@@ -56,30 +56,43 @@ CROP = 128  # full-resolution crop around a cell, room for rotation and shifts
 OUT_FULL = 2 * (cc.PATCH_PX + 2 * cc.NET_CONTEXT)
 
 
-def tune_grids(indices, size, style: str = "classic"):
+#: uint8 steps per unit of each input plane in the training caches (:func:`grid_data`):
+#: darkness 0..1, the stroke planes 0..1.5
+QUANT = (255, 170, 170)
+
+
+def tune_grids(indices, size, style: str = "classic", planes: int = 2):
     """``(photo index, maps, scalars, mark, shaded)`` of every grid the reader rectifies
-    on the given tuning photos (a photo it cannot read is said and skipped)."""
+    on the given tuning photos (a photo it cannot read is said and skipped); ``planes``
+    input planes (:func:`~piecebridge.vision.card_cells.cell_maps`)."""
     for i in indices:
         item = rects_of(style_photo_path("tune", i, size, style))
         if "error" in item:
             print(f"  skipped {style} tune {i}: {item['error']}")
             continue
         for rect, mk, sh in zip(item["rects"], item["mark"], item["shaded"], strict=True):
-            yield (i, *cc.cell_maps(rect), mk, sh)
+            yield (i, *cc.cell_maps(rect, planes=planes), mk, sh)
 
 
-def grid_data(indices, size, style: str = "classic", name: str | None = None) -> dict:
-    """Maps (uint8), scalars and labels of every grid of the given tuning photos, cached
-    as ``name`` (by default the classic renderer's photos ``first_last``)."""
-    name = name or f"net_tune_{indices[0]}_{indices[-1]}_{size[0]}x{size[1]}_{_versions()}"
+def grid_data(
+    indices, size, style: str = "classic", name: str | None = None, planes: int = 2
+) -> dict:
+    """Maps (uint8, :data:`QUANT`), scalars and labels of every grid of the given tuning
+    photos, cached as ``name`` (by default the classic renderer's photos ``first_last``,
+    ``_p3`` with three planes)."""
+    name = name or (
+        f"net_tune_{indices[0]}_{indices[-1]}_{size[0]}x{size[1]}_{_versions()}"
+        + _planes_tag(planes)
+    )
     cache = CACHE / f"{name}.npz"
     if cache.exists():
         d = np.load(cache)
         return {k: d[k] for k in d}
     maps, scal, mark, shaded = [], [], [], []
     t0, last = time.time(), None
-    for i, mp, sc, mk, sh in tune_grids(indices, size, style):
-        q = np.stack([mp[0] * 255, mp[1] * 170]).round().clip(0, 255).astype(np.uint8)
+    steps = np.float32(QUANT[:planes])[:, None, None]
+    for i, mp, sc, mk, sh in tune_grids(indices, size, style, planes):
+        q = (mp * steps).round().clip(0, 255).astype(np.uint8)
         maps.append(q)
         scal.append(sc)
         mark.append(mk)
@@ -157,7 +170,7 @@ def alt_indices(spans: list[str]) -> list[int]:
     return sorted(set(out))
 
 
-def alt_grid_data(spans: list[str], size) -> dict:
+def alt_grid_data(spans: list[str], size, planes: int = 2) -> dict:
     """:func:`grid_data` of the alt-style tuning photos in ``spans`` (:func:`alt_indices`;
     :mod:`piecebridge.synth.card_styles`: other pens and pencils, other shapes and
     shadings, other printing), rendered and read on first use like the classic ones.
@@ -166,7 +179,18 @@ def alt_grid_data(spans: list[str], size) -> dict:
     cache name carries ``RENDER_VERSION`` and the reader's ``GRID_VERSION`` as the classic
     one does: a newer renderer's or lattice's grids are other grids and are made anew.
     """
-    return grid_data(alt_indices(spans), size, "alt", alt_cache_name(spans, size))
+    name = alt_cache_name(spans, size) + _planes_tag(planes)
+    return grid_data(alt_indices(spans), size, "alt", name, planes)
+
+
+def _planes_tag(planes: int) -> str:
+    """Cache name suffix of training grids with ``planes`` input planes (none for two,
+    the caches made before a third plane existed).
+
+    >>> _planes_tag(2), _planes_tag(3)
+    ('', '_p3')
+    """
+    return "" if planes == 2 else f"_p{planes}"
 
 
 def alt_cache_name(spans: list[str], size) -> str:
@@ -187,21 +211,22 @@ def _versions() -> str:
 
 
 def dequantise(maps_u8):
-    """uint8 maps back to the float ranges of :func:`cc.cell_maps`."""
+    """uint8 maps (B, C, H, W) back to the float ranges of :func:`cc.cell_maps`."""
     import torch
 
-    scale = torch.tensor([1 / 255, 1 / 170]).view(1, 2, 1, 1)
+    c = maps_u8.shape[1]
+    scale = torch.tensor([1 / q for q in QUANT[:c]]).view(1, c, 1, 1)
     return maps_u8.float() * scale
 
 
-def build_net(n_scalars: int):
+def build_net(n_scalars: int, planes: int = 2):
     import torch
     from torch import nn
 
     class Net(nn.Module):
         def __init__(self):
             super().__init__()
-            chans = (2, *cc.NET_CHANNELS)
+            chans = (planes, *cc.NET_CHANNELS)
             layers = []
             for a, b in itertools.pairwise(chans):
                 layers += [nn.Conv2d(a, b, 3, padding=1), nn.BatchNorm2d(b), nn.ReLU()]
@@ -267,7 +292,7 @@ def augment(
     turns: float = 0.0,
     sharpen: float = 0.0,
 ):
-    """Full-resolution crops (B, 2, CROP, CROP) -> patches (B, 2, P, P), augmented
+    """Full-resolution crops (B, C, CROP, CROP) -> patches (B, C, P, P), augmented
     (``train``) or as read (``flip``: mirrored left to right, as ``CellNet`` also reads).
     ``marks`` (the cells' mark classes) limits the small turn of an x or a plus. A share
     ``turns`` of the patches is also turned a quarter, half or three quarters: every
@@ -279,7 +304,7 @@ def augment(
     import torch
     import torch.nn.functional as F
 
-    b = crops.shape[0]
+    b, c = crops.shape[:2]
     x = crops
     if train:
         # stroke width: thicker or thinner pencil (also the printed lines, harmlessly)
@@ -310,7 +335,7 @@ def augment(
     theta[:, 1, 1] = cos
     theta[:, :, 2] = shift
     grid = F.affine_grid(
-        torch.from_numpy(theta).float(), (b, 2, OUT_FULL, OUT_FULL), align_corners=False
+        torch.from_numpy(theta).float(), (b, c, OUT_FULL, OUT_FULL), align_corners=False
     )
     x = F.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
     x = F.avg_pool2d(x, 2)
@@ -325,11 +350,13 @@ def augment(
             amount = torch.from_numpy(rng.uniform(*SHARPEN_AMOUNT, len(idx))).float()
             edges = x[idx] - _blur(x[idx], rng.uniform(*SHARPEN_SIGMA))
             x[idx] = x[idx] + amount.view(-1, 1, 1, 1) * edges
-        gain = torch.from_numpy(rng.uniform(0.75, 1.25, (b, 2))).float().view(b, 2, 1, 1)
+        gain = torch.from_numpy(rng.uniform(0.75, 1.25, (b, 2))).float()
+        # the local-contrast plane is the stroke plane's own: it takes the same gain
+        gain = gain[:, [0, *([1] * (c - 1))]].view(b, c, 1, 1)
         x = x * gain
         noise = torch.from_numpy(rng.uniform(0, 0.03, b)).float().view(b, 1, 1, 1)
         x = x + noise * torch.randn_like(x)
-        x = torch.stack([x[:, 0].clamp(0, 1), x[:, 1].clamp(0, 1.5)], 1)
+        x = torch.stack([x[:, 0].clamp(0, 1), *(x[:, k].clamp(0, 1.5) for k in range(1, c))], 1)
     return x
 
 
@@ -404,9 +431,8 @@ def hard_cells(model: str, data: dict, conf: float, name: str) -> np.ndarray:
     else:
         t0, net, pms, pss = time.time(), cc.CellNet.load(model), [], []
         for g in range(data["maps"].shape[0]):
-            maps = (
-                data["maps"][g].astype(np.float32) * np.float32([1 / 255, 1 / 170])[:, None, None]
-            )
+            c = data["maps"].shape[1]
+            maps = data["maps"][g].astype(np.float32) / np.float32(QUANT[:c])[:, None, None]
             m, sh = net.predict_half_mirrored(cc.half_maps(maps), data["scalars"][g])
             pms.append(m)
             pss.append(sh)
@@ -489,11 +515,11 @@ def export(net, sc_mean, sc_scale, min_conf, info, path, upright_triangles=True)
     np.savez_compressed(path, **arrays)
 
 
-def val_grids(indices, size):
+def val_grids(indices, size, planes: int = 2):
     """``(half maps, scalars, mark, shaded)`` of the validation photos' grids, from the
     reader's own rectified grids (not the quantised training maps)."""
     half, scal, mark, shaded = [], [], [], []
-    for _, mp, sc, mk, sh in tune_grids(indices, size):
+    for _, mp, sc, mk, sh in tune_grids(indices, size, planes=planes):
         half.append(cc.half_maps(mp))
         scal.append(sc)
         mark.append(mk)
@@ -518,7 +544,7 @@ def combine(paths, out, indices, size, name=None, threshold=None) -> None:
         if seen is None or (int(seen[2]) >= indices[0] and int(seen[1]) <= indices[-1]):
             raise SystemExit(f"validation photos {indices[0]}..{indices[-1]} overlap {text}")
     net = cc.CellNet([m for r in runs for m in r.members])
-    half, scal, mark, shaded = val_grids(indices, size)
+    half, scal, mark, shaded = val_grids(indices, size, net.planes)
     pm, ps = [], []
     for h, s in zip(half, scal, strict=True):
         m, sh = net.predict_half_mirrored(h, s)
@@ -605,6 +631,19 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--planes",
+        type=int,
+        choices=cc.KNOWN_PLANES,
+        default=2,
+        help="input planes: 3 adds the stroke layer in excess of its neighbourhood "
+        "(card_cells.local_contrast)",
+    )
+    ap.add_argument(
+        "--train-photos",
+        type=int,
+        help="train on classic tune photos 0..N-1 only (default: all before the --val ones)",
+    )
     ap.add_argument("--prepare-only", action="store_true")
     ap.add_argument("--init", help="start from these PyTorch weights (a previous run's .pt)")
     ap.add_argument("--out", default=str(cc.MODEL_PATH))
@@ -632,6 +671,14 @@ def main() -> None:
     torch.manual_seed(a.seed)
     rng = np.random.default_rng(a.seed)
     n_train = a.photos - a.val
+    if a.train_photos is not None:
+        if not 0 < a.train_photos <= n_train:
+            ap.error(f"--train-photos is 1..{n_train} (the photos before the --val ones)")
+        if a.train_data:
+            ap.error("--train-photos chooses rendered photos, not --train-data")
+        n_train = a.train_photos
+    if a.planes != 2 and a.train_data:
+        ap.error("--train-data grids have two planes")
     t0 = time.time()
     if a.train_data == "r1turned":
         train = r1turned_data(n_train)
@@ -639,15 +686,15 @@ def main() -> None:
         with np.load(a.train_data) as d:
             train = {k: d[k] for k in ("maps", "scalars", "mark", "shaded")}
     else:
-        train = grid_data(list(range(n_train)), size)
-    val = grid_data(list(range(n_train, a.photos)), size)
+        train = grid_data(list(range(n_train)), size, planes=a.planes)
+    val = grid_data(list(range(a.photos - a.val, a.photos)), size, planes=a.planes)
     # scalars normalised by the classic grids only: a continued run keeps its inputs' scale
     sc_all = train["scalars"].reshape(-1, cc.N_SCALARS)
     sc_mean = sc_all.mean(0)
     sc_scale = sc_all.std(0) + 1e-3
     n_classic = train["maps"].shape[0]
     if a.alt_photos:
-        alt = alt_grid_data(a.alt_photos, size)
+        alt = alt_grid_data(a.alt_photos, size, a.planes)
         train = {k: np.concatenate([train[k], alt[k]]) for k in train}
     print(
         f"data: {train['maps'].shape[0]} train grids ({n_classic} classic), "
@@ -661,7 +708,7 @@ def main() -> None:
     mark = torch.from_numpy(train["mark"])
     shaded = torch.from_numpy(train["shaded"])
 
-    net = build_net(cc.N_SCALARS)
+    net = build_net(cc.N_SCALARS, a.planes)
     if a.init:
         state = torch.load(a.init)
         w = state["fc1.weight"]
@@ -750,6 +797,8 @@ def main() -> None:
         turn_note += f", {a.sharpen:.0%} of patches sharpened (unsharp mask)"
     if a.faint_on_shade:
         turn_note += f", {a.faint_on_shade:.0%} of shaded patches with fainter strokes"
+    if a.planes == 3:
+        turn_note += ", a third input plane (the strokes in excess of their neighbourhood)"
     if dark is not None:
         turn_note += (
             f", {a.dark_mark_share:.0%} of each batch from {len(dark)} marks on dark shading"
@@ -763,7 +812,7 @@ def main() -> None:
         trained_on=f"tune split photos 0..{n_train - 1}{alt_note} at {a.size}, "
         f"augmented patches{turn_note}",
         model=a.name,
-        threshold_from=f"tune split photos {n_train}..{a.photos - 1}",
+        threshold_from=f"tune split photos {a.photos - a.val}..{a.photos - 1}",
         steps=step,
         patches_seen=seen,
         minutes=round((time.time() - t_start) / 60, 1),

@@ -67,6 +67,11 @@ N_SCALARS = N_CELL_STATS + N_SHADE
 MODEL_PATH = Path(__file__).with_name("card_cells_model.npz")
 NET_CHANNELS = (8, 16, 32)  # convolution widths, each followed by a 2x2 max-pool
 NET_HIDDEN = 64
+#: input planes a network may read (:func:`cell_maps`): v12 and before read two
+KNOWN_PLANES = (2, 3)
+#: :func:`local_contrast`: the Gaussian window (cells) and the spread taken off with the mean
+LOCAL_SIGMA_CELLS = 0.75
+LOCAL_SPREAD = 0.5
 #: below this confidence a cell goes to ``unknown`` (tuned on the tuning split)
 DEFAULT_MIN_CONFIDENCE = 0.6
 
@@ -236,21 +241,60 @@ def _cell_stats(lay: dict, cell: int) -> np.ndarray:
     ).astype(np.float32)
 
 
+def local_contrast(norm: np.ndarray, cell: int = CELL_PX) -> np.ndarray:
+    """The stroke layer ``norm`` in excess of its own neighbourhood: ``norm - mean -
+    LOCAL_SPREAD * std``, the mean and spread taken over a Gaussian window of
+    ``LOCAL_SIGMA_CELLS`` cells, clipped to 0..1.5.
+
+    The stroke layer is normalised by the grid's darkest strokes, and the hatching of a
+    dark fill is itself made of strokes (up to half as dark as a mark on the tuning
+    photos), so a mark on dark shading stands out from its own fill less than from
+    paper. Here the fill's own strokes are taken away, the mark drawn darker than
+    them stays. (The mean and the mean of squares are worked out at a quarter of the
+    resolution: they are smooth.)
+
+    >>> norm = np.zeros((128, 128), np.float32)
+    >>> norm[:, ::4] = 0.45  # a fill's hatching: a quarter of the pixels
+    >>> norm[62:64, 32:96] = 0.9  # a stroke drawn darker across it
+    >>> lc = local_contrast(norm, 32)
+    >>> # the hatching keeps half its strength, the stroke on it nearly three quarters
+    >>> round(float(lc[20, 20] / norm[20, 20]), 1), round(float(lc[63, 62] / norm[63, 62]), 1)
+    (0.5, 0.7)
+    >>> float(local_contrast(np.zeros((64, 64), np.float32)).max())
+    0.0
+    """
+    h, w = norm.shape
+    small = (max(1, w // 4), max(1, h // 4))
+    sigma = LOCAL_SIGMA_CELLS * cell / 4
+    mean = cv2.GaussianBlur(cv2.resize(norm, small, interpolation=cv2.INTER_AREA), (0, 0), sigma)
+    sq = cv2.GaussianBlur(
+        cv2.resize(norm * norm, small, interpolation=cv2.INTER_AREA), (0, 0), sigma
+    )
+    std = np.sqrt(np.maximum(sq - mean * mean, 0))
+    level = cv2.resize(mean + LOCAL_SPREAD * std, (w, h), interpolation=cv2.INTER_LINEAR)
+    return np.clip(norm - level, 0, 1.5)
+
+
 def cell_maps(
-    rect: np.ndarray, cell: int = CELL_PX, margin: float = MARGIN_CELLS
+    rect: np.ndarray, cell: int = CELL_PX, margin: float = MARGIN_CELLS, planes: int = 2
 ) -> tuple[np.ndarray, np.ndarray]:
     """What the cell network sees of a grid: ``(maps, scalars)``.
 
-    ``maps`` (2, H, W) float32 at the rectified resolution: the darkness against
-    the paper within three cells (strokes, shading and printed lines: 0 paper,
-    1 black), and the stroke layer with the lines bridged over, normalised by the
-    grid's darkest strokes (0..1.5). ``scalars`` (100, ``N_SCALARS``): shading
-    judged against the whole grid and per-cell statistics (:func:`_cell_stats`,
-    :func:`_shade_context`), which a small patch cannot see.
+    ``maps`` (``planes``, H, W) float32 at the rectified resolution: the darkness
+    against the paper within three cells (strokes, shading and printed lines: 0
+    paper, 1 black), the stroke layer with the lines bridged over, normalised by the
+    grid's darkest strokes (0..1.5), and with ``planes=3`` that layer in excess of its
+    own neighbourhood (:func:`local_contrast`; only networks with three input planes
+    read it). ``scalars`` (100, ``N_SCALARS``): shading judged against the whole grid
+    and per-cell statistics (:func:`_cell_stats`, :func:`_shade_context`), which a
+    small patch cannot see.
     """
+    if planes not in KNOWN_PLANES:
+        raise ValueError(f"cell maps have {KNOWN_PLANES} planes, not {planes}")
     lay = _layers(rect, cell, margin)
     dark = np.clip(1 - lay["img"] / lay["papers"][3], 0, 1)
-    maps = np.stack([dark, lay["norm"]])
+    extra = [local_contrast(lay["norm"], cell)] if planes == 3 else []
+    maps = np.stack([dark, lay["norm"], *extra])
     ctx = _shade_context(lay["smooth"], lay["shade"], lay["m"], cell, lay["inset"])
     return maps, np.column_stack([_cell_stats(lay, cell), ctx])
 
@@ -432,7 +476,8 @@ def _predict_member(a: dict, half: np.ndarray, scalars: np.ndarray):
     """
     k = 2 ** len(NET_CHANNELS)  # half-resolution pixels per feature
     lo, hi = _net_window()  # only the patches and their context: the margin adds nothing
-    x = _conv_planes(np.ascontiguousarray(half[:, lo:hi, lo:hi]), a["conv0_w"], a["conv0_b"])
+    c = a["conv0_w"].shape[1]  # its input planes: the first ones of cell_maps
+    x = _conv_planes(np.ascontiguousarray(half[:c, lo:hi, lo:hi]), a["conv0_w"], a["conv0_b"])
     for i in range(1, len(NET_CHANNELS)):
         x = _conv_hwc(x, a[f"conv{i}_w"], a[f"conv{i}_b"])
     side = PATCH_PX // k
@@ -483,11 +528,19 @@ KNOWN_SCALAR_COUNTS = (32, N_SCALARS)
 
 
 def _fits_inputs(member: dict) -> bool:
-    """Whether a network's first dense layer takes the pooled features of one cell and one
-    of the scalar counts this reader computes (its scalars are a prefix of today's)."""
+    """Whether a network reads one of the plane counts :func:`cell_maps` makes and its
+    first dense layer takes the pooled features of one cell and one of the scalar counts
+    this reader computes (its scalars are a prefix of today's)."""
     n = len(member["scalar_mean"])
     features = NET_CHANNELS[-1] * (PATCH_PX // 2 ** len(NET_CHANNELS)) ** 2
-    return n in KNOWN_SCALAR_COUNTS and member["fc1_w"].shape[0] == features + n
+    planes_ok = member["conv0_w"].shape[1] in KNOWN_PLANES
+    return planes_ok and n in KNOWN_SCALAR_COUNTS and member["fc1_w"].shape[0] == features + n
+
+
+def _planes(members: list[dict]) -> int:
+    """The input planes a model reads: the most any of its networks reads (a network of
+    fewer reads the first ones: its kernels are zero on the rest, :meth:`_Reading.of`)."""
+    return max(int(m["conv0_w"].shape[1]) for m in members)
 
 
 def _average(outs: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
@@ -521,7 +574,7 @@ def _net_window() -> tuple[int, int]:
 
 
 def _turns_are_exact(shape: tuple[int, ...]) -> bool:
-    """Whether a grid's half maps of ``shape`` (2, H, W) read mirrored or turned give the
+    """Whether a grid's half maps of ``shape`` (C, H, W) read mirrored or turned give the
     network's window mirrored or turned: a square grid whose window stands in its middle,
     with every 2x2 max-pool and every cell's patch landing on one mirrored or turned
     (true of :func:`remap_grid`'s grids: 208 pixels, window 8..200, pools 192/96/48/24)."""
@@ -619,7 +672,11 @@ class _Reading:
     @classmethod
     def of(cls, members: list[dict], i: int, flip: bool, turns: int) -> _Reading:
         a = members[i]
-        kernels = [_kernel_matrix(a[f"conv{j}_w"], flip, turns) for j in range(len(NET_CHANNELS))]
+        convs = [a[f"conv{j}_w"] for j in range(len(NET_CHANNELS))]
+        extra = _planes(members) - convs[0].shape[1]
+        if extra:  # every reading shares one input: zero kernels on the planes not read
+            convs[0] = np.pad(convs[0], ((0, 0), (0, extra), (0, 0), (0, 0)))
+        kernels = [_kernel_matrix(w, flip, turns) for w in convs]
         biases = [a[f"conv{j}_b"] for j in range(len(NET_CHANNELS))]
         fc1 = _fc_rows(a, flip, turns)
         return cls(kernels, biases, fc1, a["fc1_b"], a["fc2_w"], a["fc2_b"], i)
@@ -693,14 +750,14 @@ def _patch_kernels(reading: _Reading) -> np.ndarray:
 
 
 def _dnn_convolutions(readings: list[_Reading], side: int) -> _DnnNetwork | None:
-    """Every reading's convolutions as one OpenCV dnn network over the (1, 2, side, side)
+    """Every reading's convolutions as one OpenCV dnn network over the (1, C, side, side)
     window (the first layers one convolution, the later ones grouped a reading a group),
     or ``None`` where this OpenCV cannot read it or the ``onnx`` package is missing.
     OpenCV's convolutions run some 35 % faster than :func:`_conv_relu`'s matrix products,
     to float rounding the same."""
     layers = []
     for j in range(len(NET_CHANNELS)):
-        c = 2 if j == 0 else NET_CHANNELS[j - 1]
+        c = readings[0].kernels[0].shape[1] // 9 if j == 0 else NET_CHANNELS[j - 1]
         w = [r.kernels[j].reshape(-1, 3, 3, c).transpose(0, 3, 1, 2) for r in readings]
         layers.append(
             (
@@ -758,7 +815,7 @@ def _normalised_scalars(member: dict, scalars: np.ndarray) -> np.ndarray:
 
 def _numpy_convolutions(readings: list[_Reading], x: np.ndarray) -> np.ndarray:
     """Every reading's convolutions (R, C, H, W) over the zero-padded window ``x``
-    (2, side + 2, side + 2) in numpy: the first layers one matrix product."""
+    (C, side + 2, side + 2) in numpy: the first layers one matrix product."""
     kernels = np.concatenate([r.kernels[0] for r in readings])
     biases = np.concatenate([r.biases[0] for r in readings])
     half_side = (x.shape[1] - 2) // 2
@@ -790,17 +847,18 @@ def _read_batched(
     """
     lo, hi = _net_window()
     n = hi - lo
+    c = readings[0].kernels[0].shape[1] // 9  # the input planes read (:func:`_planes`)
     x = None
     if dnn is None:
-        x = np.zeros((2, n + 2, n + 2), np.float32)
-        x[:, 1:-1, 1:-1] = half[:, lo:hi, lo:hi]
+        x = np.zeros((c, n + 2, n + 2), np.float32)
+        x[:, 1:-1, 1:-1] = half[:c, lo:hi, lo:hi]
     k = 2 ** len(NET_CHANNELS)
     side, start, step = PATCH_PX // k, NET_CONTEXT // k, CELL_PX // 2 // k
     normalised = {i: _normalised_scalars(members[i], scalars) for i in {r.member for r in readings}}
     if dnn is not None:
         # the network ends in the dense layer's patch rows (:func:`_patch_kernels`): add
         # the scalars' rows and the bias
-        out = dnn.forward(np.ascontiguousarray(half[None, :, lo:hi, lo:hi]))
+        out = dnn.forward(np.ascontiguousarray(half[None, :c, lo:hi, lo:hi]))
         h = out[0, :, :10, :10].reshape(len(readings), -1, 100).transpose(0, 2, 1)
         features = readings[0].fc1.shape[0] - N_SCALARS
         h = h + np.stack([normalised[r.member] @ r.fc1[features:] for r in readings])
@@ -862,6 +920,11 @@ class CellNet:
         arrays["info"] = np.array(json.dumps(self.info or {}))
         np.savez_compressed(path, **arrays)
 
+    @property
+    def planes(self) -> int:
+        """The input planes of :func:`cell_maps` this model reads (:func:`_planes`)."""
+        return _planes(self.members)
+
     def predict_maps(self, maps: np.ndarray, scalars: np.ndarray):
         """``(mark_probs (100, 7), shaded_prob (100,))`` from :func:`cell_maps`."""
         return self.predict_half(half_maps(maps), scalars)
@@ -883,7 +946,7 @@ class CellNet:
         :func:`learned_upright_triangles`) also reads the grid turned
         (:meth:`triangles_any_way`).
         """
-        maps, scalars = cell_maps(rect)
+        maps, scalars = cell_maps(rect, planes=self.planes)
         half = half_maps(maps)
         if turned_triangles is None:
             turned_triangles = any(map(learned_upright_triangles, self.members))

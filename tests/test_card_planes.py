@@ -1,0 +1,128 @@
+"""The cell network's third input plane (:func:`card_cells.local_contrast`): what it keeps,
+and models whose networks read two or three planes reading together."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from piecebridge.vision import card_cells as cc
+from test_card_cells import CELL, SIZE, M, blank_grid, draw, lines_over
+from test_vision_card_speed import TOL, _grid_inputs, _random_member
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+
+
+def _hatched_grid() -> np.ndarray:
+    """A grid whose row 4 is hatched (a dark fill of thin diagonal strokes), with an x drawn
+    darker than the hatching in cell (4, 3) and one on paper in cell (7, 3)."""
+    img = blank_grid()
+    y0, y1 = M + 4 * CELL, M + 5 * CELL
+    yy, xx = np.mgrid[y0:y1, M : M + 10 * CELL]
+    img[y0:y1, M : M + 10 * CELL] = np.where((xx + yy) % 5 < 2, 150.0, 230.0)
+    img = lines_over(img)
+    draw(img, 4, 3, "x", ink=60.0)
+    draw(img, 7, 3, "x", ink=60.0)
+    return img.astype(np.uint8)
+
+
+def _cell_peak(plane: np.ndarray, row: int, col: int) -> float:
+    inset = round(0.12 * CELL)
+    y, x = M + row * CELL + inset, M + col * CELL + inset
+    return float(np.percentile(plane[y : y + CELL - 2 * inset, x : x + CELL - 2 * inset], 98))
+
+
+def test_three_planes_add_the_local_contrast_and_keep_the_first_two():
+    img = _hatched_grid()
+    two, scalars2 = cc.cell_maps(img)
+    three, scalars3 = cc.cell_maps(img, planes=3)
+    assert two.shape == (2, SIZE, SIZE) and three.shape == (3, SIZE, SIZE)
+    np.testing.assert_array_equal(three[:2], two)
+    np.testing.assert_array_equal(scalars3, scalars2)
+    lc = three[2]
+    assert lc.min() >= 0 and lc.max() <= 1.5
+    np.testing.assert_array_equal(lc, cc.local_contrast(two[1]))
+    # the hatching of the fill is in the stroke layer; in excess of its neighbourhood it
+    # drops by more than the x drawn darker on it does
+    hatch, on_fill = _cell_peak(two[1], 4, 7), _cell_peak(two[1], 4, 3)
+    assert hatch > 0.3  # the fill's strokes are strokes
+    ratio_hatch = _cell_peak(lc, 4, 7) / hatch
+    ratio_mark = _cell_peak(lc, 4, 3) / on_fill
+    assert ratio_hatch < 0.95 * ratio_mark
+    # the x on paper keeps most of itself; a blank cell stays blank
+    assert _cell_peak(lc, 7, 3) > 0.6 * _cell_peak(two[1], 7, 3)
+    assert _cell_peak(lc, 1, 1) < 0.05
+
+
+def test_cell_maps_refuse_plane_counts_no_network_reads():
+    with pytest.raises(ValueError, match="planes"):
+        cc.cell_maps(blank_grid().astype(np.uint8), planes=4)
+
+
+def _three_plane_member(rng: np.random.Generator) -> dict:
+    a = _random_member(rng)
+    a["conv0_w"] = rng.normal(0, 0.4, (cc.NET_CHANNELS[0], 3, 3, 3)).astype(np.float32)
+    return a
+
+
+@pytest.mark.parametrize("dnn", [False, True])
+def test_two_and_three_plane_networks_read_together(dnn):
+    """A model of a two-plane and a three-plane network reads in one batch (the two-plane
+    one with zero kernels on the third plane) what each reads alone on its own planes."""
+    rng = np.random.default_rng(11)
+    two, three = _random_member(rng), _three_plane_member(rng)
+    half, scalars = _grid_inputs(rng)
+    half3 = np.concatenate([half, rng.uniform(0, 1.2, (1, *half.shape[1:])).astype(np.float32)])
+    mixed = cc.CellNet([two, three], use_dnn=dnn)
+    assert mixed.planes == 3 and cc.CellNet([two]).planes == 2
+    pm, ps = mixed.read_half(half3, scalars, mirror=True, turned=False)
+    alone = [
+        cc.CellNet([two], use_dnn=False).read_half(half, scalars, True, False),
+        cc.CellNet([three], use_dnn=False).read_half(half3, scalars, True, False),
+    ]
+    np.testing.assert_allclose(pm, (alone[0][0] + alone[1][0]) / 2, atol=TOL)
+    np.testing.assert_allclose(ps, (alone[0][1] + alone[1][1]) / 2, atol=TOL)
+    # the plain path (what training checks against) reads the same
+    want = mixed.predict_half_mirrored(half3, scalars)
+    np.testing.assert_allclose(pm, want[0], atol=TOL)
+    # and the third plane matters to the three-plane network only
+    changed = half3.copy()
+    changed[2] += 0.5
+    got_two = cc.CellNet([two], use_dnn=dnn).read_half(changed, scalars, True, False)
+    np.testing.assert_allclose(got_two[0], alone[0][0], atol=TOL)
+    got_three = cc.CellNet([three], use_dnn=dnn).read_half(changed, scalars, True, False)
+    assert np.abs(got_three[0] - alone[1][0]).max() > 1e-3
+
+
+def test_a_model_of_another_plane_count_is_refused(tmp_path):
+    rng = np.random.default_rng(2)
+    a = _random_member(rng)
+    a["conv0_w"] = rng.normal(0, 0.4, (cc.NET_CHANNELS[0], 4, 3, 3)).astype(np.float32)
+    path = tmp_path / "four.npz"
+    cc.CellNet([a]).save(path)
+    with pytest.raises(ValueError, match="inputs"):
+        cc.CellNet.load(path)
+    cc.CellNet([_three_plane_member(rng)]).save(path)
+    assert cc.CellNet.load(path).planes == 3
+
+
+def test_training_augments_and_builds_three_plane_networks():
+    torch = pytest.importorskip("torch")
+    import card_train
+
+    rng = np.random.default_rng(4)
+    maps = rng.integers(0, 256, (2, 3, SIZE, SIZE)).astype(np.uint8)
+    crops = card_train.crops_of(maps, np.array([0, 1, 1]), np.array([0, 55, 99]))
+    assert crops.shape == (3, 3, card_train.CROP, card_train.CROP)
+    # each plane back in its own range: darkness 0..1, the stroke planes 0..1.5
+    assert float(crops[:, 0].max()) <= 1 and float(crops[:, 2].max()) > 1.2
+    x = card_train.augment(crops, rng, train=True, turns=0.3, sharpen=0.35)
+    side = cc.PATCH_PX + 2 * cc.NET_CONTEXT
+    assert x.shape == (3, 3, side, side)
+    assert float(x[:, 0].max()) <= 1 and float(x[:, 1:].max()) <= 1.5 and float(x.min()) >= 0
+    net = card_train.build_net(cc.N_SCALARS, planes=3)
+    out = net(x, torch.zeros(3, cc.N_SCALARS))
+    assert out.shape == (3, len(cc.MARK_CLASSES) + 1)
+    assert net.conv[0].weight.shape[1] == 3
