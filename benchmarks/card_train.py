@@ -247,6 +247,50 @@ def build_net(n_scalars: int, planes: int = 2):
     return Net()
 
 
+def net_from_member(member: dict, planes: int = 2):
+    """A training network (:func:`build_net`) holding the weights of a network as the reader
+    stores it (batch norm folded into the convolutions): its batch norms the identity, to
+    be kept frozen (:func:`freeze_batch_norm`), so it starts as exactly that network. Input
+    planes it did not read get zero kernels and scalars it did not read zero weights: they
+    start unheard. The trained ``.pt`` files are scratch; a model file is what stays.
+
+    Returns ``(net, scalar_mean, scalar_scale)``: the member's own input normalisation."""
+    import torch
+
+    net = build_net(cc.N_SCALARS, planes)
+    convs = [m for m in net.conv if m.__class__.__name__ == "Conv2d"]
+    bns = [m for m in net.conv if m.__class__.__name__ == "BatchNorm2d"]
+    with torch.no_grad():
+        for i, (conv, bn) in enumerate(zip(convs, bns, strict=True)):
+            w = torch.from_numpy(np.asarray(member[f"conv{i}_w"], np.float32))
+            conv.weight.zero_()
+            conv.weight[:, : w.shape[1]] = w
+            conv.bias.copy_(torch.from_numpy(np.asarray(member[f"conv{i}_b"], np.float32)))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1 - bn.eps)  # the identity: (x - 0) / sqrt(1) * 1 + 0
+            bn.weight.fill_(1)
+            bn.bias.zero_()
+        w = torch.from_numpy(np.asarray(member["fc1_w"], np.float32)).T
+        net.fc1.weight.zero_()
+        net.fc1.weight[:, : w.shape[1]] = w
+        net.fc1.bias.copy_(torch.from_numpy(np.asarray(member["fc1_b"], np.float32)))
+        net.fc2.weight.copy_(torch.from_numpy(np.asarray(member["fc2_w"], np.float32)).T)
+        net.fc2.bias.copy_(torch.from_numpy(np.asarray(member["fc2_b"], np.float32)))
+    n = len(member["scalar_mean"])
+    mean = np.zeros(cc.N_SCALARS, np.float32)
+    scale = np.ones(cc.N_SCALARS, np.float32)
+    mean[:n], scale[:n] = member["scalar_mean"], member["scalar_scale"]
+    return net, mean, scale
+
+
+def freeze_batch_norm(net) -> None:
+    """Batch norms in eval mode (their running statistics used and kept): a network made
+    by :func:`net_from_member` continues as it was instead of renormalising each batch."""
+    for m in net.conv:
+        if m.__class__.__name__ == "BatchNorm2d":
+            m.eval()
+
+
 def _max3(x):
     """3x3 grey dilation (max of shifted views: far faster than a stride-1 max-pool)."""
     import torch.nn.functional as F
@@ -646,6 +690,12 @@ def main() -> None:
     )
     ap.add_argument("--prepare-only", action="store_true")
     ap.add_argument("--init", help="start from these PyTorch weights (a previous run's .pt)")
+    ap.add_argument(
+        "--init-model",
+        metavar="NPZ:K",
+        help="start from network K of this cell model (e.g. vision/card_cells_model.npz:1), "
+        "its batch norms frozen (net_from_member)",
+    )
     ap.add_argument("--out", default=str(cc.MODEL_PATH))
     ap.add_argument("--combine", nargs="+", help="runs (.npz) to average into one model")
     ap.add_argument(
@@ -709,7 +759,13 @@ def main() -> None:
     shaded = torch.from_numpy(train["shaded"])
 
     net = build_net(cc.N_SCALARS, a.planes)
-    if a.init:
+    if a.init_model:
+        path, _, k = a.init_model.rpartition(":")
+        member = cc.CellNet.load(path).members[int(k)]
+        net, sc_mean, sc_scale = net_from_member(member, a.planes)
+        freeze_batch_norm(net)
+        scalars = torch.from_numpy((train["scalars"] - sc_mean) / sc_scale).float()
+    elif a.init:
         state = torch.load(a.init)
         w = state["fc1.weight"]
         extra = net.fc1.weight.shape[1] - w.shape[1]
@@ -817,7 +873,7 @@ def main() -> None:
         patches_seen=seen,
         minutes=round((time.time() - t_start) / 60, 1),
         command=" ".join(sys.argv),
-        continued_from=a.init,
+        continued_from=a.init_model or a.init,
     )
     export(net, sc_mean, sc_scale, thr, info, a.out, upright_triangles=not a.turns)
     torch.save(net.state_dict(), CACHE / f"{Path(a.out).stem}.pt")  # to fine-tune from

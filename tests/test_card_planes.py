@@ -126,3 +126,35 @@ def test_training_augments_and_builds_three_plane_networks():
     out = net(x, torch.zeros(3, cc.N_SCALARS))
     assert out.shape == (3, len(cc.MARK_CLASSES) + 1)
     assert net.conv[0].weight.shape[1] == 3
+
+
+def test_a_stored_network_continues_in_training_exactly_as_it_was(tmp_path):
+    """``card_train.net_from_member``: a model file's network (batch norm folded) made a
+    training network with a third plane it does not hear yet, exported again, reads as the
+    stored network did; with its batch norms frozen, training mode changes nothing but
+    dropout."""
+    torch = pytest.importorskip("torch")
+    import card_train
+
+    rng = np.random.default_rng(8)
+    member = _random_member(rng)
+    net, mean, scale = card_train.net_from_member(member, planes=3)
+    np.testing.assert_array_equal(mean, member["scalar_mean"])
+    assert float(net.conv[0].weight[:, 2].detach().abs().max()) == 0
+    card_train.freeze_batch_norm(net)
+    net.drop.p = 0.0
+    x = torch.rand(4, 3, cc.PATCH_PX + 2 * cc.NET_CONTEXT, cc.PATCH_PX + 2 * cc.NET_CONTEXT)
+    sc = torch.randn(4, cc.N_SCALARS)
+    in_training = net(x, sc)
+    net.eval()
+    torch.testing.assert_close(net(x, sc), in_training)
+    path = tmp_path / "continued.npz"
+    card_train.export(net, mean, scale, 0.5, {}, path, upright_triangles=False)
+    back = cc.CellNet.load(path)
+    assert back.planes == 3
+    half, scalars = _grid_inputs(rng)
+    half3 = np.concatenate([half, rng.uniform(0, 1.2, (1, *half.shape[1:])).astype(np.float32)])
+    want = cc.CellNet([member]).predict_half(half, scalars)
+    got = back.predict_half(half3, scalars)
+    np.testing.assert_allclose(got[0], want[0], atol=TOL)
+    np.testing.assert_allclose(got[1], want[1], atol=TOL)
