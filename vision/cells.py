@@ -1125,7 +1125,9 @@ def _alike_turns(d: CellDecision, looks: PieceLooks) -> None:
     d.facing_margin = min(d.facing_margin, float(np.nextafter(looks.min_facing_margin, 0)))
 
 
-def _check_mark(d: CellDecision, views: BoardViews, i: int, looks: PieceLooks) -> None:
+def _check_mark(
+    d: CellDecision, views: BoardViews, i: int, looks: PieceLooks, thorough: bool = False
+) -> None:
     """Set ``d.mark``: does the coin's small separate mark (if it has one) point the way
     the learned look's turn says?
 
@@ -1154,12 +1156,18 @@ def _check_mark(d: CellDecision, views: BoardViews, i: int, looks: PieceLooks) -
     against the look, leave the facing undecided (``d.mark`` -1) unless the learned look
     leads by ``MARK_CONFLICT_LEAD``. Both reads count only blobs where and as big as the suit's
     mark on its calibration coins (``PieceLooks.mark_spots``; anywhere when not learned).
+
+    The second read is skipped where it could change no decision (:func:`_only_confirms`:
+    it could only set ``d.mark`` 1 in place of 0, which decides alike); ``thorough`` makes
+    it anyway (tests compare the two).
     """
     spot = looks.mark_spots.get(d.best[1])
     rim = mark_facing(views, i, spot=spot)
     agreed = rim[0] == d.facing and rim[1] >= MARK_SURE  # the look and the rim's read
     if agreed and d.facing_margin >= looks.min_facing_margin:  # enough already
         d.mark = 1
+        return
+    if not thorough and _only_confirms(d, rim, looks):
         return
     fit = mark_facing(views, i, look_centre(views, i, looks, d.best[1]), spot=spot)
     sure = [f for f, lead in (rim, fit) if f is not None and lead >= MARK_SURE]
@@ -1187,6 +1195,30 @@ def _check_mark(d: CellDecision, views: BoardViews, i: int, looks: PieceLooks) -
     # else one sure read against a look that leads clearly: in doubt as two sure reads that
     # disagree are (a crown's jewel, a sun's ray from a centre a few pixels off), and the
     # look keeps its facing (d.mark stays 0)
+
+
+def _only_confirms(d: CellDecision, rim: tuple[str | None, float], looks: PieceLooks) -> bool:
+    """Could the second mark read (:func:`_check_mark`) only confirm the learned look, given
+    the rim's read ``rim`` (facing, lead)? So when the look leads by ``MARK_CONFLICT_LEAD``
+    and by ``min_facing_margin`` and the rim's read is not sure: then no read sets the
+    facing against the look (that takes two sure reads that agree), none leaves it undecided
+    (that takes a lead under ``MARK_CONFLICT_LEAD``), the mark chooses among no turns the
+    look cannot rule out (:func:`_mark_picks_turn`: none led by under ``MARK_CONFLICT_LEAD``),
+    and ``mark`` 1 or 0 decide alike (:func:`facing_sure` with a lead of
+    ``min_facing_margin``; the rules of covered and clear coins take either). It saves a
+    read of about 0.25 ms (a template fit and a blob search) on most coins the look reads
+    with a lead of 0.3-0.6 (tune mixed rigs 0-9: 54 of 192 mark checks).
+
+    >>> d = CellDecision("a1", "coin", best=("coin", "suns"), facing="north", facing_margin=0.35)
+    >>> looks = PieceLooks({}, {})
+    >>> _only_confirms(d, (None, 0.0), looks), _only_confirms(d, ("east", 0.9), looks)
+    (True, False)
+    >>> d.facing_margin = 0.25  # a sure read against it would leave the facing undecided
+    >>> _only_confirms(d, (None, 0.0), looks)
+    False
+    """
+    lead = max(MARK_CONFLICT_LEAD, looks.min_facing_margin)
+    return rim[1] < MARK_SURE and d.facing_margin >= lead
 
 
 def _mark_picks_turn(
