@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import itertools
 from collections.abc import Callable, Iterator
 from typing import Literal
 
@@ -569,6 +570,54 @@ def _net_side_outlines(gray: np.ndarray) -> list[np.ndarray]:
     return out
 
 
+def _net_side_subsets(gray: np.ndarray, most: int | None = None) -> list[np.ndarray]:
+    """Board outlines (ordered) from the nets of :func:`_line_nets`, each taken by every
+    four of its hull's ``most`` longest sides in turn (:func:`_quads_from_sides`), square
+    under some camera to within ``NET_SQUARENESS``. The four longest sides are not always
+    the board's: glare that washes out a corner tile's lines cuts a corner off the net with
+    a long slanted side, a hand cuts a side short (tune acrylic: outlines 0.16-0.99 cell
+    off where the four longest gave 1.3-1.9)."""
+    out = []
+    for hull in _line_nets(gray):
+        for quad in _quads_from_sides(hull, NET_SIDES if most is None else most):
+            H = cv2.getPerspectiveTransform(
+                CANONICAL_CORNERS.astype(np.float32), quad.astype(np.float32)
+            )
+            if squareness(H, gray.shape) <= NET_SQUARENESS:
+                out.append(quad)
+    return out
+
+
+def _quads_from_sides(hull: np.ndarray, most: int) -> list[np.ndarray]:
+    """Every proper quadrilateral (ordered) of four of a convex hull's ``most`` longest sides
+    (after the simplification of :func:`_quad_from_sides`), each side's line met by the
+    next's round the hull; the four longest first.
+
+    >>> octagon = np.array([[1, 0], [9, 0], [10, 1], [10, 9], [9, 10], [1, 10], [0, 9], [0, 1]])
+    >>> quads = _quads_from_sides(octagon.reshape(-1, 1, 2).astype(np.int32), 5)
+    >>> len(quads), (quads[0].round(6) + 0.0).tolist()
+    (3, [[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]])
+    """
+    poly = cv2.approxPolyDP(hull, 0.01 * cv2.arcLength(hull, True), True).reshape(-1, 2)
+    poly = poly.astype(np.float64)
+    n = len(poly)
+    if n < 4:
+        return []
+    length = np.linalg.norm(np.roll(poly, -1, axis=0) - poly, axis=1)
+    ranked = np.argsort(-length, kind="stable")[:most]
+    ends = np.hstack([poly, np.ones((n, 1))])
+    out = []
+    for chosen in itertools.combinations(ranked.tolist(), 4):
+        lines = [np.cross(ends[i], ends[(i + 1) % n]) for i in sorted(chosen)]
+        corners = [np.cross(lines[k - 1], lines[k]) for k in range(4)]
+        if min(abs(c[2]) for c in corners) < 1e-9:
+            continue
+        quad = np.array([c[:2] / c[2] for c in corners])
+        if _proper_quad(quad):
+            out.append(_order_quad(quad))
+    return out
+
+
 def _quad_from_sides(hull: np.ndarray) -> np.ndarray | None:
     """The quadrilateral of a convex hull's four longest sides (after a light simplification),
     each side's line met by the next's; None when those do not make a proper quadrilateral.
@@ -1036,6 +1085,9 @@ MAX_SQUARENESS = 0.15
 #: (:func:`_net_side_outlines`): twice a board's, as the outline is rough (tune acrylic: the
 #: outlines that led to the board 0.00-0.18; frames without a board 0.58).
 NET_SQUARENESS = 2 * MAX_SQUARENESS
+#: Sides of a net's hull whose every four make an outline when no tile search found a
+#: board (:func:`_net_side_subsets`): 6 make 15 outlines a net.
+NET_SIDES = 6
 #: How near (cells) a board edge found by :func:`find_edges` must lie to where the grid puts
 #: it to count as in place: fitted sides sit within a tenth of a cell (tile gaps, bevels),
 #: a grid a cell off puts them 1.0 away (a step within the band searched, +-0.4, beyond
@@ -1467,7 +1519,6 @@ def _find_by_tiles(bgr: np.ndarray, inverted: bool | None, work_width: int) -> B
     Both line polarities unless ``inverted`` says; the board fitting the most crosses wins,
     if it fits at least ``TILE_CROSSES``. Raises :class:`BoardNotFound` otherwise."""
     small, S = _downscaled(bgr, work_width)
-    gray = None  # the full frame's grey, once an outline is to be fitted
     best: BoardPose | None = None
     tried: list[np.ndarray] = []
     # The tiles on the small frame first; failing that, on a frame twice as wide, where tile
@@ -1480,11 +1531,16 @@ def _find_by_tiles(bgr: np.ndarray, inverted: bool | None, work_width: int) -> B
     # come apart as blobs at either width; the lines a pixel or two wide do show). Also
     # only when the small frame shows tile-like blobs (every tune acrylic board found this
     # way does; the nets cost a refused frame about a fifth more, 25-35 ms).
+    # Last, when neither found a board, the nets' outlines by any four of their sides
+    # (:func:`_net_subset_outlines`): a hand or glare cuts a net short of the board.
     families = 0
-    for scale in (1, 2):
-        if scale == 2:
-            if best is not None or not families or bgr.shape[1] < 1.5 * work_width:
-                break
+    for stage in (1, 2, 3):
+        if stage == 1:
+            quads, families = _tile_outlines(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY))
+            near = [0.4] * len(quads)
+        elif best is not None or not families or bgr.shape[1] < 1.5 * work_width:
+            break
+        elif stage == 2:
             larger, S2 = _downscaled(bgr, 2 * work_width)
             larger_gray = cv2.cvtColor(larger, cv2.COLOR_BGR2GRAY)
             tiles = _tile_outlines(larger_gray)[0]
@@ -1494,25 +1550,54 @@ def _find_by_tiles(bgr: np.ndarray, inverted: bool | None, work_width: int) -> B
             near = [0.4] * len(tiles) + [0.0] * len(nets)
             quads = [_through_scale(q, S @ np.linalg.inv(S2)) for q in tiles + nets]
         else:
-            quads, families = _tile_outlines(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY))
-            near = [0.4] * len(quads)
-        for quad, cells in zip(quads, near, strict=True):
-            if _near_any(quad, tried, cells):
-                continue
-            tried.append(quad)
-            H0 = cv2.getPerspectiveTransform(
-                CANONICAL_CORNERS.astype(np.float32), quad.astype(np.float32)
-            )
-            gray = _grey(bgr) if gray is None else gray
-            for inv in (False, True) if inverted is None else (inverted,):
-                start = BoardPose(H0)
-                start.inverted = inv
-                pose = _fit_from_tiles(bgr, gray, start, S, small, work_width)
-                if pose is not None and (best is None or pose.crosses_found > best.crosses_found):
-                    best = pose
+            quads = _net_subset_outlines(bgr, S, work_width)
+            near = [0.1] * len(quads)  # the four longest sides' outlines were fitted already
+        best = _fit_outlines(bgr, quads, near, tried, inverted, work_width, best)
     if best is None:
         raise BoardNotFound("no board in view: no 8x8 tile grid found")
     return best
+
+
+def _fit_outlines(
+    bgr: np.ndarray,
+    quads: list[np.ndarray],
+    near: list[float],
+    tried: list[np.ndarray],
+    inverted: bool | None,
+    work_width: int,
+    best: BoardPose | None,
+) -> BoardPose | None:
+    """``best`` or the board fitting more crosses (:func:`_fit_from_tiles`, both polarities
+    unless ``inverted`` says) from each outline of ``quads`` (pixels of the frame about
+    ``work_width`` wide) not within its ``near`` cells of one ``tried`` (which it joins)."""
+    small, S = _downscaled(bgr, work_width)
+    for quad, cells in zip(quads, near, strict=True):
+        if _near_any(quad, tried, cells):
+            continue
+        tried.append(quad)
+        H0 = cv2.getPerspectiveTransform(
+            CANONICAL_CORNERS.astype(np.float32), quad.astype(np.float32)
+        )
+        for inv in (False, True) if inverted is None else (inverted,):
+            start = BoardPose(H0)
+            start.inverted = inv
+            pose = _fit_from_tiles(bgr, _grey(bgr), start, S, small, work_width)
+            if pose is not None and (best is None or pose.crosses_found > best.crosses_found):
+                best = pose
+    return best
+
+
+def _net_subset_outlines(bgr: np.ndarray, S: np.ndarray, work_width: int) -> list[np.ndarray]:
+    """The outlines of :func:`_net_side_subsets` on the frame ``work_width`` wide (``S``: its
+    scaling) and on one twice as wide, both polarities, in the first one's pixels."""
+    quads = []
+    for scale in (1, 2):
+        picture, Sk = _downscaled(bgr, scale * work_width)
+        picture = cv2.cvtColor(picture, cv2.COLOR_BGR2GRAY)
+        for lines_dark in (picture, 255 - picture):
+            outlines = _net_side_subsets(lines_dark)
+            quads += [_through_scale(q, S @ np.linalg.inv(Sk)) for q in outlines]
+    return quads
 
 
 def _through_scale(quad: np.ndarray, M: np.ndarray) -> np.ndarray:
