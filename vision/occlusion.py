@@ -64,17 +64,6 @@ def hidden_fraction(gray: np.ndarray, px: int, margin: float) -> np.ndarray:
     return hidden_share(line_strengths(gray, px, margin), px)
 
 
-def hidden_fractions(
-    gray: np.ndarray, px: int, margin: float, light: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`hidden_fraction` as seen, and with each piece's line strength taken relative to
-    the light falling there (``light``: the board's Lab lightness, 8-bit; see
-    :func:`shade_scale`): a shadow weakens a printed line as much as the tile around it, a
-    hand hides it. Each (64,)."""
-    strengths = line_strengths(gray, px, margin)
-    return hidden_share(strengths, px), hidden_share(strengths, px, light)
-
-
 def hidden_share(strengths: tuple | None, px: int, light: np.ndarray | None = None) -> np.ndarray:
     """Share (0..1) of each cell's line pieces hidden (64,), from :func:`line_strengths`:
     much weaker than the board's typical piece, and printed. With ``light`` (the board's Lab
