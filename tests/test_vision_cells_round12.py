@@ -42,7 +42,7 @@ def test_a_coin_whose_look_lines_up_in_one_turn_is_no_pawn():
         {"facing_margin": 0.1},  # as a pawn read with a coin look: no clear turn
         {"mark": -1},  # the separate mark points elsewhere
         {"mark": 2},  # the facing set by the mark alone, not by the look
-        {"similarity": 0.5},  # its coin look fits too loosely
+        {"similarity": 0.3},  # its coin look fits too loosely (round 15: under 0.35)
         {"margin": 0.01},  # another coin suit fits as well
     ],
 )

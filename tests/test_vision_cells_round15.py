@@ -1,0 +1,82 @@
+"""Cell rules of round 15 (benchmarks/results/vision_reflec.md, eighth session): a coin under
+a finger's tip or a hand's shadow fits a pawn's dark disc better than its own look; its coin
+look, though loose (0.35 up) and up to 0.3 behind the pawn's, still names it when one turn
+of its fine look leads clearly. Made-up measurements as on the tune split, milliseconds."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from piecebridge.vision.cells import (
+    COIN_RIVAL_FIT,
+    COIN_RIVAL_LEAD,
+    CellDecision,
+    PieceLooks,
+    _coin_rival,
+)
+from piecebridge.vision.facing import FACINGS
+
+from tests.test_vision_cells_round11 import _pawn
+from tests.test_vision_cells_round12 import _read
+
+LABELS = [("coin", s, f) for s in ("suns", "arms") for f in FACINGS] + [
+    ("pawn", s, None) for s in ("suns", "arms")
+]
+
+
+def _sims(suns_coin: float, arms_coin: float, suns_pawn: float) -> np.ndarray:
+    """Similarities to LABELS: each coin suit's best turn, and the pawns."""
+    s = np.full(len(LABELS), 0.1, np.float32)
+    s[0], s[4], s[8], s[9] = suns_coin, arms_coin, suns_pawn, 0.2
+    return s
+
+
+def _pawn_like(coin_fit: float, pawn_fit: float) -> CellDecision:
+    return CellDecision("c3", "unknown", similarity=pawn_fit, margin=0.05, best=("pawn", "suns"))
+
+
+@pytest.mark.parametrize("coin_fit, pawn_fit", [(0.53, 0.58), (0.45, 0.72), (0.36, 0.6)])
+def test_a_loose_coin_look_behind_the_pawn_is_still_read(coin_fit, pawn_fit):
+    d = _pawn_like(coin_fit, pawn_fit)
+    c = _coin_rival(d, _sims(coin_fit, 0.2, pawn_fit), LABELS, PieceLooks({}, {}))
+    assert c is not None and c.best == ("coin", "suns")
+    assert c.similarity == pytest.approx(coin_fit) and c.margin == pytest.approx(coin_fit - 0.2)
+
+
+@pytest.mark.parametrize("coin_fit, pawn_fit", [(0.33, 0.5), (0.45, 0.76), (0.6, 0.95)])
+def test_too_loose_or_too_far_behind_is_not_read(coin_fit, pawn_fit):
+    assert coin_fit < COIN_RIVAL_FIT or pawn_fit - coin_fit >= COIN_RIVAL_LEAD
+    d = _pawn_like(coin_fit, pawn_fit)
+    assert _coin_rival(d, _sims(coin_fit, 0.2, pawn_fit), LABELS, PieceLooks({}, {})) is None
+
+
+def _under_a_finger(**coin) -> CellDecision:
+    """Piecepackr tune shot 61 c3: a suns coin, a finger's tip at its top, read best as the
+    suns pawn (0.58); its suns coin look 0.53, 0.34 ahead of other coin suits; its fine look
+    leads one turn (north) by 0.73."""
+    c = CellDecision("c3", "unknown", similarity=0.53, margin=0.34, best=("coin", "suns"),
+                     facing="north", facing_margin=0.73, energy_ratio=14.9)  # fmt: skip
+    d = _pawn("c3", (0.58, 0.08, 0.34, 0.19), as_coin=dataclasses.replace(c, **coin))
+    d.margin, d.coin_fit = 0.05, 0.53
+    return d
+
+
+def test_a_coin_read_best_as_a_pawn_is_named_by_its_turn():
+    d = _read(_under_a_finger())
+    assert (d.kind, d.suit, d.facing) == ("coin", "suns", "north")
+    assert 0 < d.confidence <= 0.5
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"facing_margin": 0.14},  # as the nearest pawn or empty cell so read (0.136)
+        {"similarity": 0.3},  # under COIN_RIVAL_FIT
+        {"margin": 0.01},  # another coin suit fits as well
+        {"mark": -1},  # the separate mark points elsewhere
+    ],
+)
+def test_it_still_needs_its_own_clear_turn(change):
+    assert _read(_under_a_finger(**change)).kind == "unknown"
