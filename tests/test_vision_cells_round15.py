@@ -15,6 +15,8 @@ from piecebridge.vision.cells import (
     CellDecision,
     PieceLooks,
     _coin_rival,
+    _features,
+    decide,
 )
 from piecebridge.vision.facing import FACINGS
 
@@ -80,3 +82,50 @@ def test_a_coin_read_best_as_a_pawn_is_named_by_its_turn():
 )
 def test_it_still_needs_its_own_clear_turn(change):
     assert _read(_under_a_finger(**change)).kind == "unknown"
+
+
+def _held_by_its_own_pawn(**changes) -> CellDecision:
+    """Acrylic tune shot 161 b7: a moons coin whose best look is the moons coin's (0.75), the
+    moons pawn's 0.017 behind, the other coin suits 0.33 behind; its fine look leads one
+    turn (east) by 0.84."""
+    d = CellDecision("b7", "unknown", similarity=0.753, margin=0.017, suit_margin=0.329,
+                     facing="east", facing_margin=0.84, energy_ratio=14.1, detail_ratio=13.2,
+                     tint=10.0, best=("coin", "moons"))  # fmt: skip
+    return dataclasses.replace(d, **changes)
+
+
+LEARNED = PieceLooks({}, {}, learned=True)
+
+
+def test_a_coin_held_back_only_by_its_own_pawn_is_named_by_its_turn():
+    d = decide(_held_by_its_own_pawn(), LEARNED)
+    assert (d.kind, d.suit, d.facing) == ("coin", "moons", "east")
+    assert 0 < d.confidence <= 0.5
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"suit_margin": -1.0},  # the nearest other look is another suit's
+        {"suit_margin": 0.01},  # another coin suit fits nearly as well
+        {"facing_margin": 0.11},  # as the nearest empty cell so held back (0.105)
+        {"mark": -1},  # the separate mark points elsewhere
+        {"covered": True},  # by a hand
+        {"similarity": 0.5},  # too loose a fit
+    ],
+)
+def test_the_own_pawn_rule_needs_all_of_it(change):
+    assert decide(_held_by_its_own_pawn(**change), LEARNED).kind == "unknown"
+
+
+def test_the_suit_margin_is_measured_only_against_its_own_pawn():
+    labels = [("coin", "moons", f) for f in FACINGS] + [
+        ("coin", "arms", "north"),
+        ("pawn", "moons", None),
+        ("pawn", "arms", None),
+    ]
+    sims = np.array([0.75, 0.3, 0.2, 0.1, 0.42, 0.74, 0.2], np.float32)
+    d = _features("b7", 9.0, 5.0, sims, labels)
+    assert d.margin == pytest.approx(0.01) and d.suit_margin == pytest.approx(0.33)
+    sims[4] = 0.745  # now another coin suit is the nearest: no suit margin
+    assert _features("b7", 9.0, 5.0, sims, labels).suit_margin == -1.0

@@ -697,6 +697,9 @@ class CellDecision:
     pawn_fits: tuple[float, ...] = ()
     coin_fit: float = -1.0
     colour_suit: str | None = None
+    # For a coin-like cell whose nearest look of another kind or suit is its own suit's pawn:
+    # its best look's lead over the other coin suits' looks (else -1; see _own_pawn_alone).
+    suit_margin: float = -1.0
     # For a pawn-like cell whose best coin look fits nearly as well: that coin's reading
     # (suit, facing, its lead over the other coin suits): a clear facing names the coin
     # (see _coins_by_their_facing). None when not read.
@@ -1460,6 +1463,10 @@ def _features(
     # Facing is decided later from the markings alone: here only kind and suit compete.
     second = next((int(j) for j in order[1:] if labels[j][:2] != labels[best][:2]), best)
     kind, suit, _ = labels[best]
+    suit_margin = -1.0
+    if kind == "coin" and labels[second][:2] == ("pawn", suit):  # see _own_pawn_alone
+        other = [int(j) for j in order if labels[j][0] == "coin" and labels[j][1] != suit]
+        suit_margin = float(sims[best] - sims[other[0]]) if other else float(sims[best])
     return CellDecision(
         cell,
         "unknown",
@@ -1469,6 +1476,7 @@ def _features(
         margin=float(sims[best] - sims[second]),
         tint=float(tint),
         best=(kind, suit),
+        suit_margin=suit_margin,
     )
 
 
@@ -1712,6 +1720,29 @@ def _clear_face(d: CellDecision, looks: PieceLooks) -> bool:
     )
 
 
+def _own_pawn_alone(d: CellDecision, looks: PieceLooks) -> bool:
+    """Is a coin-like cell held back only by its own suit's pawn look (its kind/suit
+    ``margin`` under ``min_margin``, the nearest other look that pawn's) named by a clear
+    turn? A pawn has no facing: as :func:`_coins_by_their_facing` the other way round, the
+    coin's fine look leads one turn by ``CLEAR_FACE_LEAD`` on the look alone (``mark`` 0 or
+    1), it fits at ``CLEAR_FACE_SIMILARITY`` and leads the other coin suits by
+    ``min_margin`` (``suit_margin``), in the open. Round 15 (tune mixed 0-79, piecepackr
+    0-34, acrylic 0-49): 8 such coins, all right, led by 0.60-0.85; the other cells so
+    held back (empty, other suits) by 0.105 at most.
+
+    >>> d = CellDecision("b7", "unknown", similarity=0.75, margin=0.017, suit_margin=0.33,
+    ...                  facing="east", facing_margin=0.84, best=("coin", "moons"))
+    >>> looks = PieceLooks({}, {}, learned=True)
+    >>> _own_pawn_alone(d, looks), _own_pawn_alone(dataclasses.replace(d, suit_margin=-1.0), looks)
+    (True, False)
+    """
+    return (
+        d.margin < looks.min_margin
+        and d.suit_margin >= looks.min_margin
+        and _clear_face(dataclasses.replace(d, margin=d.suit_margin), looks)
+    )
+
+
 def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
     """Turn measurements into a verdict with a confidence, or ``unknown``.
 
@@ -1773,11 +1804,14 @@ def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
         # less well, but still far better than any other look.
         lean = NAMED_PAWN_SIMILARITY if d.colour_named else looks.leaning_pawn_similarity
         sure = sure or (d.similarity >= lean and d.margin >= looks.leaning_pawn_margin)
+    own_pawn = kind == "coin" and _own_pawn_alone(d, looks)
     if kind == "coin":
-        sure = (sure or _clear_face(d, looks)) and facing_sure(d, looks)
+        sure = (sure or _clear_face(d, looks) or own_pawn) and facing_sure(d, looks)
     if sure:
         d.kind, d.suit = kind, suit
         c = min(d.margin / (3 * looks.min_margin), 1.0)
+        if own_pawn:  # its own pawn's look fits nearly as well: at most half sure
+            c = min(d.suit_margin / (3 * looks.min_margin), 0.5)
         if kind == "coin":  # a facing set by the mark alone is not as sure
             lead = d.facing_margin if d.mark < 2 else looks.min_facing_margin
             c = min(c, lead / (3 * looks.min_facing_margin))
