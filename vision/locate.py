@@ -1539,13 +1539,20 @@ def _find_by_tiles(bgr: np.ndarray, inverted: bool | None, work_width: int) -> B
     # only when the small frame shows tile-like blobs (every tune acrylic board found this
     # way does; the nets cost a refused frame about a fifth more, 25-35 ms).
     # Last, when neither found a board, the nets' outlines by any four of their sides
-    # (:func:`_net_subset_outlines`): a hand or glare cuts a net short of the board.
+    # (:func:`_net_subset_outlines`): a hand or glare cuts a net short of the board. Also
+    # without tile-like blobs when a net on the small frame has a square outline (tune
+    # acrylic rig 37 shot 1: a hand over a third of the board, no tile blobs; refused
+    # no-board frames about a tenth dearer, tune negatives 57 -> 63 ms median).
     families = 0
     for stage in (1, 2, 3):
         if stage == 1:
             quads, families = _tile_outlines(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY))
             near = [0.4] * len(quads)
-        elif best is not None or not families or bgr.shape[1] < 1.5 * work_width:
+        elif best is not None or bgr.shape[1] < 1.5 * work_width:
+            break
+        elif not families and stage == 2:
+            continue
+        elif not families and not _square_net(small):
             break
         elif stage == 2:
             larger, S2 = _downscaled(bgr, 2 * work_width)
@@ -1563,6 +1570,12 @@ def _find_by_tiles(bgr: np.ndarray, inverted: bool | None, work_width: int) -> B
     if best is None:
         raise BoardNotFound("no board in view: no 8x8 tile grid found")
     return best
+
+
+def _square_net(small: np.ndarray) -> bool:
+    """Whether a net of lines on ``small`` has an outline square under some camera."""
+    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    return bool(_net_side_outlines(gray) or _net_side_outlines(255 - gray))
 
 
 def _fit_outlines(
