@@ -11,6 +11,9 @@ survive other pencils and other cameras (:func:`cell_maps`):
   mark is seen the same whether it sits on shading or crosses a cell line;
 * stroke darkness is normalised by the darkest strokes on the same grid, so a
   soft and a hard pencil look alike, while an erased ghost stays faint;
+* a network may also read the stroke layer in excess of its own neighbourhood
+  (:func:`local_contrast`, a third plane): the hatching of a dark fill is made of
+  strokes too, and a mark is drawn darker than them;
 * shading is also judged against the whole grid (a fitted light surface), which
   a patch cannot see, and against the paper ring around the grid carried across
   it (a phone shadow darkens the margin beyond the grid too; shading stops at
