@@ -111,7 +111,7 @@ def test_a_coin_held_back_only_by_its_own_pawn_is_named_by_its_turn():
         {"facing_margin": 0.11},  # as the nearest empty cell so held back (0.105)
         {"mark": -1},  # the separate mark points elsewhere
         {"covered": True},  # by a hand
-        {"similarity": 0.5},  # too loose a fit
+        {"similarity": 0.3},  # too loose a fit
     ],
 )
 def test_the_own_pawn_rule_needs_all_of_it(change):
@@ -129,3 +129,16 @@ def test_the_suit_margin_is_measured_only_against_its_own_pawn():
     assert d.margin == pytest.approx(0.01) and d.suit_margin == pytest.approx(0.33)
     sims[4] = 0.745  # now another coin suit is the nearest: no suit margin
     assert _features("b7", 9.0, 5.0, sims, labels).suit_margin == -1.0
+
+
+@pytest.mark.parametrize("fit, kind", [(0.4, "coin"), (0.3, "unknown")])
+def test_a_loose_coin_look_of_its_own_has_the_same_floor(fit, kind):
+    """Mixed tune shot 172 g8: a moons coin whose own look is best, but only at 0.40 (leading
+    the other looks by 0.13); its fine look leads one turn (south) by 0.79."""
+    d = CellDecision("g8", "unknown", similarity=fit, margin=0.126, facing="south",
+                     facing_margin=0.79, energy_ratio=9.5, detail_ratio=9.9, tint=8.0,
+                     best=("coin", "moons"))  # fmt: skip
+    got = decide(d, LEARNED)
+    assert got.kind == kind
+    if kind == "coin":
+        assert (got.suit, got.facing) == ("moons", "south") and 0 < got.confidence <= 0.5

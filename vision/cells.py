@@ -1698,7 +1698,14 @@ def _as_in_the_open(d: CellDecision, looks: PieceLooks) -> bool:
 #: detail lines up in one turn so much better than in the rest; an empty cell, a pawn or
 #: another suit's coin read with a coin look did not lead by 0.2 (tune split, mixed: 7 coins
 #: at 0.58-0.69 led by 0.32-0.74, every cell not that coin by under 0.2: a small sample).
-CLEAR_FACE_SIMILARITY = 0.55
+#: Round 15: the same floor as a pawn-like cell's coin look (``COIN_RIVAL_FIT``, was 0.55):
+#: a coin whose own look is best at 0.35-0.55 is no less a coin than one a pawn's look beats
+#: (tune mixed 0-79, piecepackr 0-34, acrylic 0-49, such cells in the open left unknown: one
+#: coin, led by 0.79, right; ten others, empty cells and other suits or turns, by 0.05 at most).
+CLEAR_FACE_SIMILARITY = COIN_RIVAL_FIT
+#: ... and one so named while fitting under this (the floor before round 15) is at most
+#: half sure, as the pawn-like cells' coins are.
+CLEAR_FACE_SURE = 0.55
 CLEAR_FACE_LEAD = 0.3
 
 
@@ -1812,6 +1819,8 @@ def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
         c = min(d.margin / (3 * looks.min_margin), 1.0)
         if own_pawn:  # its own pawn's look fits nearly as well: at most half sure
             c = min(d.suit_margin / (3 * looks.min_margin), 0.5)
+        if kind == "coin" and d.similarity < CLEAR_FACE_SURE:  # named by its turn alone
+            c = min(c, 0.5)
         if kind == "coin":  # a facing set by the mark alone is not as sure
             lead = d.facing_margin if d.mark < 2 else looks.min_facing_margin
             c = min(c, lead / (3 * looks.min_facing_margin))
