@@ -20,7 +20,7 @@ from piecebridge.vision.cells import (
 )
 from piecebridge.vision.facing import FACINGS
 
-from tests.test_vision_cells_round11 import _pawn
+from tests.test_vision_cells_round11 import _board, _pawn
 from tests.test_vision_cells_round12 import _read
 
 LABELS = [("coin", s, f) for s in ("suns", "arms") for f in FACINGS] + [
@@ -142,3 +142,53 @@ def test_a_loose_coin_look_of_its_own_has_the_same_floor(fit, kind):
     assert got.kind == kind
     if kind == "coin":
         assert (got.suit, got.facing) == ("moons", "south") and 0 < got.confidence <= 0.5
+
+
+def _dark_pawn(cell: str, fits, colour: str, coin_fit: float = 0.4) -> CellDecision:
+    """An acrylic dark pawn whose look names one suit and whose colour leans to another (so
+    ``_pawn_by_colour`` left its look no margin)."""
+    d = _pawn(cell, fits, colour_suit=colour)
+    d.margin, d.coin_fit = 0.0, coin_fit
+    return d
+
+
+def test_the_colour_names_the_pawn_when_the_looks_suit_is_placed():
+    """Acrylic tune shot 18 e8: an arms pawn fitting the moons pawn's look (0.63) best and
+    the arms pawn's at 0.47, its colour leaning to arms; the moons pawn stands at e7."""
+    moons = _pawn("e7", (0.3, 0.92, 0.4, 0.6))
+    got = _board(e7=moons, e8=_dark_pawn("e8", (0.3, 0.63, 0.0, 0.47), "arms"))
+    assert (got["e8"].kind, got["e8"].suit) == ("pawn", "arms")
+    assert 0 < got["e8"].confidence <= 0.5
+    alone = _board(e8=_dark_pawn("e8", (0.3, 0.63, 0.0, 0.47), "arms"))
+    assert alone["e8"].kind == "unknown"  # nothing placed: nothing settles it
+
+
+def test_the_look_names_the_pawn_when_the_colours_suit_is_placed():
+    """Acrylic tune shot 62 b6: an arms pawn fitting the arms look at 0.79, its colour
+    leaning to moons, whose pawn stands at h8."""
+    moons = _pawn("h8", (0.3, 0.92, 0.4, 0.6))
+    got = _board(h8=moons, b6=_dark_pawn("b6", (0.14, 0.62, 0.23, 0.79), "moons"))
+    assert (got["b6"].kind, got["b6"].suit) == ("pawn", "arms")
+
+
+@pytest.mark.parametrize(
+    "fits, colour",
+    [
+        ((0.3, 0.575, 0.0, 0.47), "arms"),  # too loose a pawn's shape (an empty cell: 0.575)
+        ((0.1, 0.63, 0.0, 0.42), "arms"),  # the colour's suit's look fits too loosely
+        ((0.2, 0.571, 0.0, 0.3), "crowns"),  # the colour's suit placed, the look too loose
+    ],
+)
+def test_the_colour_rule_needs_a_pawn(fits, colour):
+    placed = {"arms": "moons", "crowns": "crowns"}[colour]
+    k = ("suns", "moons", "crowns", "arms").index(placed)
+    other = tuple(0.95 if j == k else 0.3 for j in range(4))
+    got = _board(e7=_pawn("e7", other), e8=_dark_pawn("e8", fits, colour, coin_fit=0.2))
+    assert got["e7"].kind == "pawn" and got["e8"].kind == "unknown"
+
+
+def test_not_beside_a_hand():
+    moons = _pawn("e7", (0.3, 0.92, 0.4, 0.6))
+    hand = CellDecision("f8", "unknown", covered=True, detail_ratio=1.0, energy_ratio=1.0)
+    got = _board(e7=moons, f8=hand, e8=_dark_pawn("e8", (0.3, 0.63, 0.0, 0.47), "arms"))
+    assert got["e8"].kind == "unknown"

@@ -792,6 +792,7 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
         _coins_by_their_facing(out, looks)
         _pawns_by_a_hand(out, looks)
         _pawns_by_elimination(out, near, looks)
+        _pawns_by_their_colour(out, near, looks)
     return out
 
 
@@ -860,12 +861,69 @@ def _pawns_by_elimination(cells: list[CellDecision], near: np.ndarray, looks: Pi
         clear = fit >= need and fit - rival >= looks.min_margin
         if d.colour_suit in (None, suit) and clear and tie:
             claims.append((fit, fit - rival, d, suit))
+    _claim_pawns(claims, taken, looks)
+
+
+def _claim_pawns(claims: list[tuple], taken: set[str], looks: PieceLooks) -> None:
+    """Decide ``claims`` (fit, lead, cell, suit) as pawns, best fit first, a suit once (not
+    in ``taken``, which grows), at most half sure."""
     for fit, lead, d, suit in sorted(claims, key=lambda c: c[0], reverse=True):
         if suit in taken:
             continue
         taken.add(suit)
         d.kind, d.suit, d.facing, d.similarity, d.margin = "pawn", suit, None, fit, lead
         d.confidence = float(np.clip(lead / (6 * looks.min_margin), 0.0, 0.5))
+
+
+#: See :func:`_pawns_by_their_colour`: the cell's best pawn look must fit at least this (a
+#: pawn's shape), and, to name the colour's suit, that suit's own pawn look at least the second.
+COLOUR_PAWN_SIMILARITY = 0.6
+COLOUR_PAWN_FIT = 0.45
+
+
+def _pawns_by_their_colour(cells: list[CellDecision], near: np.ndarray, looks: PieceLooks) -> None:
+    """An undecided pawn-like cell whose look names one suit and whose colour leans to
+    another (``colour_suit``; ``_pawn_by_colour`` then gives the look no margin) is settled
+    when one of the two suits' pawns is placed (decided) elsewhere and the other is not: a
+    Piecepack has one pawn per suit. Acrylic's clear dark pawns (arms, moons) fit each
+    other's looks and colours alike; the placed one tells which this is.
+
+    * the look's suit placed: the colour's suit, when the cell fits a pawn's look at
+      ``COLOUR_PAWN_SIMILARITY``, that suit's own pawn look fits at ``COLOUR_PAWN_FIT`` and
+      leads the other free suits' pawn looks and every coin look by ``min_margin``;
+    * the colour's suit placed: the look's suit, as an open cell's look must name it
+      (``min_similarity``, leading every other look by ``min_margin``).
+
+    Busy cells in the open only (not covered nor beside a covered cell); claimed best fit
+    first, a suit once; at most half sure. Round 15 (tune mixed 0-79, piecepackr 0-34,
+    acrylic 0-49): 12 pawns, all right; the other cells of this kind fit a pawn's look at
+    0.575 at most (an empty cell) with their colour's suit's look at 0.3, or (the colour's
+    suit placed) at 0.571 (an empty cell)."""
+    taken = {d.suit for d in cells if d.kind == "pawn"}
+    claims = []
+    for d, by_hand in zip(cells, near, strict=True):
+        if d.kind != "unknown" or d.best[:1] != ("pawn",) or len(d.pawn_fits) != len(SUITS):
+            continue
+        if by_hand or d.covered or d.energy_ratio < looks.empty_ratio:
+            continue
+        look, colour = d.best[1], d.colour_suit
+        if d.detail_ratio < looks.detail_empty or colour in (None, look):
+            continue
+        fits = dict(zip(SUITS, d.pawn_fits, strict=True))
+        if look in taken and colour not in taken:
+            suit, fit, floor = colour, fits[colour], COLOUR_PAWN_FIT
+            others = [f for s, f in fits.items() if s not in taken and s != colour]
+            if d.similarity < COLOUR_PAWN_SIMILARITY:
+                continue
+        elif colour in taken and look not in taken:
+            suit, fit, floor = look, d.similarity, looks.min_similarity
+            others = [f for s, f in fits.items() if s != look]
+        else:
+            continue
+        lead = fit - max([d.coin_fit, *others])
+        if fit >= floor and lead >= looks.min_margin:
+            claims.append((fit, lead, d, suit))
+    _claim_pawns(claims, taken, looks)
 
 
 #: A pawn-like cell's best coin look is read as a coin (its facing too) when it fits at least
