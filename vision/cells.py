@@ -686,7 +686,7 @@ class CellDecision:
     # in a hand's shadow, see occlusion.lit_beside): it may be decided as an open cell.
     lit_beside: bool = False
     # Covered only as its lines look: they show once the light falling on them is made up
-    # for (a hand's shadow, see occlusion.hidden_fractions). It may hold a piece decided as
+    # for (a hand's shadow, see occlusion.hidden_share). It may hold a piece decided as
     # in the open; it is empty only as a covered cell is (see _tile_under_lines).
     shaded: bool = False
     best: tuple = ()  # (kind, suit) of the best look, kept even when undecided
