@@ -12,6 +12,7 @@ import pytest
 from piecebridge.vision.cells import (
     COIN_RIVAL_FIT,
     COIN_RIVAL_LEAD,
+    COLOUR_PAWN_GAP,
     CellDecision,
     PieceLooks,
     _coin_rival,
@@ -185,6 +186,18 @@ def test_the_colour_rule_needs_a_pawn(fits, colour):
     other = tuple(0.95 if j == k else 0.3 for j in range(4))
     got = _board(e7=_pawn("e7", other), e8=_dark_pawn("e8", fits, colour, coin_fit=0.2))
     assert got["e7"].kind == "pawn" and got["e8"].kind == "unknown"
+
+
+def test_a_cell_plainly_of_the_placed_suit_is_not_named_by_its_colour():
+    """The placed pawn may be the misread one: a cell whose look is that suit's by far
+    (arms 0.82, its colour's moons look 0.50) stays unknown rather than make two wrong
+    pawns; within ``COLOUR_PAWN_GAP`` of the look it is named."""
+    arms = _pawn("c3", (0.3, 0.6, 0.4, 0.92))
+    far = _dark_pawn("f6", (0.2, 0.50, 0.1, 0.82), "moons", coin_fit=0.3)
+    assert _board(c3=arms, f6=far)["f6"].kind == "unknown"
+    near = _dark_pawn("f6", (0.2, 0.82 - COLOUR_PAWN_GAP + 0.02, 0.1, 0.82), "moons", coin_fit=0.3)
+    got = _board(c3=arms, f6=near)["f6"]
+    assert (got.kind, got.suit) == ("pawn", "moons")
 
 
 def test_not_beside_a_hand():

@@ -879,6 +879,11 @@ def _claim_pawns(claims: list[tuple], taken: set[str], looks: PieceLooks) -> Non
 #: pawn's shape), and, to name the colour's suit, that suit's own pawn look at least the second.
 COLOUR_PAWN_SIMILARITY = 0.6
 COLOUR_PAWN_FIT = 0.45
+#: ... and the colour's suit's look may trail the cell's best look by at most this: the pawn
+#: placed in the look's suit may itself be the misread one, and a cell that plainly looks
+#: like that suit must not make it two wrong pawns. Tune (mixed 0-79, piecepackr 0-34,
+#: acrylic 0-49): the 12 pawns so named, all right, trail by 0.004-0.163.
+COLOUR_PAWN_GAP = 0.2
 
 
 def _pawns_by_their_colour(cells: list[CellDecision], near: np.ndarray, looks: PieceLooks) -> None:
@@ -889,8 +894,9 @@ def _pawns_by_their_colour(cells: list[CellDecision], near: np.ndarray, looks: P
     other's looks and colours alike; the placed one tells which this is.
 
     * the look's suit placed: the colour's suit, when the cell fits a pawn's look at
-      ``COLOUR_PAWN_SIMILARITY``, that suit's own pawn look fits at ``COLOUR_PAWN_FIT`` and
-      leads the other free suits' pawn looks and every coin look by ``min_margin``;
+      ``COLOUR_PAWN_SIMILARITY``, that suit's own pawn look fits at ``COLOUR_PAWN_FIT``, trails
+      the best look by at most ``COLOUR_PAWN_GAP`` and leads the other free suits' pawn looks
+      and every coin look by ``min_margin``;
     * the colour's suit placed: the look's suit, as an open cell's look must name it
       (``min_similarity``, leading every other look by ``min_margin``).
 
@@ -913,7 +919,7 @@ def _pawns_by_their_colour(cells: list[CellDecision], near: np.ndarray, looks: P
         if look in taken and colour not in taken:
             suit, fit, floor = colour, fits[colour], COLOUR_PAWN_FIT
             others = [f for s, f in fits.items() if s not in taken and s != colour]
-            if d.similarity < COLOUR_PAWN_SIMILARITY:
+            if d.similarity < COLOUR_PAWN_SIMILARITY or fits[look] - fit > COLOUR_PAWN_GAP:
                 continue
         elif colour in taken and look not in taken:
             suit, fit, floor = look, d.similarity, looks.min_similarity
