@@ -101,6 +101,17 @@ def _downscaled(bgr: np.ndarray, work_width: int) -> tuple[np.ndarray, np.ndarra
     return _memo(("small", work_width), bgr, lambda: downscale(bgr, work_width))
 
 
+def _polarities(small: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The grey of a downscaled frame and its negative (lines dark in one of them), made
+    once per :func:`find_board` call, so that the nets found in each are kept too."""
+
+    def make() -> tuple[np.ndarray, np.ndarray]:
+        gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+        return gray, 255 - gray
+
+    return _memo("polarities", small, make)
+
+
 # --------------------------------------------------------------------------- outline
 
 
@@ -532,9 +543,14 @@ def _line_outlines(small_gray: np.ndarray) -> Iterator[np.ndarray]:
             yield _order_quad(quad)
 
 
-def _line_nets(small_gray: np.ndarray) -> Iterator[np.ndarray]:
+def _line_nets(small_gray: np.ndarray) -> list[np.ndarray]:
     """Convex hulls of the biggest connected net of thin dark lines in ``small_gray``, its
-    breaks closed at two widths (see :func:`_line_outlines`)."""
+    breaks closed at two widths (see :func:`_line_outlines`); made once per picture in a
+    :func:`find_board` call (the later search stages look at the same nets again)."""
+    return _memo("nets", small_gray, lambda: list(_find_line_nets(small_gray)))
+
+
+def _find_line_nets(small_gray: np.ndarray) -> Iterator[np.ndarray]:
     bh = cv2.morphologyEx(
         small_gray, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))
     )
@@ -572,16 +588,16 @@ def _net_side_outlines(gray: np.ndarray) -> list[np.ndarray]:
     return out
 
 
-def _net_side_subsets(gray: np.ndarray, most: int | None = None) -> list[np.ndarray]:
+def _net_side_subsets(gray: np.ndarray) -> list[np.ndarray]:
     """Board outlines (ordered) from the nets of :func:`_line_nets`, each taken by every
-    four of its hull's ``most`` longest sides in turn (:func:`_quads_from_sides`), square
+    four of its hull's ``NET_SIDES`` longest sides in turn (:func:`_quads_from_sides`), square
     under some camera to within ``NET_SQUARENESS``. The four longest sides are not always
     the board's: glare that washes out a corner tile's lines cuts a corner off the net with
     a long slanted side, a hand cuts a side short (tune acrylic: outlines 0.16-0.99 cell
     off where the four longest gave 1.3-1.9)."""
     out = []
     for hull in _line_nets(gray):
-        for quad in _quads_from_sides(hull, NET_SIDES if most is None else most):
+        for quad in _quads_from_sides(hull, NET_SIDES):
             H = cv2.getPerspectiveTransform(
                 CANONICAL_CORNERS.astype(np.float32), quad.astype(np.float32)
             )
@@ -1520,9 +1536,11 @@ def _find_board(
 
 
 def _find_by_tiles(bgr: np.ndarray, inverted: bool | None, work_width: int) -> BoardPose:
-    """Locate the board from whole tiles seen as blobs (:func:`_tile_outlines`), each
-    outline refined on the full frame at once: thin light lines on pale tiles (a tenth of
-    a cell under a pixel wide on the small frame) are too faint for the small frame's fits.
+    """Locate the board from whole tiles seen as blobs (:func:`_tile_outlines`), failing
+    that from the nets of printed lines (by their four longest sides, then by any four of
+    their longest: see the stages below), each outline refined on the full frame at once:
+    thin light lines on pale tiles (a tenth of a cell under a pixel wide on the small frame)
+    are too faint for the small frame's fits.
     Both line polarities unless ``inverted`` says; the board fitting the most crosses wins,
     if it fits at least ``TILE_CROSSES``. Raises :class:`BoardNotFound` otherwise."""
     small, S = _downscaled(bgr, work_width)
@@ -1546,7 +1564,7 @@ def _find_by_tiles(bgr: np.ndarray, inverted: bool | None, work_width: int) -> B
     families = 0
     for stage in (1, 2, 3):
         if stage == 1:
-            quads, families = _tile_outlines(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY))
+            quads, families = _tile_outlines(_polarities(small)[0])
             near = [0.4] * len(quads)
         elif best is not None or bgr.shape[1] < 1.5 * work_width:
             break
@@ -1556,9 +1574,9 @@ def _find_by_tiles(bgr: np.ndarray, inverted: bool | None, work_width: int) -> B
             break
         elif stage == 2:
             larger, S2 = _downscaled(bgr, 2 * work_width)
-            larger_gray = cv2.cvtColor(larger, cv2.COLOR_BGR2GRAY)
+            larger_gray, larger_negative = _polarities(larger)
             tiles = _tile_outlines(larger_gray)[0]
-            nets = _net_side_outlines(larger_gray) + _net_side_outlines(255 - larger_gray)
+            nets = _net_side_outlines(larger_gray) + _net_side_outlines(larger_negative)
             # Every net outline is fitted: two nets may outline one board a few pixels apart,
             # one in reach of a fit and the other not (tune acrylic rig 39 shot 0: 0.05 cell).
             near = [0.4] * len(tiles) + [0.0] * len(nets)
@@ -1574,8 +1592,8 @@ def _find_by_tiles(bgr: np.ndarray, inverted: bool | None, work_width: int) -> B
 
 def _square_net(small: np.ndarray) -> bool:
     """Whether a net of lines on ``small`` has an outline square under some camera."""
-    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    return bool(_net_side_outlines(gray) or _net_side_outlines(255 - gray))
+    gray, negative = _polarities(small)
+    return bool(_net_side_outlines(gray) or _net_side_outlines(negative))
 
 
 def _fit_outlines(
@@ -1613,8 +1631,7 @@ def _net_subset_outlines(bgr: np.ndarray, S: np.ndarray, work_width: int) -> lis
     quads = []
     for scale in (1, 2):
         picture, Sk = _downscaled(bgr, scale * work_width)
-        picture = cv2.cvtColor(picture, cv2.COLOR_BGR2GRAY)
-        for lines_dark in (picture, 255 - picture):
+        for lines_dark in _polarities(picture):
             outlines = _net_side_subsets(lines_dark)
             quads += [_through_scale(q, S @ np.linalg.inv(Sk)) for q in outlines]
     return quads
