@@ -516,7 +516,7 @@ class _Session:
         self.reader = P.FrameReader()
         self.seq = 0
         self.out: _Outgoing | None = None
-        # Every SYNC sent since the display last booted: on a slow line (or a simulation
+        # Every SYNC sent on this port: on a slow line (or a simulation
         # slower than the clock) a reply can come after the next SYNC went out, and any of
         # them answers it; waiting for the newest alone could re-send forever.
         self.sync_seqs: set[int] = set()
