@@ -1180,7 +1180,7 @@ def _could_be_sure(d: CellDecision, looks: PieceLooks) -> bool:
     """Could :func:`decide` name this cell's best look, whatever its facing? (Similarity and
     margin at least the lower of the open cell's and the covered cell's thresholds.) The
     looser rules for coins named by a clear turn (from ``COIN_RIVAL_FIT``, round 15) are not
-    counted: such cells go without the twisted re-read, which tune never chose to add."""
+    counted: such cells go without the twisted re-read (adding it is not measured)."""
     sim = min(looks.min_similarity, looks.covered_piece_similarity)
     margin = min(looks.min_margin, looks.covered_piece_margin)
     return d.similarity >= sim and d.margin >= margin
