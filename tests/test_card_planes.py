@@ -158,3 +158,14 @@ def test_a_stored_network_continues_in_training_exactly_as_it_was(tmp_path):
     got = back.predict_half(half3, scalars)
     np.testing.assert_allclose(got[0], want[0], atol=TOL)
     np.testing.assert_allclose(got[1], want[1], atol=TOL)
+
+
+def test_the_shipped_model_reads_the_third_plane_with_one_network():
+    """v13: v12 with its network B4 continued on three planes (the other two read two)."""
+    net = cc.default_classifier()
+    assert net.info["model"] == "v13"
+    assert net.planes == 3
+    assert [m["conv0_w"].shape[1] for m in net.members] == [2, 3, 2]
+    continued = net.info["members"][1]
+    assert "third input plane" in continued["trained_on"]
+    assert continued["continued_from"].endswith(":1")

@@ -162,7 +162,10 @@ def test_a_small_photo_reads_the_same_on_the_fast_path_as_on_the_plain_one(monke
         cc.CellNet,
         "predict_grid",
         lambda self, rect, mirror=True, turned_triangles=None: _plain(
-            self, *_maps(rect), mirror, any(map(cc.learned_upright_triangles, self.members))
+            self,
+            *_maps(rect, self.planes),
+            mirror,
+            any(map(cc.learned_upright_triangles, self.members)),
         ),
     )
     plain = vc.read_card(grey, classifier=net)
@@ -175,8 +178,8 @@ def test_a_small_photo_reads_the_same_on_the_fast_path_as_on_the_plain_one(monke
             assert cell.confidence == pytest.approx(p.cells[name].confidence, abs=1e-6)
 
 
-def _maps(rect: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    maps, scalars = cc.cell_maps(rect)
+def _maps(rect: np.ndarray, planes: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    maps, scalars = cc.cell_maps(rect, planes=planes)
     return cc.half_maps(maps), scalars
 
 
