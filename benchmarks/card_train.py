@@ -409,10 +409,11 @@ FAINT_STROKES = (0.45, 0.9)
 
 
 def faint_strokes_on_shading(x, shaded: np.ndarray, share: float, rng):
-    """Patches ``x`` (B, 2, P, P) with the stroke map (channel 1) of a share of the shaded
-    cells' patches scaled down (``FAINT_STROKES``). The stroke map is normalised by the
-    grid's darkest strokes, so a mark drawn on dark shading, a few strokes darker than
-    the fill, arrives faint: the reader's commonest miss on tune, where reading the
+    """Patches ``x`` (B, C, P, P) with the stroke map (channel 1) of a share of the shaded
+    cells' patches scaled down (``FAINT_STROKES``), and with it the local contrast (channel
+    2, when there is one: it is linear in the stroke map, so it fades alike). The stroke
+    map is normalised by the grid's darkest strokes, so a mark drawn on dark shading, a few
+    strokes darker than the fill, arrives faint: the reader's commonest miss on tune, where reading the
     stroke map twice as strong found those marks."""
     import torch
 
@@ -420,7 +421,7 @@ def faint_strokes_on_shading(x, shaded: np.ndarray, share: float, rng):
     if len(pick):
         x = x.clone()
         k = torch.from_numpy(rng.uniform(*FAINT_STROKES, len(pick))).float().view(-1, 1, 1)
-        x[torch.from_numpy(pick), 1] *= k
+        x[torch.from_numpy(pick), 1:] *= k.unsqueeze(1)
     return x
 
 
@@ -708,6 +709,12 @@ def main() -> None:
     a = ap.parse_args()
     if not 0 <= a.sharpen <= 0.7:  # the blurred 30 % are never sharpened (augment)
         ap.error("--sharpen is a share from 0 to 0.7")
+    if a.init and a.init_model:
+        ap.error("--init and --init-model: start from one of them")
+    if a.init_model:
+        path, _, k = a.init_model.rpartition(":")
+        if not path or not k.isdigit() or not Path(path).is_file():
+            ap.error(f"--init-model {a.init_model}: expected an existing NPZ file and :K")
     size = tuple(int(v) for v in a.size.split("x"))
     if a.combine:
         indices = list(range(a.photos - a.val, a.photos))

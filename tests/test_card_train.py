@@ -52,3 +52,15 @@ def test_faint_strokes_touch_only_the_stroke_map_of_shaded_cells():
     assert np.all(shaded[fainter]) and np.all((k[fainter] >= lo) & (k[fainter] <= hi))
     assert 70 < fainter.sum() < 130  # about half of the 200 shaded patches
     assert torch.equal(card_train.faint_strokes_on_shading(x, shaded, 0.0, rng), x)
+
+
+def test_faint_strokes_fade_the_local_contrast_alike():
+    """The third plane (local contrast) is linear in the stroke map: a fainter mark makes
+    it fainter by the same factor, or the network learns patches no photo gives."""
+    torch = pytest.importorskip("torch")
+    x = torch.rand(50, 3, 8, 8) + 0.1
+    shaded = np.ones(50, bool)
+    y = card_train.faint_strokes_on_shading(x, shaded, 1.0, np.random.default_rng(4))
+    assert torch.equal(y[:, 0], x[:, 0])
+    assert torch.allclose(y[:, 2] / x[:, 2], y[:, 1] / x[:, 1])
+    assert bool((y[:, 1] < x[:, 1]).all())
