@@ -413,8 +413,8 @@ def faint_strokes_on_shading(x, shaded: np.ndarray, share: float, rng):
     cells' patches scaled down (``FAINT_STROKES``), and with it the local contrast (channel
     2, when there is one: it is linear in the stroke map, so it fades alike). The stroke
     map is normalised by the grid's darkest strokes, so a mark drawn on dark shading, a few
-    strokes darker than the fill, arrives faint: the reader's commonest miss on tune, where reading the
-    stroke map twice as strong found those marks."""
+    strokes darker than the fill, arrives faint: the reader's commonest miss on tune, where
+    reading the stroke map twice as strong found those marks."""
     import torch
 
     pick = np.flatnonzero(shaded & (rng.random(len(shaded)) < share))
