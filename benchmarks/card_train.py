@@ -444,6 +444,7 @@ def predict(net, data, sc_mean, sc_scale):
     ``CellNet`` computes at run time (a test checks the whole-grid equivalence)."""
     import torch
 
+    modes = [m.training for m in net.modules()]  # frozen batch norms stay frozen after
     net.eval()
     pm, ps = [], []
     cells = np.arange(100)
@@ -458,7 +459,8 @@ def predict(net, data, sc_mean, sc_scale):
                 probs.append((e / e.sum(1, keepdims=True), 1 / (1 + np.exp(-out[:, -1]))))
             pm.append(np.mean([q[0] for q in probs], axis=0))
             ps.append(np.mean([q[1] for q in probs], axis=0))
-    net.train()
+    for m, training in zip(net.modules(), modes, strict=True):
+        m.train(training)
     return np.concatenate(pm), np.concatenate(ps)
 
 

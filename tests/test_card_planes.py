@@ -169,3 +169,24 @@ def test_the_shipped_model_reads_the_third_plane_with_one_network():
     continued = net.info["members"][1]
     assert "third input plane" in continued["trained_on"]
     assert continued["continued_from"].endswith(":1")
+
+
+def test_predicting_leaves_frozen_batch_norms_frozen():
+    """``card_train.predict`` runs in eval mode and gives each module its mode back: a
+    continued network's frozen batch norms must not learn again after a validation."""
+    torch = pytest.importorskip("torch")
+    import card_train
+
+    rng = np.random.default_rng(9)
+    net, mean, scale = card_train.net_from_member(_random_member(rng), planes=3)
+    card_train.freeze_batch_norm(net)
+    side = round((10 + 2 * cc.MARGIN_CELLS) * cc.CELL_PX)
+    data = {
+        "maps": rng.uniform(0, 1, (1, 3, side, side)).astype(np.float32),
+        "scalars": rng.normal(size=(1, 100, cc.N_SCALARS)).astype(np.float32),
+    }
+    before = [m.training for m in net.modules()]
+    marks, shaded = card_train.predict(net, data, mean, scale)
+    assert marks.shape == (100, len(cc.MARK_CLASSES)) and shaded.shape == (100,)
+    assert [m.training for m in net.modules()] == before
+    assert any(not m.training for m in net.modules() if isinstance(m, torch.nn.BatchNorm2d))
