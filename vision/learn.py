@@ -39,7 +39,7 @@ from piecebridge.vision.facing import (
     mark_blob,
     turn_alikeness,
 )
-from piecebridge.vision.locate import find_board
+from piecebridge.vision.locate import PrintedGrid, find_board
 from piecebridge.vision.raster import CELL_ORDER, CENTRE_SHIFT, CROP, FACE_CROP, FACE_PX, MARGIN, PX
 
 from piecebridge.errors import UserError
@@ -130,6 +130,26 @@ def _best_shift(win: np.ndarray, ref: np.ndarray) -> tuple[float, float]:
     return bx + fx - (w - 1) / 2, by + fy - (h - 1) / 2
 
 
+#: How clearly the busy cells must form the calibration layout in its best turn
+#: (:func:`_layout_score`) for a photo to be taken as the layout.
+LAYOUT_SCORE = 0.3
+
+
+def _layout_turn(frame_bgr: np.ndarray, found) -> tuple[float, Any, Any, np.ndarray]:
+    """(layout score, pose, views, energy ratios) of the quarter turn of ``found`` in which
+    the busy cells best form the calibration layout."""
+    best = None
+    for k in range(4):
+        pose = found.rotated(k)
+        views = board_views(pose.rectify(frame_bgr, FACE_PX, MARGIN))
+        e = energies(views.crops)
+        floor = max(float(np.median(np.sort(e)[:16])), 1.0)
+        score = _layout_score(e / floor)
+        if best is None or score > best[0]:
+            best = (score, pose, views, e / floor)
+    return best
+
+
 def learn_setup(
     frame_bgr: np.ndarray, camera_calibration: str | None = None
 ) -> tuple[BoardSetup, dict[str, Any]]:
@@ -139,20 +159,18 @@ def learn_setup(
     above ~1 is clear). Raises UserError when the board is missing or the layout is wrong.
     """
     # One photo, read once: worth the thorough search (a cell off here spoils every read).
-    found = find_board(frame_bgr, thorough=True)
-    best = None
-    for k in range(4):
-        pose = found.rotated(k)
-        views = board_views(pose.rectify(frame_bgr, FACE_PX, MARGIN))
-        crops = views.crops
-        e = energies(crops)
-        floor = max(float(np.median(np.sort(e)[:16])), 1.0)
-        score = _layout_score(e / floor)
-        if best is None or score > best[0]:
-            best = (score, pose, views, e / floor)
-    score, pose, views, ratio = best
+    printed = None
+    try:
+        found = find_board(frame_bgr, thorough=True)
+    except PrintedGrid as error:
+        # Taken for a business card's grid (tune acrylic: a checked cloth beside tiles washed
+        # out by glare): a board still shows the layout's pieces where a card cannot.
+        printed, found = error, error.pose
+    score, pose, views, ratio = _layout_turn(frame_bgr, found)
     crops = views.crops
-    if score < 0.3:
+    if score < LAYOUT_SCORE and printed is not None:
+        raise printed
+    if score < LAYOUT_SCORE:
         raise UserError(
             "calibration photo does not show the reflec-calibration/1 layout "
             "(coins a1-f4, pawns g1-g4, rest empty)"

@@ -74,6 +74,15 @@ class BoardCutOff(BoardNotFound):
     """A board runs off the frame's edge: it is there, but not all of it shows."""
 
 
+class PrintedGrid(BoardNotFound):
+    """The grid found looks printed (a business card's): ``pose`` is where it was fitted, for
+    a caller that can tell a board by other means (the calibration layout's pieces)."""
+
+    def __init__(self, message: str, pose: BoardPose) -> None:
+        super().__init__(message)
+        self.pose = pose
+
+
 #: What one :func:`find_board` call makes of a frame more than once (its grey, its
 #: downscaled copies), kept for that call only: per thread, and dropped when it returns.
 _MEMO: contextvars.ContextVar[dict | None] = contextvars.ContextVar("locate_memo", default=None)
@@ -1201,7 +1210,7 @@ def _find_board_checked(
         )
     why = _printed_grid(bgr, pose)
     if why:
-        raise BoardNotFound(f"no board in view: the grid found {why}")
+        raise PrintedGrid(f"no board in view: the grid found {why}", pose)
     return pose
 
 
