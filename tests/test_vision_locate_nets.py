@@ -9,6 +9,7 @@ import functools
 
 import cv2
 import numpy as np
+import pytest
 from piecebridge.calibration.pose import BoardPose
 from piecebridge.vision.locate import (
     _line_outlines,
@@ -61,11 +62,26 @@ def _placed(pose: BoardPose, truth: np.ndarray) -> float:
     return float(misses.max() / pose.cell_size_px())
 
 
-def test_pale_tiles_on_a_cloth_of_cell_sized_squares_are_found_in_place():
-    # Tune acrylic rig 20 shot 1: a blue checked cloth whose squares are a cell wide, the
-    # white cloth showing in the tile gaps; no tile blobs, no crosses or cells as blobs,
-    # and the net's hull corners were a cell off. Not found before round 6.
-    shot = _acrylic(81)
+@pytest.mark.parametrize(
+    "index",
+    [
+        # Tune acrylic rig 20 shot 1: a blue checked cloth whose squares are a cell wide, the
+        # white cloth showing in the tile gaps; no tile blobs, no crosses or cells as blobs,
+        # and the net's hull corners were a cell off. Not found before round 6.
+        81,
+        # Tune acrylic rig 7 shot 2: glare washes out the lines of four cells on a green
+        # checked cloth; the nets of the wider frame run into the cloth, the small frame's
+        # net is cut short. Not found before round 8; found by four of its net's sides.
+        30,
+        # Tune acrylic rig 37 shot 1 (the lock test's frame): a hand over the board on a
+        # checked cloth; no tile-like blobs on the small frame, so the tile searches did not
+        # run, though a net there has a square outline; four sides of a wider frame's net
+        # place the board. Not found before round 8.
+        37 * 4 + 1,
+    ],
+)
+def test_pale_acrylic_tiles_are_found_in_place(index):
+    shot = _acrylic(index)
     pose = find_board(shot.image)
     truth = np.array(shot.truth["synth"]["board_corners_px"], float)
     assert _placed(pose, truth) < 0.25
@@ -96,23 +112,3 @@ def test_a_net_with_a_corner_cut_off_is_outlined_by_four_of_its_sides():
     assert all(_worst(q, truth) > 0.5 * 20 for q in _net_side_outlines(img))
     subsets = _net_side_subsets(img)
     assert subsets and min(_worst(q, truth) for q in subsets) < 0.15 * 20
-
-
-def test_pale_tiles_with_glare_over_their_lines_are_found_in_place():
-    # Tune acrylic rig 7 shot 2: glare washes out the lines of four cells on a green checked
-    # cloth; the nets of the wider frame run into the cloth, the small frame's net is cut
-    # short. Not found before round 8; found from the small frame's net by four of its sides.
-    shot = _acrylic(30)
-    pose = find_board(shot.image)
-    truth = np.array(shot.truth["synth"]["board_corners_px"], float)
-    assert _placed(pose, truth) < 0.25
-
-
-def test_a_hand_over_a_third_of_pale_tiles_without_tile_blobs_is_found_in_place():
-    # Tune acrylic rig 37 shot 1 (the lock test's frame): a hand over the board on a checked
-    # cloth; no tile-like blobs on the small frame, so the tile searches did not run, though
-    # a net there has a square outline; four sides of a wider frame's net place the board.
-    shot = _acrylic(37 * 4 + 1)
-    pose = find_board(shot.image)
-    truth = np.array(shot.truth["synth"]["board_corners_px"], float)
-    assert _placed(pose, truth) < 0.25
