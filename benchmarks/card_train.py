@@ -257,6 +257,9 @@ def net_from_member(member: dict, planes: int = 2):
     Returns ``(net, scalar_mean, scalar_scale)``: the member's own input normalisation."""
     import torch
 
+    stored = np.asarray(member["conv0_w"]).shape[1]
+    if planes < stored:
+        raise SystemExit(f"--planes {planes}: the network to continue reads {stored} planes")
     net = build_net(cc.N_SCALARS, planes)
     convs = [m for m in net.conv if m.__class__.__name__ == "Conv2d"]
     bns = [m for m in net.conv if m.__class__.__name__ == "BatchNorm2d"]

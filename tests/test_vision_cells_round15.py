@@ -36,13 +36,13 @@ def _sims(suns_coin: float, arms_coin: float, suns_pawn: float) -> np.ndarray:
     return s
 
 
-def _pawn_like(coin_fit: float, pawn_fit: float) -> CellDecision:
+def _pawn_like(pawn_fit: float) -> CellDecision:
     return CellDecision("c3", "unknown", similarity=pawn_fit, margin=0.05, best=("pawn", "suns"))
 
 
 @pytest.mark.parametrize("coin_fit, pawn_fit", [(0.53, 0.58), (0.45, 0.72), (0.36, 0.6)])
 def test_a_loose_coin_look_behind_the_pawn_is_still_read(coin_fit, pawn_fit):
-    d = _pawn_like(coin_fit, pawn_fit)
+    d = _pawn_like(pawn_fit)
     c = _coin_rival(d, _sims(coin_fit, 0.2, pawn_fit), LABELS, PieceLooks({}, {}))
     assert c is not None and c.best == ("coin", "suns")
     assert c.similarity == pytest.approx(coin_fit) and c.margin == pytest.approx(coin_fit - 0.2)
@@ -51,7 +51,7 @@ def test_a_loose_coin_look_behind_the_pawn_is_still_read(coin_fit, pawn_fit):
 @pytest.mark.parametrize("coin_fit, pawn_fit", [(0.33, 0.5), (0.45, 0.76), (0.6, 0.95)])
 def test_too_loose_or_too_far_behind_is_not_read(coin_fit, pawn_fit):
     assert coin_fit < COIN_RIVAL_FIT or pawn_fit - coin_fit >= COIN_RIVAL_LEAD
-    d = _pawn_like(coin_fit, pawn_fit)
+    d = _pawn_like(pawn_fit)
     assert _coin_rival(d, _sims(coin_fit, 0.2, pawn_fit), LABELS, PieceLooks({}, {})) is None
 
 
