@@ -58,7 +58,7 @@ OUT_FULL = 2 * (cc.PATCH_PX + 2 * cc.NET_CONTEXT)
 
 #: uint8 steps per unit of each input plane in the training caches (:func:`grid_data`):
 #: darkness 0..1, the stroke planes 0..1.5
-QUANT = (255, 170, 170)
+QUANT = (255, 170, 170, 170)
 
 
 def tune_grids(indices, size, style: str = "classic", planes: int = 2):
@@ -286,6 +286,30 @@ def net_from_member(member: dict, planes: int = 2):
     return net, mean, scale
 
 
+def load_init(net, state: dict, name: str = "--init") -> None:
+    """Load a previous run's weights ``state`` (its ``.pt``) into ``net`` to continue it.
+
+    Inputs added since that run start unheard, so the run starts from exactly the network
+    it continues: scalars appended since get zero weights in the first dense layer, input
+    planes it did not read zero kernels (as :func:`net_from_member` does). A run that read
+    more planes than ``net`` cannot continue: a one-line ``SystemExit``.
+    """
+    import torch
+
+    w = state["fc1.weight"]
+    extra = net.fc1.weight.shape[1] - w.shape[1]
+    if extra > 0:
+        state["fc1.weight"] = torch.cat([w, torch.zeros(w.shape[0], extra)], 1)
+    w = state["conv.0.weight"]
+    planes = net.conv[0].weight.shape[1]
+    if w.shape[1] > planes:
+        raise SystemExit(f"--planes {planes}: {name} reads {w.shape[1]} planes")
+    if w.shape[1] < planes:
+        pad = torch.zeros(w.shape[0], planes - w.shape[1], *w.shape[2:])
+        state["conv.0.weight"] = torch.cat([w, pad], 1)
+    net.load_state_dict(state)
+
+
 def freeze_batch_norm(net) -> None:
     """Batch norms in eval mode (their running statistics used and kept): a network made
     by :func:`net_from_member` continues as it was instead of renormalising each batch."""
@@ -471,10 +495,11 @@ def hard_cells(model: str, data: dict, conf: float, name: str) -> np.ndarray:
     """Flat indices (``grid * 100 + cell``) of the training cells the cell model at
     ``model`` (a ``.npz``, read as the reader reads: whole grid, mirrored) reads wrong or
     at a confidence under ``conf``: where the errors are (faint or shadowed shading, marks
-    on shading), sampled more. Cached as ``hard_<model>-<content hash>_<name>.npz`` beside
-    the grids: a model file replaced under the same name (the shipped one) is read anew."""
+    on shading), sampled more. Cached as ``hard_<model>-<content hash>_<name>_<grids>.npz``
+    beside the grids: a model file replaced under the same name (the shipped one) is read
+    anew, and so are more training photos under the same ``name``."""
     digest = hashlib.sha256(Path(model).read_bytes()).hexdigest()[:12]
-    cache = CACHE / f"hard_{Path(model).stem}-{digest}_{name}.npz"
+    cache = CACHE / f"hard_{Path(model).stem}-{digest}_{name}_{data['maps'].shape[0]}.npz"
     if cache.exists():
         with np.load(cache) as d:
             pm, ps = d["pm"], d["ps"]
@@ -687,7 +712,8 @@ def main() -> None:
         choices=cc.KNOWN_PLANES,
         default=2,
         help="input planes: 3 adds the stroke layer in excess of its neighbourhood "
-        "(card_cells.local_contrast)",
+        "(card_cells.local_contrast), 4 also the stroke layer gained by the shading under "
+        "it (card_cells.shade_gained_strokes)",
     )
     ap.add_argument(
         "--train-photos",
@@ -778,13 +804,7 @@ def main() -> None:
         freeze_batch_norm(net)
         scalars = torch.from_numpy((train["scalars"] - sc_mean) / sc_scale).float()
     elif a.init:
-        state = torch.load(a.init)
-        w = state["fc1.weight"]
-        extra = net.fc1.weight.shape[1] - w.shape[1]
-        if extra > 0:  # scalars appended since --init's run: they start unweighted, so
-            # the run starts from exactly the network it continues
-            state["fc1.weight"] = torch.cat([w, torch.zeros(w.shape[0], extra)], 1)
-        net.load_state_dict(state)
+        load_init(net, torch.load(a.init), a.init)
     opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=1e-4)
     n_grids = train["maps"].shape[0]
     hard = None
@@ -865,8 +885,10 @@ def main() -> None:
         turn_note += f", {a.sharpen:.0%} of patches sharpened (unsharp mask)"
     if a.faint_on_shade:
         turn_note += f", {a.faint_on_shade:.0%} of shaded patches with fainter strokes"
-    if a.planes == 3:
+    if a.planes >= 3:
         turn_note += ", a third input plane (the strokes in excess of their neighbourhood)"
+    if a.planes >= 4:
+        turn_note += ", a fourth (the strokes gained by the shading under them)"
     if dark is not None:
         turn_note += (
             f", {a.dark_mark_share:.0%} of each batch from {len(dark)} marks on dark shading"

@@ -1,5 +1,6 @@
-"""The cell network's third input plane (:func:`card_cells.local_contrast`): what it keeps,
-and models whose networks read two or three planes reading together."""
+"""The cell network's third and fourth input planes (:func:`card_cells.local_contrast`,
+:func:`card_cells.shade_gained_strokes`): what they keep, and models whose networks read
+two, three or four planes reading together."""
 
 from __future__ import annotations
 
@@ -56,9 +57,70 @@ def test_three_planes_add_the_local_contrast_and_keep_the_first_two():
     assert _cell_peak(lc, 1, 1) < 0.05
 
 
+def _filled_grid() -> np.ndarray:
+    """A grid whose row 4 is a smooth dark fill (35 % darker than the paper), with the same
+    x drawn in cell (4, 3) on it and in cell (7, 3) on paper."""
+    img = blank_grid()
+    img[M + 4 * CELL : M + 5 * CELL, M : M + 10 * CELL] = 150.0
+    img = lines_over(img)
+    draw(img, 4, 3, "x", ink=60.0)
+    draw(img, 7, 3, "x", ink=60.0)
+    return img.astype(np.uint8)
+
+
+def test_four_planes_add_the_strokes_gained_by_the_shading_under_them():
+    img = _filled_grid()
+    three, scalars3 = cc.cell_maps(img, planes=3)
+    four, scalars4 = cc.cell_maps(img, planes=4)
+    assert four.shape == (4, SIZE, SIZE)
+    np.testing.assert_array_equal(four[:3], three)
+    np.testing.assert_array_equal(scalars4, scalars3)
+    gained = four[3]
+    assert gained.min() >= 0 and gained.max() <= 1.5
+    # on paper the stroke layer is kept; on the fill the same x, fainter in the stroke
+    # layer, is gained back to nearly its strength on paper
+    on_paper = _cell_peak(three[1], 7, 3)
+    np.testing.assert_allclose(_cell_peak(gained, 7, 3), on_paper, atol=0.02)
+    on_fill = _cell_peak(three[1], 4, 3)
+    assert on_fill < 0.9 * on_paper
+    assert abs(_cell_peak(gained, 4, 3) - on_paper) < 0.5 * (on_paper - on_fill)
+    assert _cell_peak(gained, 4, 7) < 0.05 and _cell_peak(gained, 1, 1) < 0.05
+
+
+def test_the_gain_grows_with_the_shading_and_stops_at_its_cap():
+    norm = np.full((1, 5), 0.3, np.float32)
+    shade = np.array([[0.0, 0.2, 0.4, 0.55, 0.9]], np.float32)
+    g = cc.shade_gained_strokes(norm, shade, ref=0.6)[0] / 0.3
+    assert g[0] == pytest.approx(1.0)
+    assert np.all(np.diff(g[:4]) > 0)  # darker fill, more gain, up to the floor
+    assert g[1] == pytest.approx(0.8 / (1 - 0.2 / 0.6), rel=1e-5)
+    assert g[4] == pytest.approx(0.1 / cc.GAIN_FLOOR, rel=1e-5)  # the floor holds it
+    assert cc.shade_gained_strokes(np.ones((1, 1), np.float32), shade[:, 3:4], 0.6).max() == 1.5
+
+
 def test_cell_maps_refuse_plane_counts_no_network_reads():
     with pytest.raises(ValueError, match="planes"):
-        cc.cell_maps(blank_grid().astype(np.uint8), planes=4)
+        cc.cell_maps(blank_grid().astype(np.uint8), planes=5)
+
+
+@pytest.mark.parametrize("dnn", [False, True])
+def test_maps_with_fewer_planes_than_the_model_reads_are_refused_in_words(dnn):
+    """Two-plane maps given to a model with a three-plane network: a clear ValueError (the
+    plain path read them silently without the third plane's kernels, the batched one
+    failed in OpenCV); more planes than it reads are fine."""
+    rng = np.random.default_rng(12)
+    net = cc.CellNet([_random_member(rng), _three_plane_member(rng)], use_dnn=dnn)
+    half, scalars = _grid_inputs(rng)
+    for read in (
+        lambda h: net.predict_half(h, scalars),
+        lambda h: net.predict_half_mirrored(h, scalars),
+        lambda h: net.read_half(h, scalars, True, True),
+    ):
+        with pytest.raises(ValueError, match="reads 3 input planes"):
+            read(half)
+    half4 = np.concatenate([half, np.zeros((2, *half.shape[1:]), np.float32)])
+    pm, _ = net.read_half(half4, scalars, True, False)
+    np.testing.assert_allclose(pm, net.read_half(half4[:3], scalars, True, False)[0], atol=TOL)
 
 
 def _three_plane_member(rng: np.random.Generator) -> dict:
@@ -99,8 +161,8 @@ def test_two_and_three_plane_networks_read_together(dnn):
 def test_a_model_of_another_plane_count_is_refused(tmp_path):
     rng = np.random.default_rng(2)
     a = _random_member(rng)
-    a["conv0_w"] = rng.normal(0, 0.4, (cc.NET_CHANNELS[0], 4, 3, 3)).astype(np.float32)
-    path = tmp_path / "four.npz"
+    a["conv0_w"] = rng.normal(0, 0.4, (cc.NET_CHANNELS[0], 5, 3, 3)).astype(np.float32)
+    path = tmp_path / "five.npz"
     cc.CellNet([a]).save(path)
     with pytest.raises(ValueError, match="inputs"):
         cc.CellNet.load(path)
@@ -190,3 +252,22 @@ def test_predicting_leaves_frozen_batch_norms_frozen():
     assert marks.shape == (100, len(cc.MARK_CLASSES)) and shaded.shape == (100,)
     assert [m.training for m in net.modules()] == before
     assert any(not m.training for m in net.modules() if isinstance(m, torch.nn.BatchNorm2d))
+
+
+def test_a_run_continues_on_more_planes_than_it_read_and_refuses_fewer():
+    """``card_train.load_init`` (``--init``): a two-plane run's weights in a three-plane
+    network start with zero kernels on the third plane, so it reads as before; a
+    three-plane run cannot continue on two planes (one line, no shape traceback)."""
+    torch = pytest.importorskip("torch")
+    import card_train
+
+    torch.manual_seed(3)
+    two = card_train.build_net(cc.N_SCALARS, planes=2).eval()
+    three = card_train.build_net(cc.N_SCALARS, planes=3)
+    card_train.load_init(three, {k: v.clone() for k, v in two.state_dict().items()})
+    three.eval()
+    side = cc.PATCH_PX + 2 * cc.NET_CONTEXT
+    x, sc = torch.rand(4, 3, side, side), torch.randn(4, cc.N_SCALARS)
+    torch.testing.assert_close(three(x, sc), two(x[:, :2], sc))
+    with pytest.raises(SystemExit, match=r"--planes 2: run\.pt reads 3 planes"):
+        card_train.load_init(card_train.build_net(cc.N_SCALARS, 2), three.state_dict(), "run.pt")

@@ -34,10 +34,11 @@ kernels turned back reads the grid as it is, in one OpenCV dnn network written a
 use.
 
 >>> rect = np.full((2 * 48 + 10 * CELL_PX,) * 2, 230, np.uint8)
->>> maps, scalars = cell_maps(rect)
+>>> net = default_classifier()
+>>> maps, scalars = cell_maps(rect, planes=net.planes)  # the planes its networks read
 >>> maps.shape, scalars.shape
-((2, 416, 416), (100, 34))
->>> probs, shaded = default_classifier().predict_maps(maps, scalars)
+((3, 416, 416), (100, 34))
+>>> probs, shaded = net.predict_maps(maps, scalars)
 >>> MARK_CLASSES[int(probs[0].argmax())], bool(shaded[0] > 0.5)
 (None, False)
 """
@@ -70,11 +71,15 @@ N_SCALARS = N_CELL_STATS + N_SHADE
 MODEL_PATH = Path(__file__).with_name("card_cells_model.npz")
 NET_CHANNELS = (8, 16, 32)  # convolution widths, each followed by a 2x2 max-pool
 NET_HIDDEN = 64
-#: input planes a network may read (:func:`cell_maps`): v12 and before read two
-KNOWN_PLANES = (2, 3)
+#: input planes a network may read (:func:`cell_maps`): v12 and before read two, v13's
+#: network B4p3 three
+KNOWN_PLANES = (2, 3, 4)
 #: :func:`local_contrast`: the Gaussian window (cells) and the spread taken off with the mean
 LOCAL_SIGMA_CELLS = 0.75
 LOCAL_SPREAD = 0.5
+#: :func:`shade_gained_strokes`: the least ``1 - shade / ref`` divided by, and the most gain
+GAIN_FLOOR = 0.25
+GAIN_MAX = 3.0
 #: below this confidence a cell goes to ``unknown`` (tuned on the tuning split)
 DEFAULT_MIN_CONFIDENCE = 0.6
 
@@ -278,6 +283,29 @@ def local_contrast(norm: np.ndarray, cell: int = CELL_PX) -> np.ndarray:
     return np.clip(norm - level, 0, 1.5)
 
 
+def shade_gained_strokes(norm: np.ndarray, shade: np.ndarray, ref: float) -> np.ndarray:
+    """The stroke layer ``norm`` gained back where the pencil had little room to darken:
+    ``norm * (1 - shade) / (1 - shade / ref)`` (the divisor at least :data:`GAIN_FLOOR`,
+    the gain at most :data:`GAIN_MAX`), clipped to 0..1.5.
+
+    A pencil darkens the paper by at most ``ref`` (the grid's darkest strokes, as a
+    share of the paper); on a fill already ``shade`` dark, the same stroke stands only
+    ``(ref - shade) / (1 - shade)`` above it, a share ``(1 - shade / ref) / (1 - shade)``
+    of what it would on paper. The gain undoes that share: a mark drawn as dark as the
+    pencil goes reads as strong on dark shading as on paper (the fill's hatching is
+    gained alike).
+
+    >>> norm = np.full((4, 4), 0.4, np.float32)
+    >>> shade = np.zeros((4, 4), np.float32)
+    >>> shade[2:] = 0.3  # a fill half as dark as the pencil: its strokes gain 0.7 / 0.5
+    >>> g = shade_gained_strokes(norm, shade, ref=0.6)
+    >>> round(float(g[0, 0]), 2), round(float(g[3, 3]), 2)
+    (0.4, 0.56)
+    """
+    gain = (1 - shade) / np.maximum(1 - shade / ref, GAIN_FLOOR)
+    return np.clip(norm * np.minimum(gain, GAIN_MAX), 0, 1.5).astype(np.float32)
+
+
 def cell_maps(
     rect: np.ndarray, cell: int = CELL_PX, margin: float = MARGIN_CELLS, planes: int = 2
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -287,16 +315,19 @@ def cell_maps(
     against the paper within three cells (strokes, shading and printed lines: 0
     paper, 1 black), the stroke layer with the lines bridged over, normalised by the
     grid's darkest strokes (0..1.5), and with ``planes=3`` that layer in excess of its
-    own neighbourhood (:func:`local_contrast`; only networks with three input planes
-    read it). ``scalars`` (100, ``N_SCALARS``): shading judged against the whole grid
-    and per-cell statistics (:func:`_cell_stats`, :func:`_shade_context`), which a
-    small patch cannot see.
+    own neighbourhood (:func:`local_contrast`; only networks with three or more input
+    planes read it), and with ``planes=4`` also the stroke layer gained by the shading
+    under it (:func:`shade_gained_strokes`). ``scalars`` (100, ``N_SCALARS``): shading
+    judged against the whole grid and per-cell statistics (:func:`_cell_stats`,
+    :func:`_shade_context`), which a small patch cannot see.
     """
     if planes not in KNOWN_PLANES:
         raise ValueError(f"cell maps have {KNOWN_PLANES} planes, not {planes}")
     lay = _layers(rect, cell, margin)
     dark = np.clip(1 - lay["img"] / lay["papers"][3], 0, 1)
-    extra = [local_contrast(lay["norm"], cell)] if planes == 3 else []
+    extra = [local_contrast(lay["norm"], cell)] if planes >= 3 else []
+    if planes >= 4:
+        extra.append(shade_gained_strokes(lay["norm"], lay["shade"], lay["ref"]))
     maps = np.stack([dark, lay["norm"], *extra])
     ctx = _shade_context(lay["smooth"], lay["shade"], lay["m"], cell, lay["inset"])
     return maps, np.column_stack([_cell_stats(lay, cell), ctx])
@@ -935,7 +966,26 @@ class CellNet:
     def predict_half(self, half: np.ndarray, scalars: np.ndarray):
         """:meth:`predict_maps` from the maps already at half resolution (:func:`half_maps`),
         averaged over the members."""
+        self._check_planes(half)
         return _average([_predict_member(a, half, scalars) for a in self.members])
+
+    def _check_planes(self, half: np.ndarray) -> None:
+        """Refuse maps with fewer planes than the model reads (more are fine: each network
+        reads the first ones), in words rather than a shape error deep in a convolution.
+
+        >>> rng = np.random.default_rng(0)
+        >>> w = rng.normal(size=(NET_CHANNELS[0], 3, 3, 3)).astype(np.float32)
+        >>> CellNet([{"conv0_w": w}])._check_planes(np.zeros((2, 8, 8), np.float32))
+        Traceback (most recent call last):
+        ...
+        ValueError: the cell model reads 3 input planes (cell_maps(planes=3)), got maps of 2
+        """
+        if half.ndim != 3 or half.shape[0] < self.planes:
+            got = f"{half.shape[0]}" if half.ndim == 3 else f"shape {half.shape}"
+            raise ValueError(
+                f"the cell model reads {self.planes} input planes "
+                f"(cell_maps(planes={self.planes})), got maps of {got}"
+            )
 
     def predict_grid(
         self, rect: np.ndarray, mirror: bool = True, turned_triangles: bool | None = None
@@ -973,6 +1023,7 @@ class CellNet:
         or turned back reading the grid as it is (:func:`_read_batched`), so no reading
         copies the grid, and the first layer of all of them is one matrix product.
         """
+        self._check_planes(half)
         readers = self._turned_readers() if mirror and turned else []
         plan = [(i, False, 0) for i in range(len(self.members))]
         if mirror:
