@@ -37,7 +37,13 @@ from piecebridge.vision.facing import (
     read_twisted,
     turned_looks,
 )
-from piecebridge.vision.occlusion import covered_cells, hidden_share, line_strengths, lit_beside
+from piecebridge.vision.occlusion import (
+    covered_cells,
+    hidden_pieces,
+    hidden_share,
+    line_strengths,
+    lit_beside,
+)
 from piecebridge.vision.raster import (
     CELL_ORDER,
     CENTRE_SHIFT,
@@ -689,6 +695,9 @@ class CellDecision:
     # for (a hand's shadow, see occlusion.hidden_share). It may hold a piece decided as
     # in the open; it is empty only as a covered cell is (see _tile_under_lines).
     shaded: bool = False
+    # Covered only as its lines look where glare washed them out (the hidden pieces light
+    # and of the tile's colour paled toward white, see washed_pieces): no hand is there.
+    glared: bool = False
     best: tuple = ()  # (kind, suit) of the best look, kept even when undecided
     # Each suit's best pawn fit (SUITS order, -1 without that suit's look) and the best coin
     # fit, for a pawn-like cell: weighed again once other cells hold their suits' pawns
@@ -767,8 +776,10 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
     """:func:`decide` each cell, then keep one pawn per suit (a Piecepack has one): a pawn
     leans over its neighbours, and the weaker claims are left undecided. Beside a covered
     cell the coin's separate mark may confirm a facing but not set one (``mark`` 2 counts
-    as a mark pointing elsewhere)."""
-    covered = np.array([d.covered for d in cells]).reshape(N, N)
+    as a mark pointing elsewhere). A cell covered only as glare washed out its lines
+    (``glared``) has no hand over it: it puts no cell "beside a hand"."""
+    hands = [d.covered and not d.glared for d in cells]
+    covered = np.array(hands).reshape(N, N)
     near = cv2.dilate(covered.astype(np.uint8), np.ones((3, 3), np.uint8)).ravel().astype(bool)
     for d, by_hand in zip(cells, near, strict=True):
         # A hand's edge or a finger's shadow beside a coin can give both mark reads the same
@@ -776,6 +787,11 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
         if by_hand and d.mark > 1:
             d.mark = -1
     out = [decide(d, looks) for d in cells]
+    # A pawn has no facing: a cell read as a pawn whose coin look lines up clearly in one
+    # turn is that coin (see _clear_rival), named by _coins_by_their_facing below.
+    for d in out:
+        if d.kind == "pawn" and _clear_rival(d, looks):
+            d.kind, d.suit, d.confidence = "unknown", None, 0.0
     # Beside a hand, an arm or its shadow can look like a dark pawn: a pawn claimed next
     # to a covered cell must fit very closely.
     for d, by_hand in zip(out, near, strict=True):
@@ -793,7 +809,38 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
         _pawns_by_a_hand(out, looks)
         _pawns_by_elimination(out, near, looks)
         _pawns_by_their_colour(out, near, looks)
+        _free_named_pawns(out, near, looks)
     return out
+
+
+#: See :func:`_free_named_pawns`: the pawn look of the suit its colour names must fit at
+#: least this (a pawn's shape at all). Round 16 (tune mixed 0-79, piecepackr 0-34, acrylic
+#: 0-49): such pawns fit at 0.52-0.67; no other cell in the open whose colour named a free
+#: suit was left (the nearest, an empty cell, fit 0.41 with its suit placed).
+FREE_NAMED_SIMILARITY = 0.5
+
+
+def _free_named_pawns(cells: list[CellDecision], near: np.ndarray, looks: PieceLooks) -> None:
+    """A pawn-like cell whose colour names its suit (see :func:`_pawn_by_colour`), that
+    suit's pawn placed nowhere else, is that pawn when its look fits at
+    ``FREE_NAMED_SIMILARITY`` and leads every coin look by ``min_margin``. A pawn leaning
+    far (near a corner, under a tilted camera) fits its upright look loosely, under
+    ``NAMED_PAWN_SIMILARITY``; its colour does not lean, and a Piecepack has one pawn per
+    suit. Busy cells in the open only (not covered nor beside a covered cell), best fit
+    first, a suit once; at most half sure. Round 16 (tune mixed 0-79, piecepackr 0-34,
+    acrylic 0-49): 15 pawns, all right."""
+    taken = {d.suit for d in cells if d.kind == "pawn"}
+    claims = []
+    for d, by_hand in zip(cells, near, strict=True):
+        if d.kind != "unknown" or d.best[:1] != ("pawn",) or not d.colour_named:
+            continue
+        if by_hand or d.covered or d.energy_ratio < looks.empty_ratio:
+            continue
+        if d.detail_ratio < looks.detail_empty or d.best[1] in taken:
+            continue
+        if d.similarity >= FREE_NAMED_SIMILARITY and d.margin >= looks.min_margin:
+            claims.append((d.similarity, d.margin, d, d.best[1]))
+    _claim_pawns(claims, taken, looks)
 
 
 def _pawns_by_a_hand(cells: list[CellDecision], looks: PieceLooks) -> None:
@@ -989,15 +1036,27 @@ def _coins_by_their_facing(cells: list[CellDecision], looks: PieceLooks) -> None
     0.136. At most half sure: the pawn's look still fits better."""
     for d in cells:
         c = d.as_coin
-        if d.kind != "unknown" or c is None or c.facing is None:
-            continue
-        if d.covered or d.lit_beside or d.shaded:
-            continue
-        clear = c.similarity >= COIN_RIVAL_FIT and c.margin >= looks.min_margin
-        clear = clear and c.mark in (0, 1) and c.facing_margin >= CLEAR_FACE_LEAD
-        if clear and facing_sure(c, looks):
+        if d.kind == "unknown" and _clear_rival(d, looks):
             d.kind, d.suit, d.facing = "coin", c.best[1], c.facing
             d.confidence = float(np.clip(c.facing_margin / (6 * looks.min_facing_margin), 0, 0.5))
+
+
+def _clear_rival(d: CellDecision, looks: PieceLooks) -> bool:
+    """Does a pawn-like cell's coin reading (``as_coin``, see :func:`_coin_rival`) line up
+    clearly in one turn, as only a coin's own markings do? Its look fits at
+    ``COIN_RIVAL_FIT`` leading the other coin suits by ``min_margin``, one turn leads the
+    others by ``CLEAR_FACE_LEAD`` on the look alone (the separate mark neither against it
+    nor setting it) and the facing is sure; the cell is in the open (a hand's edge across
+    a half-filled symbol lines up in one turn too). Round 16 (tune mixed 0-79, piecepackr
+    0-34, acrylic 0-49): of the cells read as pawns, 4 coin readings led a turn by
+    0.56-0.86, all acrylic moons coins (a dark disc, as the moons pawn from above); every
+    pawn's by 0.18 at most."""
+    c = d.as_coin
+    if c is None or c.facing is None or d.covered or d.lit_beside or d.shaded:
+        return False
+    clear = c.similarity >= COIN_RIVAL_FIT and c.margin >= looks.min_margin
+    clear = clear and c.mark in (0, 1) and c.facing_margin >= CLEAR_FACE_LEAD
+    return clear and facing_sure(c, looks)
 
 
 @dataclass
@@ -1087,8 +1146,11 @@ def measure(
     # Covered only as the lines look: in view once the shadow over them is made up for
     # (weighed only when some cell is covered: most frames have no hand in them).
     shaded = np.zeros_like(covered)
+    glared = np.zeros_like(covered)
     if covered.any():
         shaded = covered & ~covered_cells(hidden_share(strengths, FACE_PX, views.light))
+        washed = washed_pieces(strengths, views.rel_lo, refs)
+        glared = covered & ~covered_cells(hidden_share(strengths, FACE_PX, seen=washed))
     lit = lit_beside(hidden, lum)  # judged on this frame's board, as ``covered``
     # Glare as the camera records it (clipped) is weighed only where it can decide: covered,
     # light and quiet cells that the plain segment leaves out (see _washed_out).
@@ -1116,6 +1178,7 @@ def measure(
         d.covered = bool(covered[i])
         d.lit_beside = bool(lit[i])
         d.shaded = bool(shaded[i])
+        d.glared = bool(glared[i])
         if tint[i] > looks.max_empty_tint:
             d.local_tint = local_tint(crops[i, CENTRE_SHIFT])
         d.detail_ratio = float(detail[i])
@@ -1130,7 +1193,7 @@ def measure(
         maybe = maybe and (
             not d.covered
             or d.similarity >= looks.covered_piece_similarity
-            or ((d.lit_beside or d.shaded) and looks.learned)
+            or ((d.lit_beside or d.shaded or d.glared) and looks.learned)
         )
         if d.best[0] == "pawn" and maybe and looks.learned and not d.covered:
             d.as_coin = _coin_rival(d, sims[i], labels, looks)
@@ -1173,6 +1236,34 @@ def measure(
                 continue  # a pawn-like cell's coin reading counts only past it: no mark check
             if d.facing_margin < looks.mark_check_below and d.best[1] in looks.marked:
                 _check_mark(d, views, CELL_ORDER.index(d.cell), looks)
+    return out
+
+
+def washed_pieces(strengths: tuple | None, rel_lo: np.ndarray, refs: BoardRefs) -> np.ndarray:
+    """Which hidden line pieces glare washed out ((64, pieces) bool, see
+    :func:`occlusion.line_strengths`): around the piece the board is as light as a washed
+    cell (``WASHED_LIGHT`` x the typical cell) and of the tile's colour paled toward white
+    or as a camera records it under glare (``glare_tints`` under ``WASHED_TINT``). Glare
+    is light added over the print; a hand over the line shows its own hue or shades it.
+    The colour is the median of a small window (5 x 5 at ``PX``) on the line: a piece
+    beside it covers part of it at most."""
+    if strengths is None:
+        return np.zeros((N * N, 0), bool)
+    hidden, printed = hidden_pieces(strengths, FACE_PX)
+    out = np.zeros_like(hidden)
+    flat = np.flatnonzero(hidden & printed)
+    if not len(flat):
+        return out
+    _, cy, cx = strengths
+    h, w = rel_lo.shape[:2]
+    r = np.arange(-2, 3)
+    y = np.clip(np.rint(cy.ravel()[flat] * PX / FACE_PX).astype(int)[:, None] + r, 0, h - 1)
+    x = np.clip(np.rint(cx.ravel()[flat] * PX / FACE_PX).astype(int)[:, None] + r, 0, w - 1)
+    win = rel_lo[y[:, :, None], x[:, None, :]].reshape(len(flat), -1, 3)
+    colours = np.median(win, axis=1)
+    light = colours[:, 0] / refs.light
+    tint = glare_tints(colours, refs.tile_ab, refs.light)
+    out.ravel()[flat] = (light >= WASHED_LIGHT) & (tint < WASHED_TINT)
     return out
 
 
@@ -1729,6 +1820,27 @@ def _washed_out(d: CellDecision, looks: PieceLooks) -> bool:
     )
 
 
+def _piece_in_the_glare(d: CellDecision, looks: PieceLooks) -> bool:
+    """For a cell covered only as glare washed out its lines (``glared``, see
+    :func:`washed_pieces`): would it be decided as a piece were its lines in view? If so,
+    ``d`` is decided so (True). No hand is there; the piece shows its own look. A pawn must
+    then fit its look as an open cell's must (``min_similarity``): glare pales its colour,
+    which lets a pawn leaning far do with less (``leaning_pawn_similarity``). Not empty:
+    a quiet cell is empty in glare only as :func:`_tile_in_glare` says (tune acrylic: an
+    arms coin under glare read as an empty open cell).
+
+    Round 16 (tune acrylic 0-49): 24 coins and 34 pawns so read, all right (with the
+    pawns they let be placed, and decided as in the open beside the glare; see
+    vision_reflec.md, ninth session); mixed and piecepackr: unchanged."""
+    open_ = decide(dataclasses.replace(d, covered=False), looks)
+    if open_.kind not in ("coin", "pawn"):
+        return False
+    if open_.kind == "pawn" and d.similarity < looks.min_similarity:
+        return False
+    d.kind, d.suit, d.facing, d.confidence = open_.kind, open_.suit, open_.facing, open_.confidence
+    return True
+
+
 def _tile_in_glare(d: CellDecision, looks: PieceLooks) -> bool:
     """For a cell whose lines glare washed out (:func:`_washed_out`): is it empty as an open
     cell would be (no fine detail, the tile's colour)? If so, ``d`` is decided so, at most
@@ -1821,7 +1933,8 @@ def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
 
     * a cell whose printed lines are hidden (a hand over it): unknown, unless plain tile
       (empty), a coin plainly in view, lit beside the hand, or with its lines in view once
-      the shadow over them is made up for (``shaded``: a piece as in the open);
+      the shadow over them is made up for (``shaded``: a piece as in the open), or with
+      them washed out by glare rather than hidden (``glared``: a piece as in the open);
     * a cell of tile colour without fine detail (under ``detail_empty`` x its noise floor;
       smooth shading such as a shadow does not count): empty; "tile colour" also under a
       coloured light (``local_tint``: its middle the colour of the tile around it);
@@ -1847,6 +1960,8 @@ def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
         if _washed_out(d, looks) and _tile_in_glare(d, looks):
             return d
         if d.shaded and looks.learned and _piece_in_the_shade(d, looks):
+            return d
+        if d.glared and looks.learned and _piece_in_the_glare(d, looks):
             return d
         d.kind, d.suit, d.facing, d.confidence = "unknown", None, None, 0.0
         return d

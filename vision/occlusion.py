@@ -64,21 +64,38 @@ def hidden_fraction(gray: np.ndarray, px: int, margin: float) -> np.ndarray:
     return hidden_share(line_strengths(gray, px, margin), px)
 
 
-def hidden_share(strengths: tuple | None, px: int, light: np.ndarray | None = None) -> np.ndarray:
+def hidden_share(
+    strengths: tuple | None,
+    px: int,
+    light: np.ndarray | None = None,
+    seen: np.ndarray | None = None,
+) -> np.ndarray:
     """Share (0..1) of each cell's line pieces hidden (64,), from :func:`line_strengths`:
     much weaker than the board's typical piece, and printed. With ``light`` (the board's Lab
     lightness, 8-bit) each strength is first taken relative to the light falling there (see
-    :func:`shade_scale`). Nothing is hidden where no lines show at all (``None``)."""
+    :func:`shade_scale`); with ``seen`` ((64, pieces) bool) those pieces count as in view
+    however weak (washed out by glare, see :func:`hidden_pieces`). Nothing is hidden where
+    no lines show at all (``None``)."""
     if strengths is None:
         return np.zeros(N * N)
+    hidden, printed = hidden_pieces(strengths, px, light)
+    if seen is not None:
+        hidden = hidden & ~seen
+    return (hidden & printed).sum(axis=1) / np.maximum(printed.sum(axis=1), 1)
+
+
+def hidden_pieces(
+    strengths: tuple, px: int, light: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Which line pieces are hidden, and which are printed ((64, pieces) bool each), from
+    :func:`line_strengths` (``light`` as in :func:`hidden_share`)."""
     vals, cy, cx = strengths
     if light is not None:
         vals = vals / shade_scale(light, cy, cx, px)
     hidden = vals < 0.35 * float(np.percentile(vals, 75))
     # Some art stops its crosses short of the tile edge: a piece hidden on most cells of
     # the same kind (same place relative to its tile) is not printed, and is not judged.
-    printed = ~_mostly(hidden)
-    return (hidden & printed).sum(axis=1) / np.maximum(printed.sum(axis=1), 1)
+    return hidden, ~_mostly(hidden)
 
 
 def line_strengths(

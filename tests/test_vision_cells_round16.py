@@ -1,0 +1,173 @@
+"""Cell rules of round 16 (benchmarks/results/vision_reflec.md, ninth session): glare that
+washes a board's lines out is no hand (the pieces under it are read as in the open); a pawn
+has no facing, so a cell read as a pawn whose coin look lines up in one turn is that coin;
+a pawn whose colour names a suit placed nowhere else is that pawn at a loose fit. Made-up
+measurements and a drawn board, about a second."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from piecebridge.vision.cells import (
+    FREE_NAMED_SIMILARITY,
+    CellDecision,
+    PieceLooks,
+    board_refs,
+    board_views,
+    classify,
+    decide,
+    washed_pieces,
+)
+from piecebridge.vision.occlusion import hidden_share, line_strengths
+from piecebridge.vision.raster import CELL_ORDER, FACE_PX, MARGIN
+
+from tests.test_vision_cells import _measured as _cell
+from tests.test_vision_cells_round11 import LEARNED, _board, _pawn
+from tests.test_vision_cells_round13 import GLARED, HAND
+from tests.test_vision_cells_round13 import _board as _glare_board
+
+# --------------------------------------------------------------------------- glare, no hand
+
+
+def test_lines_washed_out_by_glare_are_told_from_a_hand():
+    """The drawn board of round 13: glare over b5-d7 washes its faint lines out, a pale
+    flat hand over e2-g3 hides them. Both cover their cells; only the glare is ``glared``."""
+    cells = {d.cell: d for d in classify(_glare_board(0.6), PieceLooks.default())}
+    for c in GLARED:
+        assert cells[c].covered and cells[c].glared, c
+    for c in HAND:
+        assert cells[c].covered and not cells[c].glared, c
+
+
+def test_washed_pieces_are_the_glared_ones_only():
+    rect = _glare_board(0.6)
+    views = board_views(rect)
+    strengths = line_strengths(views.light, FACE_PX, MARGIN)
+    washed = washed_pieces(strengths, views.rel_lo, board_refs(views))
+    glare_cells = [CELL_ORDER.index(c) for c in GLARED]
+    hand_cells = [CELL_ORDER.index(c) for c in HAND]
+    assert washed[glare_cells].any() and not washed[hand_cells].any()
+    # Counted as in view, the washed pieces leave the glared cells' lines mostly shown.
+    before = hidden_share(strengths, FACE_PX)
+    after = hidden_share(strengths, FACE_PX, seen=washed)
+    assert (after[glare_cells] < before[glare_cells]).all()
+    assert np.array_equal(after[hand_cells], before[hand_cells])
+
+
+#: Acrylic tune shot 13 a1: the suns pawn under glare that washed the lines around it out,
+#: fitting its look at 0.78 and leading the other looks by 0.11 (an open cell needs 0.7).
+GLARED_PAWN = dict(covered=True, glared=True, best=("pawn", "suns"), similarity=0.78,
+                   margin=0.11, detail_ratio=17.3, energy_ratio=35.1, light_ratio=0.92,
+                   shade_tint=20.0, glare_tint=12.0)  # fmt: skip
+
+
+@pytest.mark.parametrize("glared, want", [(True, ("pawn", "suns")), (False, ("unknown", None))])
+def test_a_pawn_under_glare_is_read_as_in_the_open(glared, want):
+    d = decide(_cell(**{**GLARED_PAWN, "glared": glared}), LEARNED)
+    assert (d.kind, d.suit) == want
+
+
+def test_under_glare_a_pawn_must_fit_as_an_open_cells_must():
+    """Glare pales a pawn's colour: a pawn leaning far, fitting only the leaning look's 0.65
+    (acrylic tune shot 35 a1: an arms pawn read as moons at 0.65), stays unknown."""
+    leaning = {**GLARED_PAWN, "similarity": 0.66, "margin": 0.2}
+    assert decide(_cell(**{**leaning, "covered": False}), LEARNED).kind == "pawn"  # in the open
+    assert decide(_cell(**leaning), LEARNED).kind == "unknown"
+
+
+def test_without_a_setup_glare_reads_no_piece():
+    d = decide(_cell(**GLARED_PAWN), PieceLooks.default())
+    assert d.kind == "unknown"
+
+
+def test_glare_beside_a_pawn_is_no_hand():
+    """A pawn beside a covered cell must fit very closely (an arm can look like a dark pawn);
+    beside glare it is read as in the open."""
+    pawn = _pawn("c3", (0.78, 0.3, 0.4, 0.5))
+    glare = _cell(cell="c4", **{**GLARED_PAWN, "similarity": 0.3, "best": ("coin", "suns")})
+    got = _board(c3=pawn, c4=glare)["c3"]
+    assert (got.kind, got.suit) == ("pawn", "suns")
+    hand = dataclasses.replace(glare, glared=False)
+    assert _board(c3=_pawn("c3", (0.78, 0.3, 0.4, 0.5)), c4=hand)["c3"].kind == "unknown"
+
+
+# --------------------------------------------------------------------------- no facing
+
+
+def _moons_coin(facing_margin: float = 0.77) -> CellDecision:
+    """Acrylic tune shot 126 g1: a moons coin (a dark disc with a pale symbol) read as the
+    moons pawn at 0.85, its colour naming moons; its coin look 0.74, 0.34 ahead of the other
+    coin suits, lines up facing west with a lead of 0.77 over the other turns."""
+    coin = CellDecision("g1", "unknown", similarity=0.74, margin=0.34, best=("coin", "moons"),
+                        facing="west", facing_margin=facing_margin, energy_ratio=20.0)  # fmt: skip
+    d = _pawn("g1", (0.4, 0.85, 0.3, 0.5), as_coin=coin, colour_named=True)
+    d.margin, d.coin_fit = 0.11, 0.74
+    return d
+
+
+def test_a_pawn_whose_coin_look_lines_up_in_one_turn_is_that_coin():
+    got = _board(g1=_moons_coin())["g1"]
+    assert (got.kind, got.suit, got.facing) == ("coin", "moons", "west")
+    assert 0 < got.confidence <= 0.5
+
+
+def test_a_pawn_whose_coin_look_has_no_clear_turn_stays_a_pawn():
+    """Round 16 tune: every pawn's coin reading led a turn by 0.18 at most."""
+    got = _board(g1=_moons_coin(facing_margin=0.18))["g1"]
+    assert (got.kind, got.suit) == ("pawn", "moons")
+
+
+def test_the_real_pawn_is_placed_once_the_coin_gives_way():
+    """The coin fit the moons pawn's look better than the moons pawn itself: read as the
+    coin, it no longer keeps the real one from its suit."""
+    real = _pawn("d4", (0.3, 0.8, 0.4, 0.5))
+    got = _board(g1=_moons_coin(), d4=real)
+    assert (got["d4"].kind, got["d4"].suit) == ("pawn", "moons")
+    assert got["g1"].kind == "coin"
+
+
+# --------------------------------------------------------------------------- free suit
+
+
+def _named(cell: str = "h8", fit: float = 0.6, lead: float = 0.135) -> CellDecision:
+    """Mixed tune shot 268 h8: the crowns pawn leaning far at a corner, its colour naming
+    crowns, fitting its look at 0.60 and leading every coin look by 0.135 (a named pawn needs
+    0.6 with a lead of 0.15, or 0.7)."""
+    d = _pawn(cell, (0.1, 0.3, fit, 0.1), colour_named=True, colour_suit="crowns")
+    d.margin = lead
+    return d
+
+
+def test_a_pawn_named_by_its_colour_whose_suit_is_free_is_that_pawn():
+    got = _board(h8=_named())["h8"]
+    assert (got.kind, got.suit) == ("pawn", "crowns") and 0 < got.confidence <= 0.5
+    low = _board(h8=_named(fit=0.53, lead=0.43))["h8"]  # mixed tune 215 a8 (a moons pawn)
+    assert (low.kind, low.suit) == ("pawn", "crowns")
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"colour_named": False},  # its colour does not name the suit
+        {"similarity": FREE_NAMED_SIMILARITY - 0.01},  # no pawn's shape to speak of
+        {"margin": 0.01},  # a coin look fits as well
+        {"covered": True},  # its lines hidden
+    ],
+)
+def test_the_free_suit_needs_the_colour_the_shape_and_the_open(change):
+    d = dataclasses.replace(_named(), **change)
+    assert _board(h8=d)["h8"].kind == "unknown"
+
+
+def test_a_suit_placed_elsewhere_is_not_free():
+    placed = _pawn("d4", (0.1, 0.3, 0.9, 0.1))
+    got = _board(h8=_named(), d4=placed)
+    assert (got["d4"].kind, got["d4"].suit) == ("pawn", "crowns")
+    assert got["h8"].kind == "unknown"
+
+
+def test_a_named_pawn_beside_a_hand_is_not_read_so():
+    hand = _cell(cell="g7", covered=True, best=("coin", "suns"), similarity=0.3, shade_tint=20.0)
+    assert _board(h8=_named(), g7=hand)["h8"].kind == "unknown"
