@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 from piecebridge.vision.cells import (
     FREE_NAMED_SIMILARITY,
+    WASHED_LIGHT,
+    BoardRefs,
     CellDecision,
     PieceLooks,
     board_refs,
@@ -20,8 +22,8 @@ from piecebridge.vision.cells import (
     decide,
     washed_pieces,
 )
-from piecebridge.vision.occlusion import hidden_share, line_strengths
-from piecebridge.vision.raster import CELL_ORDER, FACE_PX, MARGIN
+from piecebridge.vision.occlusion import _index, hidden_share, line_strengths
+from piecebridge.vision.raster import CELL_ORDER, FACE_PX, MARGIN, PX
 
 from tests.test_vision_cells import _measured as _cell
 from tests.test_vision_cells_round11 import LEARNED, _board, _pawn
@@ -54,6 +56,36 @@ def test_washed_pieces_are_the_glared_ones_only():
     after = hidden_share(strengths, FACE_PX, seen=washed)
     assert (after[glare_cells] < before[glare_cells]).all()
     assert np.array_equal(after[hand_cells], before[hand_cells])
+
+
+def _near_white_board(glare_light: float):
+    """Line strengths and a relative Lab board (at PX) of a pale board whose typical cell
+    is at 238 of 255 (acrylic tune shot 16), the lines of d4 and e4 hidden where the board
+    is ``glare_light`` x as light and of the tile's colour."""
+    cy, cx, _, _ = _index(FACE_PX, MARGIN)
+    vals = np.full(cy.shape, 40.0, np.float32)
+    rel = np.zeros((round((8 + 2 * MARGIN) * PX),) * 2 + (3,), np.float32)
+    rel[..., 0] = 238.0
+    for cell in ("d4", "e4"):
+        i = CELL_ORDER.index(cell)
+        vals[i] = 2.0
+        for y, x in zip(cy[i], cx[i], strict=True):
+            y, x = round(y * PX / FACE_PX), round(x * PX / FACE_PX)
+            rel[y - 2 : y + 3, x - 2 : x + 3, 0] = 238.0 * glare_light
+    refs = BoardRefs(np.array([122.0, 118.0]), 1.0, 1.0, 238.0)
+    return (vals, cy, cx), rel, refs
+
+
+def test_glare_over_a_board_near_white_is_told_by_its_headroom():
+    """A typical cell at 238 leaves glare 17 levels to white (1.07 x): the lines it washes
+    out are lighter by half that way, not by ``WASHED_LIGHT``."""
+    assert 238.0 * WASHED_LIGHT > 255
+    strengths, rel, refs = _near_white_board(1.05)
+    washed = washed_pieces(strengths, rel, refs)
+    hidden = [CELL_ORDER.index(c) for c in ("d4", "e4")]
+    assert washed[hidden].all() and washed.sum() == washed[hidden].sum()
+    strengths, rel, refs = _near_white_board(1.02)  # under half the way: not glare
+    assert not washed_pieces(strengths, rel, refs).any()
 
 
 #: Acrylic tune shot 13 a1: the suns pawn under glare that washed the lines around it out,
@@ -91,6 +123,17 @@ def test_glare_beside_a_pawn_is_no_hand():
     assert (got.kind, got.suit) == ("pawn", "suns")
     hand = dataclasses.replace(glare, glared=False)
     assert _board(c3=_pawn("c3", (0.78, 0.3, 0.4, 0.5)), c4=hand)["c3"].kind == "unknown"
+
+
+def test_a_pawn_in_view_outranks_one_read_under_glare():
+    """Acrylic tune shot 174: a moons coin at a corner under glare fit the moons pawn's look
+    (0.773) a little better than the moons pawn in view (0.769)."""
+    glared = _cell(cell="h1", **{**GLARED_PAWN, "best": ("pawn", "moons"), "similarity": 0.773})
+    in_view = _pawn("b1", (0.73, 0.769, 0.62, 0.72))
+    in_view.margin = 0.04
+    got = _board(h1=glared, b1=in_view)
+    assert (got["b1"].kind, got["b1"].suit) == ("pawn", "moons")
+    assert got["h1"].kind == "unknown"
 
 
 # --------------------------------------------------------------------------- no facing
@@ -171,3 +214,31 @@ def test_a_suit_placed_elsewhere_is_not_free():
 def test_a_named_pawn_beside_a_hand_is_not_read_so():
     hand = _cell(cell="g7", covered=True, best=("coin", "suns"), similarity=0.3, shade_tint=20.0)
     assert _board(h8=_named(), g7=hand)["h8"].kind == "unknown"
+
+
+#: Acrylic tune shot 192 f2: an empty cell under glare that washed its lines out, lighter
+#: than the typical cell (1.30) and of the tile's colour under glare (3.5), no fine detail.
+GLARED_TILE = dict(covered=True, glared=True, best=("coin", "crowns"), similarity=0.76,
+                   margin=0.34, detail_ratio=1.1, light_ratio=1.3, glare_tint=3.5,
+                   shade_tint=20.0)  # fmt: skip
+
+
+def test_plain_tile_under_glare_is_empty_at_most_half_sure():
+    looks = PieceLooks({}, {}, learned=True)
+    d = decide(_cell(**GLARED_TILE, energy_ratio=1.8 * looks.empty_ratio), looks)
+    assert d.kind == "empty" and d.confidence == 0.5
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"glared": False},  # a hand may be over it
+        {"detail_ratio": 2.8},  # a coin burnt out by glare keeps some detail (mixed tune 194 c2)
+        {"glare_tint": 12.0},  # a colour of its own
+        {"energy_ratio": 3.0 * 2.5},  # a coin's structure (the burnt-out coins: 3 x and up)
+    ],
+)
+def test_under_glare_only_plain_tile_is_empty(change):
+    looks = PieceLooks({}, {}, learned=True)
+    d = decide(_cell(**{**GLARED_TILE, "energy_ratio": 1.8 * looks.empty_ratio, **change}), looks)
+    assert d.kind == "unknown"
