@@ -242,3 +242,15 @@ def test_under_glare_only_plain_tile_is_empty(change):
     looks = PieceLooks({}, {}, learned=True)
     d = decide(_cell(**{**GLARED_TILE, "energy_ratio": 1.8 * looks.empty_ratio, **change}), looks)
     assert d.kind == "unknown"
+
+
+def test_pawns_are_claimed_under_glare_as_in_the_open():
+    """Acrylic tune shot 174 b6: the crowns pawn under glare, its colour naming crowns, its
+    look 0.55 (so not read as an open cell's pawn); crowns is placed nowhere else."""
+    d = _named("b6", fit=0.55, lead=0.04)
+    d.covered, d.glared = True, True
+    got = _board(b6=d)["b6"]
+    assert (got.kind, got.suit) == ("pawn", "crowns")
+    hand = _named("b6", fit=0.55, lead=0.04)
+    hand.covered = True
+    assert _board(b6=hand)["b6"].kind == "unknown"

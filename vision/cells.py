@@ -778,7 +778,7 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
     cell the coin's separate mark may confirm a facing but not set one (``mark`` 2 counts
     as a mark pointing elsewhere). A cell covered only as glare washed out its lines
     (``glared``) has no hand over it: it puts no cell "beside a hand"."""
-    hands = [d.covered and not d.glared for d in cells]
+    hands = [_by_a_hand(d) for d in cells]
     covered = np.array(hands).reshape(N, N)
     near = cv2.dilate(covered.astype(np.uint8), np.ones((3, 3), np.uint8)).ravel().astype(bool)
     for d, by_hand in zip(cells, near, strict=True):
@@ -829,21 +829,27 @@ def _free_named_pawns(cells: list[CellDecision], near: np.ndarray, looks: PieceL
     ``FREE_NAMED_SIMILARITY`` and leads every coin look by ``min_margin``. A pawn leaning
     far (near a corner, under a tilted camera) fits its upright look loosely, under
     ``NAMED_PAWN_SIMILARITY``; its colour does not lean, and a Piecepack has one pawn per
-    suit. Busy cells in the open only (not covered nor beside a covered cell), best fit
-    first, a suit once; at most half sure. Round 16 (tune mixed 0-79, piecepackr 0-34,
-    acrylic 0-49): 15 pawns, all right."""
+    suit. Busy cells in the open only (not covered but by glare, nor beside a covered
+    cell), best fit first, a suit once; at most half sure. Round 16 (tune mixed 0-79,
+    piecepackr 0-34, acrylic 0-49): 16 pawns, all right."""
     taken = {d.suit for d in cells if d.kind == "pawn"}
     claims = []
     for d, by_hand in zip(cells, near, strict=True):
         if d.kind != "unknown" or d.best[:1] != ("pawn",) or not d.colour_named:
             continue
-        if by_hand or d.covered or d.energy_ratio < looks.empty_ratio:
+        if by_hand or _by_a_hand(d) or d.energy_ratio < looks.empty_ratio:
             continue
         if d.detail_ratio < looks.detail_empty or d.best[1] in taken:
             continue
         if d.similarity >= FREE_NAMED_SIMILARITY and d.margin >= looks.min_margin:
             claims.append((d.similarity, d.margin, d, d.best[1]))
     _claim_pawns(claims, taken, looks)
+
+
+def _by_a_hand(d: CellDecision) -> bool:
+    """Are a cell's lines hidden by something over it (a hand, an arm, their shadow), not
+    washed out by glare (``glared``)?"""
+    return d.covered and not d.glared
 
 
 def _pawns_by_a_hand(cells: list[CellDecision], looks: PieceLooks) -> None:
@@ -887,7 +893,8 @@ def _pawns_by_elimination(cells: list[CellDecision], near: np.ndarray, looks: Pi
     look by ``min_margin``, and the pawn's colour must not name or lean to another suit.
     Two dark suits' pawns (black, dark blue) fit alike in a shadow or leaning towards a
     corner; the placed one settles the other. Only busy cells (a piece's structure and fine
-    detail) whose lines are in view; the fits are claimed best first, a suit once.
+    detail) whose lines are in view or washed out by glare (round 16: no hand is there);
+    the fits are claimed best first, a suit once.
 
     Only a near tie is settled so: no taken suit's pawn may fit more than ``min_margin``
     better (else the placed pawn may be the misread one, and one wrong cell would make
@@ -897,7 +904,9 @@ def _pawns_by_elimination(cells: list[CellDecision], near: np.ndarray, looks: Pi
     for d, by_hand in zip(cells, near, strict=True):
         if d.kind != "unknown" or d.best[:1] != ("pawn",) or len(d.pawn_fits) != len(SUITS):
             continue
-        if d.covered or d.energy_ratio < looks.empty_ratio or d.detail_ratio < looks.detail_empty:
+        if _by_a_hand(d) or d.energy_ratio < looks.empty_ratio:
+            continue
+        if d.detail_ratio < looks.detail_empty:
             continue
         free = sorted(((f, s) for s, f in zip(SUITS, d.pawn_fits, strict=True) if s not in taken),
                       reverse=True)  # fmt: skip
@@ -950,17 +959,17 @@ def _pawns_by_their_colour(cells: list[CellDecision], near: np.ndarray, looks: P
     * the colour's suit placed: the look's suit, as an open cell's look must name it
       (``min_similarity``, leading every other look by ``min_margin``).
 
-    Busy cells in the open only (not covered nor beside a covered cell); claimed best fit
-    first, a suit once; at most half sure. Round 15 (tune mixed 0-79, piecepackr 0-34,
-    acrylic 0-49): 12 pawns, all right; the other cells of this kind fit a pawn's look at
-    0.575 at most (an empty cell) with their colour's suit's look at 0.3, or (the colour's
-    suit placed) at 0.571 (an empty cell)."""
+    Busy cells in the open only (not covered but by glare, nor beside a covered cell);
+    claimed best fit first, a suit once; at most half sure. Round 15 (tune mixed 0-79,
+    piecepackr 0-34, acrylic 0-49): 12 pawns, all right; the other cells of this kind fit
+    a pawn's look at 0.575 at most (an empty cell) with their colour's suit's look at 0.3,
+    or (the colour's suit placed) at 0.571 (an empty cell)."""
     taken = {d.suit for d in cells if d.kind == "pawn"}
     claims = []
     for d, by_hand in zip(cells, near, strict=True):
         if d.kind != "unknown" or d.best[:1] != ("pawn",) or len(d.pawn_fits) != len(SUITS):
             continue
-        if by_hand or d.covered or d.energy_ratio < looks.empty_ratio:
+        if by_hand or _by_a_hand(d) or d.energy_ratio < looks.empty_ratio:
             continue
         look, colour = d.best[1], d.colour_suit
         if d.detail_ratio < looks.detail_empty or colour in (None, look):
