@@ -27,8 +27,9 @@ the tile crosses at full resolution; and the cheap check that a locked pose stil
    shares three rows of tiles with the board): it is fitted again in place and one tile
    over each way, and the fit finding the most crosses wins (:func:`_one_tile_over`).
 6. **Printed grids.** A grid whose lines run on beyond two of its sides, or through its
-   cells (a Piecepack tile's one cross leaves each cell without a line), is a printed
-   grid such as a business card's, not a board (:func:`_printed_grid`).
+   cells (a Piecepack tile's one cross leaves each cell without a line), or repeat at
+   another pitch than its cells, is a printed grid such as a business card's, not a board
+   (:func:`_printed_grid`); nor is a grid fitting under ``MIN_CROSSES`` tile crosses.
 
 With a board setup the pose is locked; :func:`check_lock` tells from the rectified view
 whether it still fits (a few milliseconds).
@@ -1170,9 +1171,9 @@ def find_board(
     fitting more crosses (:func:`_best_other`), thorough or not. A board fitting
     ``ONE_TILE_OFF_CROSSES`` crosses or fewer gives way to the board one tile over when
     that fits more (:func:`_one_tile_over`). A grid whose lines run on beyond two of its
-    sides, or through its cells, is a printed grid (a business card's), not a board
-    (:func:`_printed_grid`); nor is one whose full-frame fit found under ``MIN_CROSSES``
-    tile crosses.
+    sides, or through its cells, or repeat at another pitch than its cells, is a printed
+    grid (a business card's), not a board (:func:`_printed_grid`); nor is one whose
+    full-frame fit found under ``MIN_CROSSES`` tile crosses.
     """
     token = _MEMO.set({}) if _MEMO.get() is None else None
     try:
@@ -1239,7 +1240,19 @@ OFF_GRID = 0.2
 #: scratch fitted 8 or more, but for two such outlines 0.4 and 2.3 cells off (mixed rig 80
 #: shots 1 and 3, a board cut off by a corner, its other three frames refused as cut off);
 #: a renderer cut-off negative (11) and a business card were read as boards that way.
-MIN_CROSSES = 4
+#: Round 9 (was 4): 1,157 tune boards found from scratch (mixed 0-79, acrylic 0-49 shots
+#: and 0-199 calibration photos, piecepackr 0-34 and 0-99) fitted 10 or more; business
+#: cards' grids fitted as boards, 6-8 (card tune photos classic 53 and 96, alt 95 and 163).
+MIN_CROSSES = 8
+#: A grid whose lines repeat at another pitch than its cells, this many times more strongly
+#: than at the cells' own, is a printed grid of other cells (:func:`_other_pitch`). Tune:
+#: 1,157 boards found from scratch at most 0.98; business cards' 10x10 grids fitted in the
+#: 8x8 window (card tune photos classic 148 and 166, alt 95, 149 and 163) 4.9-29.5.
+OTHER_PITCH = 2.5
+#: The pitches :func:`_other_pitch` looks at, in lines across the board: not its own (8)
+#: nor a multiple of its tiles' (4, 12: crosses and tile gaps differ, so a board shows
+#: those too); a card's 10 cells fitted across the 8 show at 10, give or take perspective.
+OTHER_PITCHES = (6, 7, 9, 10, 11)
 
 
 #: Pixels per cell of the view in which a found grid is checked for a printed one
@@ -1250,14 +1263,20 @@ PRINTED_PX = 32
 def _printed_grid(bgr: np.ndarray, pose: BoardPose) -> str | None:
     """Why the grid at ``pose`` is a printed grid rather than a board (the end of a sentence
     "the grid found ..."), or None for a board: lines inside its cells
-    (:func:`_lines_inside_cells`) or running on beyond its sides
-    (:func:`_part_of_a_larger_grid`). Both are read in one view at ``PRINTED_PX``."""
+    (:func:`_lines_inside_cells`), running on beyond its sides
+    (:func:`_part_of_a_larger_grid`) or repeating at another pitch than its cells
+    (:func:`_other_pitch`). All are read in one view at ``PRINTED_PX``."""
     gray = pose.rectify(_grey(bgr), PRINTED_PX, 0.5)
     ridge = _ridge_map(255 - gray if pose.inverted else gray, PRINTED_PX)
     if _part_of_a_larger_grid(bgr, pose, (gray, ridge)):
         return "runs on beyond its sides (a larger printed grid, such as a business card's)"
-    if _lines_inside_cells(ridge, PRINTED_PX, 0.5) >= LINES_INSIDE_CELLS:
+    lows = _cell_lows(ridge, PRINTED_PX, 0.5)
+    if _lines_inside_cells(ridge, PRINTED_PX, 0.5, lows) >= LINES_INSIDE_CELLS:
         return "has lines inside its cells (a finer printed grid, such as a business card's)"
+    if _other_pitch(lows) >= OTHER_PITCH:
+        return (
+            "has lines at another pitch than its cells (a printed grid, such as a business card's)"
+        )
     return None
 
 
@@ -1283,7 +1302,9 @@ def _part_of_a_larger_grid(
     return int((beyond >= LINES_BEYOND).sum()) >= LARGER_GRID_SIDES
 
 
-def _lines_inside_cells(ridge: np.ndarray, px_per_cell: int, margin_cells: float) -> int:
+def _lines_inside_cells(
+    ridge: np.ndarray, px_per_cell: int, margin_cells: float, lows: np.ndarray | None = None
+) -> int:
     """How many printed lines run through the board off its grid lines (at least
     ``OFF_GRID`` cell from every cell side), as strong as the board's own lines, in a
     rectified ridge map (:func:`_ridge_map`); both directions counted.
@@ -1306,18 +1327,14 @@ def _lines_inside_cells(ridge: np.ndarray, px_per_cell: int, margin_cells: float
     >>> _lines_inside_cells(r, 32, 0.5)
     8
     """
-    S, m = px_per_cell, round(margin_cells * px_per_cell)
-    # Along the cell, clear of the crossing lines; every other pixel row is enough there.
-    along = np.arange(round(0.15 * S), round(0.85 * S), 2)
-    kth = int(ARM_QUANTILE * (len(along) - 1))
+    S = px_per_cell
+    if lows is None:
+        lows = _cell_lows(ridge, S, margin_cells)
     w = round(0.15 * S)
-    board = ridge[m : m + N * S, m : m + N * S]
     across = np.arange(N * S) / S % 1.0
     off_grid = np.minimum(across, 1.0 - across)[1:-1] >= OFF_GRID
     profiles, crosses = [], []
-    for view in (board, board.T):  # vertical lines, then horizontal ones
-        # Each row of cells: the ridge along it at its lower quantile, (8 rows, 8 S across).
-        low = np.partition(view.reshape(N, S, N * S)[:, along], kth, axis=1)[:, kth]
+    for low in lows:  # vertical lines, then horizontal ones
         crosses += [low[:, k * S - w : k * S + w + 1].max(axis=1) for k in (1, 3, 5, 7)]
         profiles.append(np.sort(low, axis=0)[N - LINE_ROWS])  # seen in LINE_ROWS rows
     strong = INSIDE_LINE_SHARE * float(np.median(np.concatenate(crosses)))
@@ -1328,6 +1345,53 @@ def _lines_inside_cells(ridge: np.ndarray, px_per_cell: int, margin_cells: float
         peak = (p[1:-1] >= p[:-2]) & (p[1:-1] > p[2:]) & (p[1:-1] >= strong)
         count += int((peak & off_grid).sum())
     return count
+
+
+def _cell_lows(ridge: np.ndarray, px_per_cell: int, margin_cells: float) -> np.ndarray:
+    """Each row of cells' ridge taken along the cell at its lower ``ARM_QUANTILE``, clear
+    of the crossing lines: ``(2, 8, 8 * px_per_cell)``, vertical lines (each row of cells,
+    across the board), then horizontal ones (each column). A line running the cell's length
+    keeps its ridge; a coin's rim or symbol, crossing a part of the cell, does not."""
+    S, m = px_per_cell, round(margin_cells * px_per_cell)
+    # Along the cell, clear of the crossing lines; every other pixel row is enough there.
+    along = np.arange(round(0.15 * S), round(0.85 * S), 2)
+    kth = int(ARM_QUANTILE * (len(along) - 1))
+    board = ridge[m : m + N * S, m : m + N * S]
+    return np.stack(
+        [
+            np.partition(view.reshape(N, S, N * S)[:, along], kth, axis=1)[:, kth]
+            for view in (board, board.T)
+        ]
+    )
+
+
+def _other_pitch(lows: np.ndarray) -> float:
+    """How much more strongly a grid's lines repeat at another pitch (``OTHER_PITCHES``
+    lines across the board) than at its cells' own (8), the weaker of the two directions;
+    ``lows`` as :func:`_cell_lows` makes them.
+
+    A board's lines (crosses and tile gaps) fall on every cell side; a business card's
+    10x10 grid fitted in the 8x8 window puts ten lines across it. Where the fit bends its
+    tiles onto the card's lines a line may leave its place from row to row, so that lines
+    counted place by place (:func:`_lines_inside_cells`) miss it: the mean of the rows, as
+    a spectrum across the board, still shows the card's pitch.
+
+    >>> lows = np.zeros((2, 8, 256), np.float32)
+    >>> lows[:, :, 32 * np.arange(9)[:-1]] = 50.0  # the board's lines, every cell
+    >>> _other_pitch(lows) < 1.0
+    True
+    >>> lows[:] = 0.0
+    >>> lows[:, :, np.round(25.6 * np.arange(10)).astype(int)] = 50.0  # ten lines across
+    >>> _other_pitch(lows) > OTHER_PITCH
+    True
+    """
+    ratios = []
+    for low in lows:
+        profile = low.mean(axis=0)
+        profile = (profile - profile.mean()) * np.hanning(len(profile))
+        power = np.abs(np.fft.rfft(profile)) ** 2
+        ratios.append(power[list(OTHER_PITCHES)].max() / max(float(power[N]), 1e-9))
+    return float(min(ratios))
 
 
 def _find_board_at(
@@ -1428,7 +1492,9 @@ def _one_tile_over(bgr: np.ndarray, pose: BoardPose) -> BoardPose:
     rig 24, a fit a tile off counted 12, fitted again 10, the board in place 13). That fit
     does not replace ``pose``: fitted again, tune acrylic shot 66 (tiles laid far apart)
     found 12 crosses 0.8 cell off where ``pose`` had 10 at 0.2. When that fit fails,
-    ``pose`` stays (nothing measured alike to beat)."""
+    ``pose`` stays (nothing measured alike to beat). Nor may a shift show more sides with
+    the same colour inside and out (:func:`_tiles_beyond`) than that fit: moved off the
+    board, it takes table in on one side and leaves tiles beyond the other."""
     gray = _grey(bgr)
     if pose.inverted:
         gray = 255 - gray
@@ -1451,13 +1517,21 @@ def _one_tile_over(bgr: np.ndarray, pose: BoardPose) -> BoardPose:
     if in_place is None:  # no yardstick measured alike: a shift cannot show it fits more
         return pose
     best, most = pose, in_place.crosses_found
+    table_sides = None  # sides of in_place with table-like colour inside and out, if needed
     for sx, sy in ((2, 0), (-2, 0), (0, 2), (0, -2)):
         if most >= len(CROSS_CENTRES):
             break  # every cross fitted: no shift can fit more
         # A shift must fit more than the best so far: seeing no more, it is not fitted.
         other = fit(sx, sy, min_seen=most + 1)
-        if other is not None and other.crosses_found > most:
-            best, most = other, other.crosses_found
+        if other is None or other.crosses_found <= most:
+            continue
+        # Nor may it show more sides alike inside and out (ONE_TILE_PX): a shift off the
+        # board puts a column of table inside it, and the tiles it left beyond it.
+        if table_sides is None:
+            table_sides = _tiles_beyond(in_place.rectify(bgr, ONE_TILE_PX, 0.5), ONE_TILE_PX, 0.5)
+        if _tiles_beyond(other.rectify(bgr, ONE_TILE_PX, 0.5), ONE_TILE_PX, 0.5) > table_sides:
+            continue
+        best, most = other, other.crosses_found
     return best
 
 
@@ -1711,6 +1785,11 @@ ONE_TILE_OFF_CROSSES = 12
 #: band): taken "low", a coin's rim at the band's end counted as a line put tune acrylic
 #: shot 39 (rig 9) a tile off (in place 9 crosses, a tile over 10; "inside": 12 and 10).
 ONE_TILE_ALONG: Along = "inside"
+#: Pixels per cell of the view in which :func:`_one_tile_over` compares the sides of a fit
+#: and its shift (:func:`_tiles_beyond`). Tune acrylic calibration photo of rig 316 (glare
+#: washing the east column of tiles out): in place 10 crosses and no side alike inside and
+#: out, a tile west (half on the dark felt) 11 and two such sides.
+ONE_TILE_PX = 16
 #: How far a board edge's step must stand out of its band (MADs, :func:`find_edges`) for a
 #: board found from tile blobs: pale tiles on a pale table step by a few grey levels over a
 #: blurred pixel or two (tune acrylic rigs 13 and 19 on grey tables: 1.3-1.9 on every side,
@@ -1940,6 +2019,9 @@ def lattice_shift(
     * **direction**: of the grids one cell either way, the one beyond whose sides no grid
       line runs on (the other has a row of tiles beyond one side); failing that, the one
       finding more tile crosses (the other expects a row of them on the table).
+
+    A shift that shows more sides alike inside and out than the grid as it is (table taken
+    in, tiles left beyond) is not made (:func:`_unless_table_taken_in`).
     """
     S, m = px_per_cell, 2.0
     rect = pose.rectify(bgr, S, m)
@@ -1975,7 +2057,7 @@ def lattice_shift(
             )  # fmt: skip
     ranked = sorted(beyond, key=beyond.get)
     if beyond[ranked[1]] - beyond[ranked[0]] >= BEYOND_MARGIN:
-        return ranked[0]
+        return _unless_table_taken_in(bgr, pose, ranked[0])
     # No lines seen either way (pieces on the edge row): the grid finding more crosses.
     found = {}
     for sx, sy in beyond:
@@ -1984,7 +2066,25 @@ def lattice_shift(
     ranked = sorted(found.values(), reverse=True)
     if ranked[0] - ranked[1] < CROSSES_MARGIN:
         return 0, 0  # the outline does not settle which way: leave it
-    return max(found, key=found.get)
+    return _unless_table_taken_in(bgr, pose, max(found, key=found.get))
+
+
+def _unless_table_taken_in(
+    bgr: np.ndarray, pose: BoardPose, shift: tuple[int, int]
+) -> tuple[int, int]:
+    """``shift``, or ``(0, 0)`` when the grid moved by it shows more sides with the same
+    colour just inside and out (:func:`_tiles_beyond`) than ``pose`` itself: moved off the
+    board, a grid takes a column of table in on one side and leaves a column of tiles
+    beyond the other. Tune acrylic calibration photo of rig 327 (pale blue tiles with white
+    lines on a pale grey table): the parity read the board in place as a cell off, and a
+    cell east (two such sides, in place none) fitted 10 crosses where in place fitted 13."""
+
+    def alike(sx: int, sy: int) -> int:
+        moved = shifted_pose(pose, sx, sy)
+        moved.k, moved.centre, moved.scale = pose.k, pose.centre, pose.scale
+        return _tiles_beyond(moved.rectify(bgr, ONE_TILE_PX, 0.5), ONE_TILE_PX, 0.5)
+
+    return (0, 0) if alike(*shift) > alike(0, 0) else shift
 
 
 def _side_strips(
