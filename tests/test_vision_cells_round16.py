@@ -125,7 +125,7 @@ def test_glare_beside_a_pawn_is_no_hand():
     assert _board(c3=_pawn("c3", (0.78, 0.3, 0.4, 0.5)), c4=hand)["c3"].kind == "unknown"
 
 
-def test_a_pawn_in_view_outranks_one_read_under_glare():
+def test_a_pawn_in_view_outranks_one_read_under_glare_but_by_the_margin():
     """Acrylic tune shot 174: a moons coin at a corner under glare fit the moons pawn's look
     (0.773) a little better than the moons pawn in view (0.769)."""
     glared = _cell(cell="h1", **{**GLARED_PAWN, "best": ("pawn", "moons"), "similarity": 0.773})
@@ -134,6 +134,16 @@ def test_a_pawn_in_view_outranks_one_read_under_glare():
     got = _board(h1=glared, b1=in_view)
     assert (got["b1"].kind, got["b1"].suit) == ("pawn", "moons")
     assert got["h1"].kind == "unknown"
+
+
+def test_a_pawn_under_glare_clearly_ahead_keeps_its_suit():
+    """Acrylic tune shot 251 (rigs 50-69, measured after the choices above): the moons pawn
+    under glare fit its look at 0.822, a moons coin in view (a dark disc) at 0.75."""
+    glared = _cell(cell="h8", **{**GLARED_PAWN, "best": ("pawn", "moons"), "similarity": 0.822})
+    coin = _pawn("g6", (0.61, 0.75, 0.45, 0.62))
+    got = _board(h8=glared, g6=coin)
+    assert (got["h8"].kind, got["h8"].suit) == ("pawn", "moons")
+    assert got["g6"].kind == "unknown"
 
 
 # --------------------------------------------------------------------------- no facing

@@ -802,10 +802,7 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
             d.kind, d.suit, d.confidence = "unknown", None, 0.0
     for suit in SUITS:
         claims = [d for d in out if d.kind == "pawn" and d.suit == suit]
-        # A pawn in view first: a covered cell's look (under a hand's edge, its shadow or
-        # glare) is less sure (round 16, tune acrylic shot 174: a moons coin in glare at a
-        # corner fit the moons pawn's look 0.004 better than the moons pawn in view).
-        for d in sorted(claims, key=lambda d: (not d.covered, d.similarity), reverse=True)[1:]:
+        for d in sorted(claims, key=lambda d: _claim_fit(d, looks), reverse=True)[1:]:
             d.kind, d.suit, d.confidence = "unknown", None, 0.0
     if looks.learned:
         _coins_by_their_facing(out, looks)
@@ -844,6 +841,16 @@ def _free_named_pawns(cells: list[CellDecision], near: np.ndarray, looks: PieceL
         if d.similarity >= FREE_NAMED_SIMILARITY and d.margin >= looks.min_margin:
             claims.append((d.similarity, d.margin, d, d.best[1]))
     _claim_pawns(claims, taken, looks)
+
+
+def _claim_fit(d: CellDecision, looks: PieceLooks) -> float:
+    """How well a cell claiming a suit's pawn fits it, to keep the best claim of each suit:
+    its similarity, less ``min_margin`` for a covered cell (under a hand's edge, its shadow
+    or glare its look is less sure): such a claim beats one in view only by the usual
+    margin. Round 16, tune acrylic: shot 174, a moons coin in glare at a corner fit the
+    moons pawn's look 0.004 better than the moons pawn in view; fresh tune rigs (50-69),
+    shot 251, the moons pawn in glare fit 0.07 better than a moons coin in view."""
+    return d.similarity - (looks.min_margin if d.covered else 0.0)
 
 
 def _by_a_hand(d: CellDecision) -> bool:
