@@ -45,6 +45,18 @@ def test_a_card_grid_bent_onto_the_board_shows_its_own_pitch():
         find_board(cv2.imread(str(LOCATE / "card_tune_classic_00166.jpg")))
 
 
+def test_a_window_of_a_card_grid_going_on_a_cell_beyond_two_sides_is_no_board(capsys):
+    """Card tune photo classic 1132 (2000x1500): a window in the corner of the card's 10x10
+    grid fits all 16 crosses; the band just beyond its sides shows 3 and 5 lines (under
+    LINES_BEYOND on one side: the card's lettering), a cell out 6 and 6. `see` printed a
+    board's diagram for it."""
+    photo = str(LOCATE / "card_tune_classic_01132.jpg")
+    with pytest.raises(PrintedGrid, match="runs on beyond its sides"):
+        find_board(cv2.imread(photo))
+    assert main(["see", photo]) == 1
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
 def _lows(positions: np.ndarray, wander: int = 0) -> np.ndarray:
     """Cell rows' line profiles (:func:`_cell_lows`'s shape) with lines at ``positions``
     (pixels across, 32 a cell), each row's lines moved ``wander`` pixels more than the last."""

@@ -1255,6 +1255,19 @@ OTHER_PITCH = 2.5
 OTHER_PITCHES = (6, 7, 9, 10, 11)
 
 
+#: Where beyond a side (cells out) :func:`_goes_on_a_cell` looks for the grid going on.
+CELL_OUT = (0.55, 0.95)
+#: Lines of the seven seen there, on ``LARGER_GRID_SIDES`` sides, that make a grid part of
+#: a larger printed one (:func:`_goes_on_a_cell`). Tune: of 1,306 boards found from
+#: scratch (the sets of ``MIN_CROSSES`` and acrylic calibration photos 200-399) none showed
+#: 4 on two sides (10 on one); 8x8 windows of business cards' grids (card tune photos
+#: classic 45, 1132 and 1202, alt 15 and 41) 4-6 on two to four.
+CELL_OUT_LINES = 4
+#: Lines just beyond a side (:func:`lines_beyond`) on ``LARGER_GRID_SIDES`` sides for
+#: :func:`_goes_on_a_cell` to look a cell out (cards above: 3-6; boards: 3 in 1,157).
+NEAR_LINES = 3
+
+
 #: Pixels per cell of the view in which a found grid is checked for a printed one
 #: (:func:`_printed_grid`).
 PRINTED_PX = 32
@@ -1268,7 +1281,7 @@ def _printed_grid(bgr: np.ndarray, pose: BoardPose) -> str | None:
     (:func:`_other_pitch`). All are read in one view at ``PRINTED_PX``."""
     gray = pose.rectify(_grey(bgr), PRINTED_PX, 0.5)
     ridge = _ridge_map(255 - gray if pose.inverted else gray, PRINTED_PX)
-    if _part_of_a_larger_grid(bgr, pose, (gray, ridge)):
+    if _part_of_a_larger_grid(bgr, pose, (gray, ridge)) or _goes_on_a_cell(bgr, pose, ridge):
         return "runs on beyond its sides (a larger printed grid, such as a business card's)"
     lows = _cell_lows(ridge, PRINTED_PX, 0.5)
     if _lines_inside_cells(ridge, PRINTED_PX, 0.5, lows) >= LINES_INSIDE_CELLS:
@@ -1300,6 +1313,28 @@ def _part_of_a_larger_grid(
         return False  # the usual answer, without looking for the photo's edge
     beyond = np.where(_past_frame(gray, px, 0.5), 0, beyond)
     return int((beyond >= LINES_BEYOND).sum()) >= LARGER_GRID_SIDES
+
+
+def _goes_on_a_cell(bgr: np.ndarray, pose: BoardPose, ridge: np.ndarray) -> bool:
+    """Whether the grid's lines run on a whole cell beyond ``LARGER_GRID_SIDES`` of its
+    sides: ``CELL_OUT_LINES`` of the seven or more in the band 0.55-0.95 cell out, where
+    the photo is (:func:`_past_frame`). Looked at only where the band just beyond
+    (:func:`lines_beyond`, in ``ridge``: the view at ``PRINTED_PX`` with half a cell of
+    margin) shows ``NEAR_LINES`` or more on as many sides.
+
+    An 8x8 window of a business card's 10x10 grid has one or two rows of the card's cells
+    beyond it on at least one side each way; the card's lettering and ink beside those can
+    keep the band just beyond under ``LINES_BEYOND`` (:func:`_part_of_a_larger_grid`). A
+    board's lines stop at its edge: a tile's bevel or shadow may carry a few a little way,
+    never a cell on."""
+    near = lines_beyond(ridge, PRINTED_PX, 0.5)
+    if int((near >= NEAR_LINES).sum()) < LARGER_GRID_SIDES:
+        return False
+    px, margin = PRINTED_PX, 1.5
+    gray = pose.rectify(_grey(bgr), px, margin)
+    far = lines_beyond(_ridge_map(255 - gray if pose.inverted else gray, px), px, margin, CELL_OUT)
+    far = np.where(_past_frame(gray, px, margin), 0, far)
+    return int((far >= CELL_OUT_LINES).sum()) >= LARGER_GRID_SIDES
 
 
 def _lines_inside_cells(
@@ -2183,9 +2218,15 @@ def find_edges(
     return np.where(strong, off, np.nan)
 
 
-def lines_beyond(ridge: np.ndarray, px_per_cell: int, margin_cells: float) -> np.ndarray:
+def lines_beyond(
+    ridge: np.ndarray,
+    px_per_cell: int,
+    margin_cells: float,
+    band: tuple[float, float] = (0.05, 0.45),
+) -> np.ndarray:
     """How many of the board's seven inner grid lines run on beyond each side (N, E, S, W)
-    of a rectified ridge map (:func:`_ridge_map`) with at least 0.45 cell of margin.
+    of a rectified ridge map (:func:`_ridge_map`) with at least ``band[1]`` cell of margin,
+    seen in the ``band`` of cells beyond the side.
 
     Beyond a board in place lies table, where no grid line goes on; a board bumped by a
     whole cell or two puts a row of tiles there, whose lines do.
@@ -2197,7 +2238,7 @@ def lines_beyond(ridge: np.ndarray, px_per_cell: int, margin_cells: float) -> np
     """
     S, m = px_per_cell, round(margin_cells * px_per_cell)
     n = N * S
-    a, b = round(0.05 * S), round(0.45 * S)
+    a, b = round(band[0] * S), round(band[1] * S)
     w = max(2, round(0.3 * S))
     span = (np.arange(1, N) * S + m)[:, None] + np.arange(-w, w + 1)  # (7 lines, band)
     strips = [
