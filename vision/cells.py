@@ -713,6 +713,11 @@ class CellDecision:
     # (suit, facing, its lead over the other coin suits): a clear facing names the coin
     # (see _coins_by_their_facing). None when not read.
     as_coin: CellDecision | None = None
+    # Of the look disc's pixels (see :func:`seen_shares`): the share that is plain tile, and
+    # the most any piece's learned look explains (-1: not measured, only a cell that could
+    # be left unknown is); a finger over part of an empty cell leaves most of it tile.
+    tile_share: float = -1.0
+    piece_share: float = -1.0
 
 
 @dataclass
@@ -810,7 +815,43 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
         _pawns_by_elimination(out, near, looks)
         _pawns_by_their_colour(out, near, looks)
         _free_named_pawns(out, near, looks)
+        for d in out:
+            _tile_partly_seen(d)
     return out
+
+
+#: See :func:`seen_shares`: a pixel is explained by a look when its relative Lab (the
+#: chroma weighted by CHROMA_WEIGHT) lies within this of the look's, lightness offset by
+#: the median over the disc (a hand's shading); plain tile within this of the board's
+#: typical cell (its lightness scaled by 0.9-1.1 at most: a shadow is not tile).
+SEEN_TOLERANCE = 9.0
+#: See :func:`_tile_partly_seen`: an undecided cell is empty when plain tile is at least
+#: this share of its look disc and leads every piece look's share by TILE_SEEN_LEAD.
+#: Round 17 (tune mixed 0-79, piecepackr 0-34, acrylic 0-49, cells left unknown): empty
+#: cells with a finger's tip over them (the renderer: under a quarter of the cell) lead by
+#: up to 0.57; a piece's cell so led by 0.19 at most (a coin under a hand's edge).
+TILE_SEEN_SHARE = 0.5
+TILE_SEEN_LEAD = 0.22
+
+
+def _tile_partly_seen(d: CellDecision) -> None:
+    """An undecided cell partly covered (a finger's tip, a hand's edge) whose pixels in
+    view are plainly tile: empty, as sure as the share of plain tile over half (a covered
+    cell's plain tile is at most half sure). Not under glare (plain tile there is
+    :func:`_plain_tile_in_glare`'s). Only cells whose shares were measured.
+
+    >>> d = CellDecision("a1", "unknown", tile_share=0.8, piece_share=0.4)
+    >>> _tile_partly_seen(d); d.kind, d.confidence
+    ('empty', 0.4)
+    >>> d = CellDecision("a1", "unknown", tile_share=0.8, piece_share=0.7)
+    >>> _tile_partly_seen(d); d.kind
+    'unknown'
+    """
+    if d.kind != "unknown" or d.glared or d.piece_share < 0:
+        return
+    if d.tile_share >= TILE_SEEN_SHARE and d.tile_share - d.piece_share >= TILE_SEEN_LEAD:
+        d.kind, d.suit, d.facing = "empty", None, None
+        d.confidence = round(0.5 * d.tile_share, 3)
 
 
 #: See :func:`_free_named_pawns`: the pawn look of the suit its colour names must fit at
@@ -1256,7 +1297,86 @@ def measure(
                 continue  # a pawn-like cell's coin reading counts only past it: no mark check
             if d.facing_margin < looks.mark_check_below and d.best[1] in looks.marked:
                 _check_mark(d, views, CELL_ORDER.index(d.cell), looks)
+    if looks.learned:
+        _seen_shares(out, views, refs, looks)
     return out
+
+
+def _seen_shares(
+    cells: list[CellDecision], views: BoardViews, refs: BoardRefs, looks: PieceLooks
+) -> None:
+    """Each cell's ``tile_share``; and for a cell mostly tile that :func:`decide` would
+    leave unknown or call a pawn (a finger looks like one; decide_all may take it back),
+    its ``piece_share``. Cells decided anyway cost only the tile share."""
+    index = [CELL_ORDER.index(d.cell) for d in cells]
+    tile = tile_shares(views.rel_lo, refs.light, index)
+    for d, i, share in zip(cells, index, tile, strict=True):
+        d.tile_share = float(share)
+        if share < TILE_SEEN_SHARE or decide(_copied(d), looks).kind not in ("unknown", "pawn"):
+            continue
+        d.piece_share = piece_share(views.crops[i], looks)
+
+
+def _copied(d: CellDecision) -> CellDecision:
+    """A shallow copy to decide on (copy.copy of a dataclass takes ten times as long)."""
+    out = object.__new__(CellDecision)
+    out.__dict__.update(d.__dict__)
+    return out
+
+
+_SEEN_DISC = LOOK_MASK[..., 0] > 0.5
+
+
+def tile_shares(rel_lo: np.ndarray, light: float, cells: list[int]) -> np.ndarray:
+    """Share of each listed cell's look disc (at the centre shift) that is plain tile: its
+    relative Lab within SEEN_TOLERANCE of the typical cell's (``light``, no chroma), the
+    lightness scaled by the disc's median within 0.9-1.1.
+
+    >>> rel = np.zeros((N * PX + 2 * round(MARGIN * PX),) * 2 + (3,), np.float32)
+    >>> rel[..., 0] = 200
+    >>> tile_shares(rel, 200.0, [0, 9]).tolist()
+    [1.0, 1.0]
+    """
+    o = round(MARGIN * PX) + (PX - CROP) // 2
+    out = np.zeros(len(cells))
+    for k, i in enumerate(cells):
+        y, x = o + (i // N) * PX, o + (i % N) * PX
+        px = rel_lo[y : y + CROP, x : x + CROP][_SEEN_DISC].astype(np.float32)
+        scale = float(np.clip(np.median(px[:, 0]) / light, 0.9, 1.1))
+        px[:, 0] -= light * scale
+        out[k] = float((np.einsum("pc,pc->p", px, px) < SEEN_TOLERANCE**2).mean())
+    return out
+
+
+def _seen_looks(looks: PieceLooks) -> np.ndarray:
+    """Every learned piece look as placed (coins in four facings, pawns turned), its look
+    disc's pixels (K, P, 3), made once per looks."""
+    hit = looks.extra.get("seen_looks")
+    if hit is None or hit[0] is not looks.coins or hit[1] is not looks.pawns:
+        placed = [np.rot90(t, FACING_ROT[f]) for t in looks.coins.values() for f in FACINGS]
+        placed += [turned for t in looks.pawns.values() for turned in _pawn_turns(t)]
+        disc = np.asarray([p[_SEEN_DISC] for p in placed], np.float32)
+        hit = looks.extra["seen_looks"] = (looks.coins, looks.pawns, disc)
+    return hit[2]
+
+
+def piece_share(crops: np.ndarray, looks: PieceLooks) -> float:
+    """The most of a cell's look disc that any learned piece look explains, over the cell's
+    shifts (``crops`` (shifts, CROP, CROP, 3)): pixels within SEEN_TOLERANCE of the look's,
+    the lightness offset by the median difference (a hand's shading, an exposure).
+
+    >>> looks = PieceLooks({"suns": np.zeros((CROP, CROP, 3), np.float32)}, {}, {})
+    >>> piece_share(np.zeros((2, CROP, CROP, 3), np.float32), looks)
+    1.0
+    """
+    placed = _seen_looks(looks)
+    if not len(placed):
+        return 0.0
+    px = crops[:, _SEEN_DISC].astype(np.float32)  # (S, P, 3)
+    diff = px[:, None] - placed[None]  # (S, K, P, 3)
+    diff[..., 0] -= np.median(diff[..., 0], axis=-1, keepdims=True)
+    near = np.einsum("skpc,skpc->skp", diff, diff) < SEEN_TOLERANCE**2
+    return float(near.mean(axis=-1).max())
 
 
 def glare_light(typical: float) -> float:
