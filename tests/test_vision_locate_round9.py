@@ -23,7 +23,7 @@ from piecebridge.vision.locate import (
 )
 
 from piecebridge.cli import main
-from piecebridge.synth.reflec import Difficulty, calibration_sample
+from piecebridge.synth.reflec import Difficulty, calibration_sample, negative_sample
 
 LOCATE = Path(__file__).resolve().parents[1] / "fixtures" / "images" / "locate"
 
@@ -170,3 +170,13 @@ def test_the_lattice_check_does_not_move_a_board_onto_the_table():
     lines_dark = 255 - cv2.cvtColor(shot.image, cv2.COLOR_BGR2GRAY)
     pose = BoardPose.from_json(R327_IN_PLACE)
     assert lattice_shift(shot.image, lines_dark, pose, PARITY_PX) == (0, 0)
+
+
+def test_a_board_cut_off_by_the_frame_is_still_refused():
+    """Renderer tune cut-off negative 36 (a French board, its west third past the frame):
+    the lattice check moves the part in view a cell west, past the frame, and the board is
+    refused as cut off. Vetoing that shift for the sides alike inside and out (the photo's
+    edge repeated past the frame) took the part in view for a board."""
+    shot = negative_sample("tune", 36, "cut-off")
+    with pytest.raises(BoardNotFound):
+        find_board(shot.image)

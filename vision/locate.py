@@ -2114,12 +2114,21 @@ def _unless_table_taken_in(
     lines on a pale grey table): the parity read the board in place as a cell off, and a
     cell east (two such sides, in place none) fitted 10 crosses where in place fitted 13."""
 
-    def alike(sx: int, sy: int) -> int:
+    def moved_by(sx: int, sy: int) -> BoardPose:
         moved = shifted_pose(pose, sx, sy)
         moved.k, moved.centre, moved.scale = pose.k, pose.centre, pose.scale
+        return moved
+
+    def alike(moved: BoardPose) -> int:
         return _tiles_beyond(moved.rectify(bgr, ONE_TILE_PX, 0.5), ONE_TILE_PX, 0.5)
 
-    return (0, 0) if alike(*shift) > alike(0, 0) else shift
+    moved = moved_by(*shift)
+    if not _in_frame(moved, bgr.shape):
+        # Past the frame its sides show the photo's edge repeated, alike inside and out: a
+        # board cut off is the frame check's to refuse (tune renderer cut-off negative 36:
+        # vetoed, the part in view was taken for a board).
+        return shift
+    return (0, 0) if alike(moved) > alike(moved_by(0, 0)) else shift
 
 
 def _side_strips(
