@@ -1338,14 +1338,13 @@ def tile_shares(rel_lo: np.ndarray, light: float, cells: list[int]) -> np.ndarra
     [1.0, 1.0]
     """
     o = round(MARGIN * PX) + (PX - CROP) // 2
-    out = np.zeros(len(cells))
-    for k, i in enumerate(cells):
-        y, x = o + (i // N) * PX, o + (i % N) * PX
-        px = rel_lo[y : y + CROP, x : x + CROP][_SEEN_DISC].astype(np.float32)
-        scale = float(np.clip(np.median(px[:, 0]) / light, 0.9, 1.1))
-        px[:, 0] -= light * scale
-        out[k] = float((np.einsum("pc,pc->p", px, px) < SEEN_TOLERANCE**2).mean())
-    return out
+    rows, cols = np.divmod(np.asarray(cells, int), N)
+    ys, xs = np.nonzero(_SEEN_DISC)
+    # every listed cell's disc pixels at once (cells, P, 3)
+    px = rel_lo[(o + rows * PX)[:, None] + ys, (o + cols * PX)[:, None] + xs].astype(np.float32)
+    scale = np.clip(np.median(px[..., 0], axis=1) / light, 0.9, 1.1)
+    px[..., 0] -= (light * scale.astype(np.float64)).astype(np.float32)[:, None]
+    return (np.einsum("kpc,kpc->kp", px, px) < SEEN_TOLERANCE**2).mean(axis=1)
 
 
 def _seen_looks(looks: PieceLooks) -> np.ndarray:
