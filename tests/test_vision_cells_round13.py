@@ -55,15 +55,24 @@ def test_clipped_glare_is_glare_and_a_pale_hand_is_not():
     assert recorded[1] > 3 * WASHED_TINT and plain[1] > 3 * WASHED_TINT
 
 
-def _board(glare: float) -> np.ndarray:
+def _board(glare: float, dark_discs: tuple[str, ...] = ()) -> np.ndarray:
     """A rectified board (FACE_PX, MARGIN) of faintly printed tiles, ``glare`` white light
-    (linear) added over cells b5-d7, and a flat pale hand over e2-g3 (its lines hidden)."""
+    (linear) added over cells b5-d7, and a flat pale hand over e2-g3 (its lines hidden);
+    a near-black disc (0.45 cell, blurred 3 px: a dark piece from above) in each cell of
+    ``dark_discs``, under the glare."""
     m, n = round(MARGIN * FACE_PX), round((N + 2 * MARGIN) * FACE_PX)
     img = np.empty((n, n, 3))
     img[:] = _linear(TILE_BGR)
     for k in range(N // 2):  # each tile's cross, printed at 0.6 of the tile's light
         c = m + (2 * k + 1) * FACE_PX
         img[:, c - 2 : c + 2] = img[c - 2 : c + 2, :] = 0.6 * _linear(TILE_BGR)
+    for cell in dark_discs:
+        col, row = "abcdefgh".index(cell[0]), int(cell[1])
+        centre = (m + col * FACE_PX + FACE_PX // 2, m + (N - row) * FACE_PX + FACE_PX // 2)
+        disc = np.zeros((n, n), np.float32)
+        cv2.circle(disc, centre, int(0.45 * FACE_PX), 1.0, -1)
+        disc = cv2.GaussianBlur(disc, (0, 0), 3)[..., None]
+        img = img * (1 - disc) + 0.02 * disc
     spot = np.zeros((n, n))
     y0 = x0 = m + FACE_PX
     spot[y0 - 6 : y0 + 3 * FACE_PX + 6, x0 - 6 : x0 + 3 * FACE_PX + 6] = glare

@@ -101,6 +101,15 @@ def test_a_pawn_under_glare_is_read_as_in_the_open(glared, want):
     assert (d.kind, d.suit) == want
 
 
+def test_a_piece_under_glare_is_at_most_half_sure():
+    """Glare pales a piece's look and colour (the review of round 16: a glared pawn named
+    by its colour came out fully sure)."""
+    clear = {**GLARED_PAWN, "similarity": 0.9, "margin": 0.4}
+    assert decide(_cell(**{**clear, "covered": False}), LEARNED).confidence == 1.0  # open
+    d = decide(_cell(**clear), LEARNED)
+    assert d.kind == "pawn" and d.confidence == 0.5
+
+
 def test_under_glare_a_pawn_must_fit_as_an_open_cells_must():
     """Glare pales a pawn's colour: a pawn leaning far, fitting only the leaning look's 0.65
     (acrylic tune shot 35 a1: an arms pawn read as moons at 0.65), stays unknown."""
@@ -246,6 +255,7 @@ def test_plain_tile_under_glare_is_empty_at_most_half_sure():
         {"detail_ratio": 2.8},  # a coin burnt out by glare keeps some detail (mixed tune 194 c2)
         {"glare_tint": 12.0},  # a colour of its own
         {"energy_ratio": 3.0 * 2.5},  # a coin's structure (the burnt-out coins: 3 x and up)
+        {"glare_around": 1.45},  # darker than the glare over its own lines: something on it
     ],
 )
 def test_under_glare_only_plain_tile_is_empty(change):
@@ -264,3 +274,16 @@ def test_pawns_are_claimed_under_glare_as_in_the_open():
     hand = _named("b6", fit=0.55, lead=0.04)
     hand.covered = True
     assert _board(b6=hand)["b6"].kind == "unknown"
+
+
+def test_a_dark_piece_under_glare_is_not_plain_tile():
+    """Round 13's drawn board with dark discs (a black piece from above, blurred) in c6, b7
+    and d5 under the glare: glare's tint test cannot tell them (a grey is tile paled toward
+    white), but they stay darker than the glare over their own lines, which plain tile is
+    not (the review of round 16: they were read empty, half sure)."""
+    rect = _glare_board(0.6, dark_discs=("c6", "b7", "d5"))
+    cells = {d.cell: d for d in classify(rect, PieceLooks.default())}
+    for c in ("c6", "b7", "d5"):
+        assert cells[c].glared and cells[c].kind == "unknown", (c, cells[c].kind)
+    for c in ("c7", "b6", "d6"):  # plain tile under the same glare
+        assert cells[c].kind == "empty", c

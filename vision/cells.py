@@ -698,6 +698,9 @@ class CellDecision:
     # Covered only as its lines look where glare washed them out (the hidden pieces light
     # and of the tile's colour paled toward white, see washed_pieces): no hand is there.
     glared: bool = False
+    # The median lightness (over the typical cell) of its line pieces glare washed out, 0
+    # where none: how light the glare leaves plain tile there (see _plain_tile_in_glare).
+    glare_around: float = 0.0
     best: tuple = ()  # (kind, suit) of the best look, kept even when undecided
     # Each suit's best pawn fit (SUITS order, -1 without that suit's look) and the best coin
     # fit, for a pawn-like cell: weighed again once other cells hold their suits' pawns
@@ -1208,10 +1211,12 @@ def measure(
     # (weighed only when some cell is covered: most frames have no hand in them).
     shaded = np.zeros_like(covered)
     glared = np.zeros_like(covered)
+    glare_around = np.zeros(len(covered))
     if covered.any():
         shaded = covered & ~covered_cells(hidden_share(strengths, FACE_PX, views.light))
-        washed = washed_pieces(strengths, views.rel_lo, refs)
-        glared = covered & ~covered_cells(hidden_share(strengths, FACE_PX, seen=washed))
+        washed = washed_light(strengths, views.rel_lo, refs)
+        glared = covered & ~covered_cells(hidden_share(strengths, FACE_PX, seen=washed > 0))
+        glare_around = _median_washed_light(washed)
     lit = lit_beside(hidden, lum)  # judged on this frame's board, as ``covered``
     # Glare as the camera records it (clipped) is weighed only where it can decide: covered,
     # light and quiet cells that the plain segment leaves out (see _washed_out).
@@ -1240,6 +1245,7 @@ def measure(
         d.lit_beside = bool(lit[i])
         d.shaded = bool(shaded[i])
         d.glared = bool(glared[i])
+        d.glare_around = float(glare_around[i])
         if tint[i] > looks.max_empty_tint:
             d.local_tint = local_tint(crops[i, CENTRE_SHIFT])
         d.detail_ratio = float(detail[i])
@@ -1395,13 +1401,19 @@ def washed_pieces(strengths: tuple | None, rel_lo: np.ndarray, refs: BoardRefs) 
     :func:`occlusion.line_strengths`): around the piece the board is as light as glare
     makes it (:func:`glare_light` x the typical cell) and of the tile's colour paled toward white
     or as a camera records it under glare (``glare_tints`` under ``WASHED_TINT``). Glare
-    is light added over the print; a hand over the line shows its own hue or shades it.
+    is light added over the print; a hand over the line shows its own hue or shades it."""
+    return washed_light(strengths, rel_lo, refs) > 0
+
+
+def washed_light(strengths: tuple | None, rel_lo: np.ndarray, refs: BoardRefs) -> np.ndarray:
+    """How light each line piece glare washed out is, over the typical cell ((64, pieces)
+    float, 0 where the piece is in view or not washed out; see :func:`washed_pieces`).
     The colour is the median of a small window (5 x 5 at ``PX``) on the line: a piece
     beside it covers part of it at most."""
     if strengths is None:
-        return np.zeros((N * N, 0), bool)
+        return np.zeros((N * N, 0))
     hidden, printed = hidden_pieces(strengths, FACE_PX)
-    out = np.zeros_like(hidden)
+    out = np.zeros(hidden.shape)
     flat = np.flatnonzero(hidden & printed)
     if not len(flat):
         return out
@@ -1414,7 +1426,17 @@ def washed_pieces(strengths: tuple | None, rel_lo: np.ndarray, refs: BoardRefs) 
     colours = np.median(win, axis=1)
     light = colours[:, 0] / refs.light
     tint = glare_tints(colours, refs.tile_ab, refs.light)
-    out.ravel()[flat] = (light >= glare_light(refs.light)) & (tint < WASHED_TINT)
+    washed = (light >= glare_light(refs.light)) & (tint < WASHED_TINT)
+    out.ravel()[flat] = np.where(washed, light, 0)
+    return out
+
+
+def _median_washed_light(light: np.ndarray) -> np.ndarray:
+    """Each cell's median lightness over its washed-out line pieces ((64,), 0 where none)."""
+    masked = np.where(light > 0, light, np.nan)
+    some = (light > 0).any(axis=1)
+    out = np.zeros(len(light))
+    out[some] = np.nanmedian(masked[some], axis=1)
     return out
 
 
@@ -1989,8 +2011,15 @@ def _piece_in_the_glare(d: CellDecision, looks: PieceLooks) -> bool:
         return False
     if open_.kind == "pawn" and d.similarity < looks.min_similarity:
         return False
-    d.kind, d.suit, d.facing, d.confidence = open_.kind, open_.suit, open_.facing, open_.confidence
+    d.kind, d.suit, d.facing = open_.kind, open_.suit, open_.facing
+    d.confidence = min(open_.confidence, 0.5)  # glare pales its look: at most half sure
     return True
+
+
+#: Glare is smooth: plain tile under it is about as light as its own washed-out lines
+#: (``CellDecision.glare_around``). A dark piece under the same glare stays darker (a drawn
+#: black disc under glare 0.6: 0.86 of its lines' lightness; see the ninth session's review).
+GLARE_EVEN = 0.95
 
 
 def _plain_tile_in_glare(d: CellDecision, looks: PieceLooks) -> bool:
@@ -2008,6 +2037,7 @@ def _plain_tile_in_glare(d: CellDecision, looks: PieceLooks) -> bool:
         d.detail_ratio < looks.detail_empty
         and d.glare_tint < WASHED_TINT
         and d.energy_ratio < looks.textured_ratio * looks.empty_ratio
+        and d.light_ratio >= GLARE_EVEN * d.glare_around
     )
 
 
