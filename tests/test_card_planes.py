@@ -98,6 +98,18 @@ def test_the_gain_grows_with_the_shading_and_stops_at_its_cap():
     assert cc.shade_gained_strokes(np.ones((1, 1), np.float32), shade[:, 3:4], 0.6).max() == 1.5
 
 
+def test_the_gain_cap_binds_under_a_faint_pencil() -> None:
+    """With a faint pencil (``ref`` 0.2) a fill at three quarters of it (0.15) would gain
+    0.85 / GAIN_FLOOR = 3.4, over ``GAIN_MAX``: the cap, not the 1.5 clip, holds it (0.3 x
+    3.4 = 1.02 stays under the clip)."""
+    ref, shade = 0.2, 0.15
+    uncapped = (1 - shade) / max(1 - shade / ref, cc.GAIN_FLOOR)
+    assert uncapped > cc.GAIN_MAX and 0.3 * uncapped < 1.5  # the case binds the cap only
+    norm = np.full((1, 1), 0.3, np.float32)
+    g = cc.shade_gained_strokes(norm, np.full((1, 1), shade, np.float32), ref=ref)
+    assert float(g[0, 0]) == pytest.approx(0.3 * cc.GAIN_MAX, rel=1e-5)
+
+
 def test_cell_maps_refuse_plane_counts_no_network_reads():
     with pytest.raises(ValueError, match="planes"):
         cc.cell_maps(blank_grid().astype(np.uint8), planes=5)

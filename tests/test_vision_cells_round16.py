@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 
+import cv2
 import numpy as np
 import pytest
+from piecebridge.calibration.geometry import N
 from piecebridge.vision.cells import (
+    DEFAULT_SUIT_BGR,
     FREE_NAMED_SIMILARITY,
     WASHED_LIGHT,
     BoardRefs,
@@ -20,6 +23,7 @@ from piecebridge.vision.cells import (
     board_views,
     classify,
     decide,
+    measure,
     washed_pieces,
 )
 from piecebridge.vision.occlusion import _index, hidden_share, line_strengths
@@ -27,7 +31,7 @@ from piecebridge.vision.raster import CELL_ORDER, FACE_PX, MARGIN, PX
 
 from tests.test_vision_cells import _measured as _cell
 from tests.test_vision_cells_round11 import LEARNED, _board, _pawn
-from tests.test_vision_cells_round13 import GLARED, HAND
+from tests.test_vision_cells_round13 import GLARED, HAND, TILE_BGR, _linear, _recorded
 from tests.test_vision_cells_round13 import _board as _glare_board
 
 # --------------------------------------------------------------------------- glare, no hand
@@ -287,3 +291,114 @@ def test_a_dark_piece_under_glare_is_not_plain_tile():
         assert cells[c].glared and cells[c].kind == "unknown", (c, cells[c].kind)
     for c in ("c7", "b6", "d6"):  # plain tile under the same glare
         assert cells[c].kind == "empty", c
+
+
+# --------------------------------------------------------------------------- review (issue #4)
+# Each test below fails when the rule it names weighs a cell under glare as under a hand
+# (``d.covered`` for ``_by_a_hand(d)``), or when the gate it names is dropped.
+
+
+@pytest.mark.parametrize("glared, want", [(True, ("pawn", "arms")), (False, ("unknown", None))])
+def test_elimination_weighs_a_pawn_under_glare_as_in_the_open(glared: bool, want: tuple) -> None:
+    """Round 11's corner pawn (arms 0.88, moons 0.87; the moons pawn stands at e5) under
+    glare is settled by elimination as in the open; under a hand (covered, not glared) it is
+    not weighed at all. Its margin of 0.01 leaves it undecided by its look alone."""
+    moons = _pawn("e5", (0.3, 0.92, 0.4, 0.6))
+    corner = _pawn("a1", (0.3, 0.87, 0.5, 0.88), covered=True, glared=glared)
+    got = _board(e5=moons, a1=corner)
+    assert (got["e5"].kind, got["e5"].suit) == ("pawn", "moons")
+    assert (got["a1"].kind, got["a1"].suit) == want
+
+
+def _leaning(cell: str, **kw: object) -> CellDecision:
+    """Round 15's acrylic dark pawn (tune shot 18 e8): the moons look fits best (0.63), the
+    arms look 0.47, its colour leaning to arms (so its look has no margin)."""
+    d = _pawn(cell, (0.3, 0.63, 0.0, 0.47), colour_suit="arms", **kw)
+    d.margin, d.coin_fit = 0.0, 0.4
+    return d
+
+
+@pytest.mark.parametrize("glared, want", [(True, ("pawn", "arms")), (False, ("unknown", None))])
+def test_the_colour_rule_weighs_a_glared_pawn_as_in_the_open(glared: bool, want: tuple) -> None:
+    """With the moons pawn placed at e7, the colour names e8's pawn (arms) under glare as in
+    the open; under a hand it does not (elimination cannot: arms fits only 0.47)."""
+    moons = _pawn("e7", (0.3, 0.92, 0.4, 0.6))
+    got = _board(e7=moons, e8=_leaning("e8", covered=True, glared=glared))
+    assert (got["e8"].kind, got["e8"].suit) == want
+
+
+@pytest.mark.parametrize(
+    "where, coin",
+    [
+        ({"covered": True, "glared": True}, True),  # glare washed its lines out: no hand
+        ({"covered": True}, False),  # under a hand's edge
+        ({"covered": True, "lit_beside": True}, False),  # beside a hand
+        ({"covered": True, "shaded": True}, False),  # in a hand's shadow
+    ],
+)
+def test_a_pawn_under_glare_whose_coin_look_lines_up_is_that_coin(where: dict, coin: bool) -> None:
+    """The moons coin read as a pawn (acrylic tune shot 126 g1) under glare: its coin look
+    lining up in one turn names the coin as in the open. Beside or under a hand a half-filled
+    symbol can line up too: never a coin so."""
+    got = _board(g1=dataclasses.replace(_moons_coin(), **where))["g1"]
+    if coin:
+        assert (got.kind, got.suit, got.facing) == ("coin", "moons", "west")
+    else:
+        assert got.kind != "coin"
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"energy_ratio": LEARNED.empty_ratio - 0.1},  # no piece's structure
+        # no fine detail (dark, so not called empty by its detail before the rule)
+        {"detail_ratio": LEARNED.detail_empty - 0.1, "light_ratio": 0.3},
+    ],
+)
+def test_the_free_suit_needs_a_busy_cell(change: dict) -> None:
+    """A cell without a piece's structure or fine detail whose colour names a free suit (a
+    shadow or a dark smudge of that colour) is no pawn: the named pawn's rule weighs busy
+    cells only. Each change leaves the cell undecided by :func:`decide`, so only the rule's
+    own gate can keep it unknown."""
+    assert _board(h8=_named())["h8"].kind == "pawn"  # busy, as measured
+    d = dataclasses.replace(_named(), **change)
+    assert _board(h8=d)["h8"].kind == "unknown"
+
+
+def _glared_disc_board(bgr: tuple[int, int, int]) -> np.ndarray:
+    """Round 13's faint print (a rectified board at FACE_PX, MARGIN) with glare (0.6, linear)
+    over b5-d7 and, under it in b7, a disc of ``bgr`` (0.2 cell) with a dot at its top: the
+    default coin's symbol and mark without its pale face, so it fits a pawn's look (a
+    solid disc) best and the coin's look of its colour not far behind."""
+    m, n = round(MARGIN * FACE_PX), round((N + 2 * MARGIN) * FACE_PX)
+    img = np.empty((n, n, 3))
+    img[:] = _linear(TILE_BGR)
+    for k in range(N // 2):
+        c = m + (2 * k + 1) * FACE_PX
+        img[:, c - 2 : c + 2] = img[c - 2 : c + 2, :] = 0.6 * _linear(TILE_BGR)
+    x = y = m + FACE_PX + FACE_PX // 2  # b7's middle
+    piece = np.zeros((n, n), np.float32)
+    cv2.circle(piece, (x, y), int(0.2 * FACE_PX), 1.0, -1)
+    cv2.circle(piece, (x, y - int(0.28 * FACE_PX)), int(0.05 * FACE_PX), 1.0, -1)
+    piece = cv2.GaussianBlur(piece, (0, 0), 1)[..., None]
+    img = img * (1 - piece) + _linear(bgr) * piece
+    spot = np.zeros((n, n))
+    spot[m + FACE_PX - 6 : m + 4 * FACE_PX + 6, m + FACE_PX - 6 : m + 4 * FACE_PX + 6] = 0.6
+    img += cv2.GaussianBlur(spot, (0, 0), 3)[..., None]
+    noisy = _recorded(img) + np.random.default_rng(0).normal(0, 1.5, img.shape)
+    return np.clip(noisy, 0, 255).astype(np.uint8)
+
+
+def test_a_pawn_like_cell_under_glare_gets_its_coin_reading() -> None:
+    """A pawn-like cell under glare has its best coin look read (its facing too), as in
+    the open: the rule naming such a coin (:func:`_clear_rival`) weighs glared cells, so
+    :func:`measure` must give them the reading. The drawn disc fits the suns pawn's look
+    loosely (well under ``covered_piece_similarity``, which a covered cell's reading would
+    otherwise need) and the suns coin's look within ``COIN_RIVAL_LEAD``."""
+    looks = dataclasses.replace(PieceLooks.default(), learned=True)
+    views = board_views(_glared_disc_board(DEFAULT_SUIT_BGR["suns"]))
+    d = measure(views, looks)[CELL_ORDER.index("b7")]
+    assert d.covered and d.glared and d.best == ("pawn", "suns")
+    assert d.similarity < looks.covered_piece_similarity
+    assert d.as_coin is not None and d.as_coin.best == ("coin", "suns")
+    assert d.as_coin.facing is not None
