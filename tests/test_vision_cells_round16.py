@@ -147,6 +147,10 @@ def test_a_pawn_in_view_outranks_one_read_under_glare_but_by_the_margin():
     got = _board(h1=glared, b1=in_view)
     assert (got["b1"].kind, got["b1"].suit) == ("pawn", "moons")
     assert got["h1"].kind == "unknown"
+    # ... but with a rival claim that close, it is at most half sure (the review of round 16).
+    assert got["b1"].confidence <= 0.5
+    alone = _board(b1=_pawn("b1", (0.73, 0.769, 0.62, 0.72)))["b1"]
+    assert alone.kind == "pawn" and alone.confidence > 0.5
 
 
 def test_a_pawn_under_glare_clearly_ahead_keeps_its_suit():

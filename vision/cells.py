@@ -810,7 +810,12 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
             d.kind, d.suit, d.confidence = "unknown", None, 0.0
     for suit in SUITS:
         claims = [d for d in out if d.kind == "pawn" and d.suit == suit]
-        for d in sorted(claims, key=lambda d: _claim_fit(d, looks), reverse=True)[1:]:
+        claims.sort(key=lambda d: _claim_fit(d, looks), reverse=True)
+        if len(claims) > 1 and _claim_fit(claims[0], looks) - _claim_fit(claims[1], looks) < (
+            looks.min_margin
+        ):  # a rival claim nearly as good: the one kept is at most half sure
+            claims[0].confidence = min(claims[0].confidence, 0.5)
+        for d in claims[1:]:
             d.kind, d.suit, d.confidence = "unknown", None, 0.0
     if looks.learned:
         _coins_by_their_facing(out, looks)
