@@ -92,9 +92,22 @@ def image_tag(split: str, rig: int, difficulty: str, art: str | None = None) -> 
     return f"{split}-{f'art_{art}-' if art else ''}{diff}-r{rig:03d}"
 
 
-def rig_images(split: str, rig: int, difficulty: str, cache: Path, art: str | None = None):
+#: ``--hand-colour`` names (BGR, 0-1): occluders the split's mix never draws, for probing
+#: whether a light hand is taken for glare (the same shots, only the hand's colour differs).
+HAND_COLOURS = {"white": (0.93, 0.94, 0.95), "cream": (0.80, 0.90, 0.95)}
+
+
+def rig_images(
+    split: str,
+    rig: int,
+    difficulty: str,
+    cache: Path,
+    art: str | None = None,
+    hand_colour: str | None = None,
+):
     """(calibration image, [(shot image, truth), ...]) for one rig, rendered on demand;
-    ``art`` forces that piece art (default: the split's own mix)."""
+    ``art`` forces that piece art (default: the split's own mix); ``hand_colour`` (a name in
+    ``HAND_COLOURS``) paints every shot's hand so (the calibration photo has none)."""
     from piecebridge.synth.reflec import SHOTS_PER_RIG, Difficulty, calibration_sample, sample
 
     diff = Difficulty.parse(difficulty)
@@ -102,11 +115,15 @@ def rig_images(split: str, rig: int, difficulty: str, cache: Path, art: str | No
     cal, _ = _load_or_render(
         cache / f"{tag}-cal", lambda: calibration_sample(split, rig, diff, art=art)
     )
+    colour = HAND_COLOURS[hand_colour] if hand_colour else None
     shots = []
     for s in range(SHOTS_PER_RIG):
         i = rig * SHOTS_PER_RIG + s
+        name = f"{tag}-s{s}" + (f"-hand_{hand_colour}" if hand_colour else "")
         shots.append(
-            _load_or_render(cache / f"{tag}-s{s}", lambda i=i: sample(split, i, diff, art=art))
+            _load_or_render(
+                cache / name, lambda i=i: sample(split, i, diff, art=art, hand_colour=colour)
+            )
         )
     return cal, shots
 
@@ -178,13 +195,18 @@ HEADER = (
 
 
 def evaluate(
-    split: str, rigs: range, difficulty: str, cache: Path, art: str | None = None
+    split: str,
+    rigs: range,
+    difficulty: str,
+    cache: Path,
+    art: str | None = None,
+    hand_colour: str | None = None,
 ) -> tuple[Tally, Tally, list]:
     """Tallies with and without setup over the rigs."""
     with_setup, without = Tally(), Tally()
     notes = []
     for rig in rigs:
-        cal, shots = rig_images(split, rig, difficulty, cache, art)
+        cal, shots = rig_images(split, rig, difficulty, cache, art, hand_colour)
         try:
             setup, _ = learn_setup(cal)
         except UserError as e:
@@ -271,7 +293,9 @@ def tune(rigs: range, cache: Path, art: str | None = None) -> None:
 # --------------------------------------------------------------------------- why
 
 
-def why(split: str, rigs: range, cache: Path, art: str | None = None) -> list[str]:
+def why(
+    split: str, rigs: range, cache: Path, art: str | None = None, hand_colour: str | None = None
+) -> list[str]:
     """Why cells were left unknown or read wrong, with a setup: one count per (truth, cause).
 
     The cause names the test of ``decide`` that declined: ``covered`` (the lines around it
@@ -288,7 +312,7 @@ def why(split: str, rigs: range, cache: Path, art: str | None = None) -> list[st
 
     causes: Counter = Counter()
     for rig in rigs:
-        cal, shots = rig_images(split, rig, "realistic", cache, art)
+        cal, shots = rig_images(split, rig, "realistic", cache, art, hand_colour)
         try:
             setup, _ = learn_setup(cal)
         except UserError:
@@ -553,6 +577,12 @@ def main(argv: list[str] | None = None) -> int:
         help="render every rig in this piece art (default: the split's mix of "
         f"{', '.join(MIXED_ARTS)})",
     )
+    ap.add_argument(
+        "--hand-colour",
+        choices=sorted(HAND_COLOURS),
+        help="paint every shot's hand (and sleeve) this colour: a probe of light occluders "
+        "the split's mix never draws (the same shots otherwise)",
+    )
     ap.add_argument("--out", help="append the markdown section to this file")
     args = ap.parse_args(argv)
     cpu_one_core = cv2.getNumThreads()
@@ -566,7 +596,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.render_only:
         for d in runs:
             for rig in rigs:
-                rig_images(args.split, rig, d, cache, args.art)
+                rig_images(args.split, rig, d, cache, args.art, args.hand_colour)
                 print(f"rendered {d} rig {rig}", file=sys.stderr)
         return 0
     if args.tune:
@@ -574,7 +604,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.why:
         print("| truth and cause | cells |\n|---|---|")
-        print("\n".join(why(args.split, rigs, cache, args.art)))
+        print("\n".join(why(args.split, rigs, cache, args.art, args.hand_colour)))
         return 0
     if args.speed:
         lines.append(speed_text(speed(cache, split=args.split), cpu_one_core))
@@ -582,8 +612,9 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(HEADER)
         all_notes = []
         for d in runs:
-            ws, wo, notes = evaluate(args.split, rigs, d, cache, args.art)
+            ws, wo, notes = evaluate(args.split, rigs, d, cache, args.art, args.hand_colour)
             name = f"{args.split} {d}" + (f", art {args.art}" if args.art else "")
+            name += f", {args.hand_colour} hand" if args.hand_colour else ""
             lines.append(ws.row(f"{name}, with setup"))
             lines.append(wo.row(f"{name}, no setup"))
             all_notes += notes

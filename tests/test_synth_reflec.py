@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -225,3 +226,17 @@ def test_coin_mark_points_the_way_the_truth_says(art):
         near_mark = np.abs(_mean_color(img, mark, 1) - a.suit_bgr[coin["suit"]]).max()
         near_back = np.abs(_mean_color(img, opposite, 1) - a.coin_bgr).max()
         assert near_mark < 70 and near_back < 70, (coin, near_mark, near_back)
+
+
+def test_hand_colour_changes_only_the_hand():
+    """A probe of light occluders: the same shot, only the pixels a hand covers differ."""
+    plain = sample("tune", 0, image_size=(320, 180))
+    white = sample("tune", 0, image_size=(320, 180), hand_colour=(0.93, 0.94, 0.95))
+    assert plain.truth == white.truth and plain.truth["synth"]["occluded_cells"]
+    differs = np.abs(plain.image.astype(int) - white.image).max(axis=2) > 12
+    hand = plain.photo.occlusion > 0.5
+    assert differs[hand].mean() > 0.5  # the hand is painted
+    # ... and nothing beyond its soft edge moves (defocus and motion blur spread it ~7 px)
+    touched = (plain.photo.occlusion > 0).astype(np.uint8)
+    near = cv2.dilate(touched, np.ones((15, 15), np.uint8)).astype(bool)
+    assert not differs[~near].any()

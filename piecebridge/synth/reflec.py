@@ -29,6 +29,7 @@ import numpy as np
 
 from piecebridge.synth import art as artmod
 from piecebridge.synth.photo import (
+    BGR,
     Box,
     Camera,
     Capsule,
@@ -886,12 +887,15 @@ def render_shot(
     *,
     noise_rng: np.random.Generator | None = None,
     hand: bool | HandPose | Sequence[Capsule] | None = None,
+    hand_colour: BGR | None = None,
     board_in_view: bool = True,
 ) -> Shot:
     """Photograph ``board`` (reflec-board/1) on ``rig`` with the given difficulty levels.
 
     ``hand``: ``None`` = as the occlusion level says, ``False``/``True`` = none/a random one,
-    a :class:`HandPose` (see :func:`hand_reaching`) or explicit capsules.
+    a :class:`HandPose` (see :func:`hand_reaching`) or explicit capsules. ``hand_colour``
+    (BGR, 0-1) paints the whole hand and sleeve one colour, a glove or a white sleeve; the
+    hand's shape and everything else stay as without it.
     ``board_in_view=False`` leaves the tiles and pieces off the table (a negative photo).
     Pieces in ``board`` may carry rendering hints (see :func:`_pieces`).
     """
@@ -913,6 +917,8 @@ def render_shot(
     else:
         want = levels.get("occlusion", 0.0) > 0 if hand is None else hand
         caps = _hand(rig, max(levels.get("occlusion", 0.0), 0.3), hand_rng) if want else []
+    if hand_colour is not None:
+        caps = [dataclasses.replace(c, bgr=tuple(hand_colour)) for c in caps]
     photo = photograph(
         world if board_in_view else plain,
         table_scale,
@@ -1045,9 +1051,11 @@ def sample(
     art: str | None = None,
     image_size: tuple[int, int] = (1920, 1080),
     turn_deg: float = 0.0,
+    hand_colour: BGR | None = None,
 ) -> Shot:
     """Shot ``index`` of a split (deterministic).  ``board`` overrides the random position;
-    ``art`` and ``turn_deg`` as in :func:`rig_for`."""
+    ``art`` and ``turn_deg`` as in :func:`rig_for`; ``hand_colour`` as in :func:`render_shot`
+    (the same shot, its hand in that colour)."""
     difficulty = difficulty or Difficulty.realistic()
     rig_index, shot = divmod(index, SHOTS_PER_RIG)
     rig = rig_for(split, rig_index, difficulty, art=art, image_size=image_size, turn_deg=turn_deg)
@@ -1055,7 +1063,7 @@ def sample(
     levels = difficulty.levels(r["shot_levels"])
     levels.update(rig.levels)
     pos = dict(board) if board is not None else random_board(r["position"])
-    shot_ = render_shot(pos, rig, levels, r["shot"], noise_rng=r["noise"])
+    shot_ = render_shot(pos, rig, levels, r["shot"], noise_rng=r["noise"], hand_colour=hand_colour)
     shot_.truth["synth"].update(
         {"split": split, "index": index, "rig": rig_index, "difficulty": difficulty.name}
     )
