@@ -1200,6 +1200,11 @@ def _find_board_checked(
                 raise  # cut off, or a frame no wider than the work width: nothing more to see
             try:
                 pose = _find_board_at(bgr, tile_color_lab, inverted, True, THOROUGH_WIDTH)
+            except BoardCutOff as wider:
+                # The wider frame saw the grid run past the frame edge (thin lines, a pixel
+                # wide there, under one on the small frame): say so, not "no grid" (tune
+                # acrylic calibration photos of rigs 302, 336 and 396, a row cut off).
+                raise wider from None
             except BoardNotFound:
                 raise error from None
     if pose.crosses_found <= ONE_TILE_OFF_CROSSES:
