@@ -54,6 +54,8 @@ from piecebridge.synth.card import RENDER_VERSION
 CROP = 128  # full-resolution crop around a cell, room for rotation and shifts
 #: sampled at full resolution, then 2x2 averaged: the patch and its context
 OUT_FULL = 2 * (cc.PATCH_PX + 2 * cc.NET_CONTEXT)
+#: what the full-resolution specialist reads (``--specialist``): its patch and context
+SPEC_SIDE = cc.SPEC_PATCH_PX + 2 * cc.SPEC_CONTEXT
 
 
 #: uint8 steps per unit of each input plane in the training caches (:func:`grid_data`):
@@ -88,6 +90,12 @@ def grid_data(
     if cache.exists():
         d = np.load(cache)
         return {k: d[k] for k in d}
+    more = _more_planes_cache(cache, planes)
+    if more is not None:  # the first planes of a cache with more: the same numbers
+        with np.load(more) as d:
+            out = {k: d[k] for k in d}
+        out["maps"] = np.ascontiguousarray(out["maps"][:, :planes])
+        return out
     maps, scal, mark, shaded = [], [], [], []
     t0, last = time.time(), None
     steps = np.float32(QUANT[:planes])[:, None, None]
@@ -108,6 +116,18 @@ def grid_data(
     }
     np.savez(cache, **out)
     return out
+
+
+def _more_planes_cache(cache: Path, planes: int) -> Path | None:
+    """An existing training cache of the same grids as ``cache`` with more input planes
+    (``_p4`` for a ``_p3`` one), whose first ``planes`` planes are these grids' maps, or
+    ``None``."""
+    stem = re.sub(r"_p\d$", "", cache.stem)
+    for more in range(planes + 1, max(cc.KNOWN_PLANES) + 1):
+        other = cache.with_name(f"{stem}{_planes_tag(more)}.npz")
+        if other.exists():
+            return other
+    return None
 
 
 def r1turned_data(n_photos: int) -> dict:
@@ -220,21 +240,36 @@ def dequantise(maps_u8):
 
 
 def build_net(n_scalars: int, planes: int = 2):
+    """The cell network :class:`~piecebridge.vision.card_cells.CellNet` reads (half
+    resolution: three convolutions over a cell's patch and its context)."""
+    return _conv_net(n_scalars, planes, cc.NET_CHANNELS, cc.PATCH_PX, cc.NET_CONTEXT)
+
+
+def build_specialist(n_scalars: int, planes: int = 3):
+    """The full-resolution specialist (:class:`~piecebridge.vision.card_cells.Specialist`):
+    four convolutions over a cell's ``SPEC_SIDE`` full-resolution patch."""
+    return _conv_net(n_scalars, planes, cc.SPEC_CHANNELS, cc.SPEC_PATCH_PX, cc.SPEC_CONTEXT)
+
+
+def _conv_net(n_scalars: int, planes: int, channels, patch: int, context: int):
+    """3x3 convolutions (batch norm, ReLU, 2x2 max-pool) of widths ``channels`` over a
+    ``patch`` square and ``context`` pixels around it, the features over the patch kept,
+    then one hidden layer with the cell's scalars, and the mark and shading heads."""
     import torch
     from torch import nn
 
     class Net(nn.Module):
         def __init__(self):
             super().__init__()
-            chans = (planes, *cc.NET_CHANNELS)
+            chans = (planes, *channels)
             layers = []
             for a, b in itertools.pairwise(chans):
                 layers += [nn.Conv2d(a, b, 3, padding=1), nn.BatchNorm2d(b), nn.ReLU()]
                 layers.append(nn.MaxPool2d(2))
             self.conv = nn.Sequential(*layers)
-            self.k = 2 ** len(cc.NET_CHANNELS)
-            side = cc.PATCH_PX // self.k
-            self.crop = slice(cc.NET_CONTEXT // self.k, cc.NET_CONTEXT // self.k + side)
+            self.k = 2 ** len(channels)
+            side = patch // self.k
+            self.crop = slice(context // self.k, context // self.k + side)
             self.fc1 = nn.Linear(chans[-1] * side * side + n_scalars, cc.NET_HIDDEN)
             self.drop = nn.Dropout(0.2)
             self.fc2 = nn.Linear(cc.NET_HIDDEN, len(cc.MARK_CLASSES) + 1)
@@ -328,17 +363,18 @@ def _max3(x):
     return rows[..., 0:h, :].maximum(rows[..., 1 : h + 1, :]).maximum(rows[..., 2 : h + 2, :])
 
 
-def _blur(x, sigma):
-    """Separable Gaussian blur (5 taps) as a weighted sum of shifted views."""
+def _blur(x, sigma, radius: int = 2):
+    """Separable Gaussian blur (``2 * radius + 1`` taps) as a weighted sum of shifted views."""
     import torch.nn.functional as F
 
-    g = np.exp(-0.5 * (np.arange(-2, 3) / sigma) ** 2)
+    n = 2 * radius + 1
+    g = np.exp(-0.5 * (np.arange(-radius, radius + 1) / sigma) ** 2)
     g /= g.sum()
     h, w = x.shape[-2:]
-    p = F.pad(x, (2, 2, 0, 0), mode="replicate")
-    x = sum(float(g[k]) * p[..., :, k : k + w] for k in range(5))
-    p = F.pad(x, (0, 0, 2, 2), mode="replicate")
-    return sum(float(g[k]) * p[..., k : k + h, :] for k in range(5))
+    p = F.pad(x, (radius, radius, 0, 0), mode="replicate")
+    x = sum(float(g[k]) * p[..., :, k : k + w] for k in range(n))
+    p = F.pad(x, (0, 0, radius, radius), mode="replicate")
+    return sum(float(g[k]) * p[..., k : k + h, :] for k in range(n))
 
 
 #: rotation augmentation (degrees) of an x or a plus: the renderer keeps their strokes
@@ -362,6 +398,7 @@ def augment(
     marks=None,
     turns: float = 0.0,
     sharpen: float = 0.0,
+    full: bool = False,
 ):
     """Full-resolution crops (B, C, CROP, CROP) -> patches (B, C, P, P), augmented
     (``train``) or as read (``flip``: mirrored left to right, as ``CellNet`` also reads).
@@ -371,7 +408,9 @@ def augment(
     *Rotator*), and so do the per-cell scalars. A share ``sharpen`` of the patches that
     are not blurred is sharpened instead (:data:`SHARPEN_AMOUNT`): phones sharpen their
     photos, and crisp stroke edges must not read as shading (blur alone taught that
-    soft edges are the rule)."""
+    soft edges are the rule). ``full``: the patches at full resolution, as the specialist
+    reads them (``SPEC_SIDE``; blur and sharpening measured in the same half-resolution
+    pixels, so twice as wide)."""
     import torch
     import torch.nn.functional as F
 
@@ -397,7 +436,9 @@ def augment(
         scale = np.ones(b)
         shift = np.zeros((b, 2))
         mirror = np.full(b, -1.0 if flip else 1.0)
-    k = OUT_FULL / CROP
+    out_px = SPEC_SIDE if full else OUT_FULL
+    px = 2 if full else 1  # pixels of the patch per half-resolution pixel
+    k = out_px / CROP
     cos, sin = np.cos(ang) * scale * k, np.sin(ang) * scale * k
     theta = np.zeros((b, 2, 3))
     theta[:, 0, 0] = cos * mirror
@@ -406,20 +447,21 @@ def augment(
     theta[:, 1, 1] = cos
     theta[:, :, 2] = shift
     grid = F.affine_grid(
-        torch.from_numpy(theta).float(), (b, c, OUT_FULL, OUT_FULL), align_corners=False
+        torch.from_numpy(theta).float(), (b, c, out_px, out_px), align_corners=False
     )
     x = F.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
-    x = F.avg_pool2d(x, 2)
+    if not full:
+        x = F.avg_pool2d(x, 2)
     if train:
         # blur (out of focus, motion), contrast (pencil pressure, exposure), noise
         u = rng.random(b)
         idx = torch.from_numpy(np.flatnonzero(u < 0.3))
         if len(idx):
-            x[idx] = _blur(x[idx], rng.uniform(0.4, 1.0))
+            x[idx] = _blur(x[idx], px * rng.uniform(0.4, 1.0), 2 * px)
         idx = torch.from_numpy(np.flatnonzero(u >= 1 - sharpen))  # never both
         if len(idx):
             amount = torch.from_numpy(rng.uniform(*SHARPEN_AMOUNT, len(idx))).float()
-            edges = x[idx] - _blur(x[idx], rng.uniform(*SHARPEN_SIGMA))
+            edges = x[idx] - _blur(x[idx], px * rng.uniform(*SHARPEN_SIGMA), 2 * px)
             x[idx] = x[idx] + amount.view(-1, 1, 1, 1) * edges
         gain = torch.from_numpy(rng.uniform(0.75, 1.25, (b, 2))).float()
         # the local-contrast plane is the stroke plane's own: it takes the same gain
@@ -495,9 +537,22 @@ def hard_cells(model: str, data: dict, conf: float, name: str) -> np.ndarray:
     """Flat indices (``grid * 100 + cell``) of the training cells the cell model at
     ``model`` (a ``.npz``, read as the reader reads: whole grid, mirrored) reads wrong or
     at a confidence under ``conf``: where the errors are (faint or shadowed shading, marks
-    on shading), sampled more. Cached as ``hard_<model>-<content hash>_<name>_<grids>.npz``
-    beside the grids: a model file replaced under the same name (the shipped one) is read
-    anew, and so are more training photos under the same ``name``."""
+    on shading), sampled more (:func:`model_readings`)."""
+    pm, ps = model_readings(model, data, name)
+    mark, shaded = data["mark"].ravel(), data["shaded"].ravel()
+    sure = pm.max(1) * np.maximum(ps, 1 - ps)
+    wrong = ((pm.argmax(1) != mark) & (mark >= 0)) | ((ps > 0.5) != (shaded > 0.5))
+    out = np.flatnonzero(wrong | (sure < conf))
+    print(f"hard cells: {len(out)} of {len(mark)} ({wrong.sum()} wrong)", flush=True)
+    return out
+
+
+def model_readings(model: str, data: dict, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(mark_probs (N, 7), shaded_prob (N,))`` of every training cell (``grid * 100 +
+    cell``) as the cell model at ``model`` reads it (whole grid, mirrored). Cached as
+    ``hard_<model>-<content hash>_<name>_<grids>.npz`` beside the grids: a model file
+    replaced under the same name (the shipped one) is read anew, and so are more training
+    photos under the same ``name``."""
     digest = hashlib.sha256(Path(model).read_bytes()).hexdigest()[:12]
     cache = CACHE / f"hard_{Path(model).stem}-{digest}_{name}_{data['maps'].shape[0]}.npz"
     if cache.exists():
@@ -516,12 +571,21 @@ def hard_cells(model: str, data: dict, conf: float, name: str) -> np.ndarray:
         np.savez(partial, pm=pm, ps=ps)
         partial.replace(cache)
         print(f"read the training grids with {model} ({time.time() - t0:.0f}s)", flush=True)
-    mark, shaded = data["mark"].ravel(), data["shaded"].ravel()
-    sure = pm.max(1) * np.maximum(ps, 1 - ps)
-    wrong = ((pm.argmax(1) != mark) & (mark >= 0)) | ((ps > 0.5) != (shaded > 0.5))
-    out = np.flatnonzero(wrong | (sure < conf))
-    print(f"hard cells: {len(out)} of {len(mark)} ({wrong.sum()} wrong)", flush=True)
-    return out
+    return pm, ps
+
+
+#: the training cells of the specialist (``--specialist``): the shaded ones and those the
+#: model it serves reads shaded at over ``SPEC_TRAIN_SHADED`` or names its mark at under
+#: ``SPEC_TRAIN_MARK`` (wider than any gate tried at run time: its own training grids
+#: read surer than new ones)
+SPEC_TRAIN_SHADED = 0.2
+SPEC_TRAIN_MARK = 0.95
+
+
+def specialist_cells(pm: np.ndarray, ps: np.ndarray, shaded: np.ndarray) -> np.ndarray:
+    """Flat indices of the cells a specialist trains on (:data:`SPEC_TRAIN_SHADED`)."""
+    gate = (ps > SPEC_TRAIN_SHADED) | (pm.max(1) < SPEC_TRAIN_MARK) | (shaded.ravel() > 0.5)
+    return np.flatnonzero(gate)
 
 
 #: A cell's median shading darkness (its scalar ``q50``) from which its shading counts as
@@ -568,6 +632,23 @@ def choose_threshold(pm, ps, mark, shaded, fixed: float | None = None) -> tuple[
 def export(net, sc_mean, sc_scale, min_conf, info, path, upright_triangles=True):
     """Fold batch norm into the convolutions and save plain arrays (.npz);
     ``upright_triangles``: trained without quarter turns (the reader reads it turned)."""
+    arrays = folded_arrays(net, sc_mean, sc_scale)
+    arrays["upright_triangles"] = np.bool_(upright_triangles)
+    arrays["min_confidence"] = np.float32(min_conf)
+    arrays["info"] = np.array(json.dumps(info))
+    np.savez_compressed(path, **arrays)
+
+
+def export_specialist(net, sc_mean, sc_scale, info, path) -> None:
+    """Save a specialist run (``spec.`` arrays, :class:`~piecebridge.vision.card_cells.
+    Specialist`; gate and weight are chosen later, ``--attach``)."""
+    spec = cc.Specialist(folded_arrays(net, sc_mean, sc_scale), info=info)  # reads: the defaults
+    np.savez_compressed(path, **spec.save_arrays())
+
+
+def folded_arrays(net, sc_mean, sc_scale) -> dict:
+    """A trained network's weights as the reader stores them: batch norm folded into the
+    convolutions, dense layers (inputs, outputs), the scalars' normalisation."""
     arrays = {}
     convs = [m for m in net.conv if m.__class__.__name__ == "Conv2d"]
     bns = [m for m in net.conv if m.__class__.__name__ == "BatchNorm2d"]
@@ -582,32 +663,32 @@ def export(net, sc_mean, sc_scale, min_conf, info, path, upright_triangles=True)
         layer = getattr(net, name)
         arrays[f"{name}_w"] = layer.weight.detach().numpy().T.astype(np.float32)
         arrays[f"{name}_b"] = layer.bias.detach().numpy().astype(np.float32)
-    arrays["upright_triangles"] = np.bool_(upright_triangles)
     arrays["scalar_mean"] = sc_mean.astype(np.float32)
     arrays["scalar_scale"] = sc_scale.astype(np.float32)
-    arrays["min_confidence"] = np.float32(min_conf)
-    arrays["info"] = np.array(json.dumps(info))
-    np.savez_compressed(path, **arrays)
+    return arrays
 
 
-def val_grids(indices, size, planes: int = 2):
+def val_grids(indices, size, planes: int = 2, full: bool = False):
     """``(half maps, scalars, mark, shaded)`` of the validation photos' grids, from the
-    reader's own rectified grids (not the quantised training maps)."""
+    reader's own rectified grids (not the quantised training maps); ``full``: the maps at
+    full resolution instead of half."""
     half, scal, mark, shaded = [], [], [], []
     for _, mp, sc, mk, sh in tune_grids(indices, size, planes=planes):
-        half.append(cc.half_maps(mp))
+        half.append(mp if full else cc.half_maps(mp))
         scal.append(sc)
         mark.append(mk)
         shaded.append(sh)
     return half, scal, np.concatenate(mark), np.concatenate(shaded)
 
 
-def combine(paths, out, indices, size, name=None, threshold=None) -> None:
+def combine(paths, out, indices, size, name=None, threshold=None, specialist=None) -> None:
     """Average the networks of ``paths`` (each a ``.npz`` of one or more) and choose the
     threshold for the ensemble on the validation photos ``indices`` (or keep
     ``threshold``, chosen on tuning photos by other means, and only report). A network
     trained with quarter turns is marked so the reader does not read it turned
-    (:func:`~piecebridge.vision.card_cells.learned_upright_triangles`)."""
+    (:func:`~piecebridge.vision.card_cells.learned_upright_triangles`). ``specialist``
+    (a :class:`~piecebridge.vision.card_cells.Specialist` with its gate and weights) is
+    stored with them and read on the validation photos as the reader reads it."""
     runs = [cc.CellNet.load(p) for p in paths]
     for r in runs:
         turned = "quarter turns" in str((r.info or {}).get("trained_on"))
@@ -618,11 +699,14 @@ def combine(paths, out, indices, size, name=None, threshold=None) -> None:
         seen = re.search(r"tune split photos (\d+)\.\.(\d+)", text)
         if seen is None or (int(seen[2]) >= indices[0] and int(seen[1]) <= indices[-1]):
             raise SystemExit(f"validation photos {indices[0]}..{indices[-1]} overlap {text}")
-    net = cc.CellNet([m for r in runs for m in r.members])
-    half, scal, mark, shaded = val_grids(indices, size, net.planes)
+    net = cc.CellNet([m for r in runs for m in r.members], specialist=specialist)
+    full = specialist is not None
+    maps, scal, mark, shaded = val_grids(indices, size, net.planes, full)
     pm, ps = [], []
-    for h, s in zip(half, scal, strict=True):
-        m, sh = net.predict_half_mirrored(h, s)
+    for mp, s in zip(maps, scal, strict=True):
+        m, sh = net.predict_half_mirrored(cc.half_maps(mp) if full else mp, s)
+        if full:
+            m, sh = specialist.combine(m, sh, *specialist.read(mp, s))
         pm.append(m)
         ps.append(sh)
     thr, info = choose_threshold(np.concatenate(pm), np.concatenate(ps), mark, shaded, threshold)
@@ -630,12 +714,113 @@ def combine(paths, out, indices, size, name=None, threshold=None) -> None:
         trained_on=" + ".join(sorted(trained_on)),
         threshold_from=f"tune split photos {indices[0]}..{indices[-1]}, ensemble, mirrored",
         members=[{"file": str(p), **(r.info or {})} for p, r in zip(paths, runs, strict=True)],
+        specialist=None if specialist is None else specialist.info,
         command=" ".join(sys.argv),
         model=name,
     )
     net.min_confidence, net.info = thr, info
     net.save(out)
     print(f"saved {out}: {len(net.members)} networks, min_confidence {thr}")
+
+
+def train_step(net, opt, x, scalars, mark, shaded) -> float:
+    """One optimiser step on a batch: the mark's cross entropy plus the shading's."""
+    import torch.nn.functional as F
+
+    out = net(x, scalars)
+    loss = F.cross_entropy(out[:, :-1], mark) + F.binary_cross_entropy_with_logits(
+        out[:, -1], shaded
+    )
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    return float(loss.detach())
+
+
+def train_specialist(a, train: dict, n_classic: int, sc_mean, sc_scale, data_name: str):
+    """Train the full-resolution specialist (``--specialist``) on the cells the model
+    ``--hard-from`` may read wrong (:func:`specialist_cells`) and a share ``--spec-other``
+    of any cells; every ``--checkpoint`` minutes it is saved beside ``--out``
+    (``<out>_<minutes>m.npz``), so a run cut short can still be read."""
+    import torch
+
+    rng = np.random.default_rng(a.seed)
+    pm, ps = model_readings(a.hard_from, train, data_name)
+    pool = specialist_cells(pm, ps, train["shaded"])
+    pools = [pool[pool < n_classic * 100], pool[pool >= n_classic * 100]]
+    print(f"specialist cells: {len(pools[0])} classic, {len(pools[1])} alt", flush=True)
+    scalars = torch.from_numpy((train["scalars"] - sc_mean) / sc_scale).float()
+    mark = torch.from_numpy(train["mark"])
+    shaded = torch.from_numpy(train["shaded"])
+    net = build_specialist(cc.N_SCALARS, a.planes)
+    if a.init:
+        net.load_state_dict(torch.load(a.init))
+    # channels last: PyTorch's CPU convolutions run some 2.5 times faster on these sizes
+    net = net.to(memory_format=torch.channels_last)
+    opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=1e-4)
+    n_grids = train["maps"].shape[0]
+    budget, t_start = a.minutes * 60, time.time()
+    step, loss_avg, saved = 0, 0.0, 1
+
+    def info(done: bool) -> dict:
+        return {
+            "trained_on": f"tune split photos 0..{(a.train_photos or a.photos - a.val) - 1}"
+            + (f" and alt-style tune photos {', '.join(a.alt_photos)}" if a.alt_photos else "")
+            + f" at {a.size}: {len(pool)} cells {a.hard_from} may read wrong "
+            f"(shaded over {SPEC_TRAIN_SHADED}, mark under {SPEC_TRAIN_MARK}, or shaded), "
+            f"{a.spec_other:.0%} of each batch any cell, {a.turns:.0%} turned, "
+            f"{a.sharpen:.0%} sharpened",
+            "model": a.name,
+            "steps": step,
+            "minutes": round((time.time() - t_start) / 60, 1),
+            "finished": done,
+            "command": " ".join(sys.argv),
+        }
+
+    while (frac := (time.time() - t_start) / budget) < 1:
+        for group in opt.param_groups:
+            group["lr"] = a.lr * 0.5 * (1 + math.cos(math.pi * frac))
+        u = rng.random(a.batch)
+        any_cell = u < a.spec_other
+        alt = (u >= a.spec_other) & (u < a.spec_other + (1 - a.spec_other) * a.alt_share)
+        flat = np.where(
+            alt & (len(pools[1]) > 0),
+            pools[1][rng.integers(0, max(len(pools[1]), 1), a.batch)],
+            pools[0][rng.integers(0, len(pools[0]), a.batch)],
+        )
+        flat = np.where(any_cell, rng.integers(0, n_grids * 100, a.batch), flat)
+        g, cell = np.divmod(flat, 100)
+        gt, ct = torch.from_numpy(g), torch.from_numpy(cell)
+        x = augment(
+            crops_of(train["maps"], g, cell),
+            rng,
+            train=True,
+            marks=train["mark"][g, cell],
+            turns=a.turns,
+            sharpen=a.sharpen,
+            full=True,
+        ).contiguous(memory_format=torch.channels_last)
+        sc = scalars[gt, ct] + 0.05 * torch.randn(a.batch, cc.N_SCALARS)
+        loss = train_step(net, opt, x, sc, mark[gt, ct], shaded[gt, ct])
+        step += 1
+        loss_avg = 0.98 * loss_avg + 0.02 * loss
+        if step % 100 == 0:
+            print(
+                f"step {step}, loss {loss_avg:.4f}, lr {opt.param_groups[0]['lr']:.2e} "
+                f"({time.time() - t_start:.0f}s)",
+                flush=True,
+            )
+        if a.checkpoint and time.time() - t_start >= saved * a.checkpoint * 60:
+            ckpt = Path(a.out).with_name(f"{Path(a.out).stem}_{saved * a.checkpoint:g}m.npz")
+            net.eval()
+            export_specialist(net, sc_mean, sc_scale, info(False), ckpt)
+            net.train()
+            saved += 1
+            print(f"checkpoint {ckpt}", flush=True)
+    net.eval()
+    export_specialist(net, sc_mean, sc_scale, info(True), a.out)
+    torch.save(net.state_dict(), CACHE / f"{Path(a.out).stem}.pt")
+    print(f"saved {a.out} ({step} steps)")
 
 
 def main() -> None:
@@ -728,6 +913,47 @@ def main() -> None:
         help="start from network K of this cell model (e.g. vision/card_cells_model.npz:1), "
         "its batch norms frozen (net_from_member)",
     )
+    ap.add_argument(
+        "--specialist",
+        action="store_true",
+        help="train the full-resolution specialist (card_cells.Specialist) on the cells "
+        "the model --hard-from may read wrong; written as its own .npz (spec. arrays)",
+    )
+    ap.add_argument(
+        "--spec-other",
+        type=float,
+        default=0.2,
+        help="with --specialist: share of each batch from any cell",
+    )
+    ap.add_argument(
+        "--checkpoint",
+        type=float,
+        default=0.0,
+        metavar="MINUTES",
+        help="with --specialist: save the network every so many minutes beside --out",
+    )
+    ap.add_argument(
+        "--attach",
+        metavar="SPEC_NPZ",
+        help="with --combine: store this specialist run (--specialist) with the networks",
+    )
+    ap.add_argument(
+        "--spec-gate",
+        type=float,
+        nargs=2,
+        default=(0.3, 0.9),
+        metavar=("SHADED", "MARK"),
+        help="with --attach: the cells read again (shaded prob over SHADED or best mark prob "
+        "under MARK)",
+    )
+    ap.add_argument(
+        "--spec-weights",
+        type=float,
+        nargs=2,
+        default=(0.5, 0.0),
+        metavar=("MARK", "SHADED"),
+        help="with --attach: the specialist's weight in a gated cell's mark and shading",
+    )
     ap.add_argument("--out", default=str(cc.MODEL_PATH))
     ap.add_argument("--combine", nargs="+", help="runs (.npz) to average into one model")
     ap.add_argument(
@@ -749,11 +975,15 @@ def main() -> None:
     size = tuple(int(v) for v in a.size.split("x"))
     if a.combine:
         indices = list(range(a.photos - a.val, a.photos))
-        combine(a.combine, a.out, indices, size, a.name, a.threshold)
+        spec = None
+        if a.attach:
+            spec = cc.Specialist.load(a.attach)
+            spec.gate, spec.weights = tuple(a.spec_gate), tuple(a.spec_weights)
+            spec.info = {"file": a.attach, **(spec.info or {})}
+        combine(a.combine, a.out, indices, size, a.name, a.threshold, spec)
         return
 
     import torch
-    import torch.nn.functional as F
 
     torch.set_num_threads(1)
     torch.manual_seed(a.seed)
@@ -791,6 +1021,12 @@ def main() -> None:
         flush=True,
     )
     if a.prepare_only:
+        return
+    if a.specialist:
+        data_name = Path(a.train_data or "tune").stem + (
+            f"_alt_{'_'.join(a.alt_photos)}" if a.alt_photos else ""
+        )
+        train_specialist(a, train, n_classic, sc_mean, sc_scale, f"{data_name}_g{vc.GRID_VERSION}")
         return
     scalars = torch.from_numpy((train["scalars"] - sc_mean) / sc_scale).float()
     mark = torch.from_numpy(train["mark"])
@@ -855,16 +1091,10 @@ def main() -> None:
         if a.faint_on_shade:
             x = faint_strokes_on_shading(x, train["shaded"][g, cell] > 0.5, a.faint_on_shade, rng)
         sc = scalars[gt, ct] + 0.05 * torch.randn(a.batch, cc.N_SCALARS)
-        out = net(x, sc)
-        loss = F.cross_entropy(out[:, :-1], mark[gt, ct]) + F.binary_cross_entropy_with_logits(
-            out[:, -1], shaded[gt, ct]
-        )
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
+        loss = train_step(net, opt, x, sc, mark[gt, ct], shaded[gt, ct])
         step += 1
         seen += a.batch
-        loss_avg = 0.98 * loss_avg + 0.02 * float(loss.detach())
+        loss_avg = 0.98 * loss_avg + 0.02 * loss
         if step % 200 == 0:
             print(
                 f"step {step} ({seen} patches, {seen / n_grids / 100:.2f} epochs), loss "
