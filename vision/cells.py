@@ -717,10 +717,19 @@ class CellDecision:
     # (see _coins_by_their_facing). None when not read.
     as_coin: CellDecision | None = None
     # Of the look disc's pixels (see :func:`seen_shares`): the share that is plain tile, and
-    # the most any piece's learned look explains (-1: not measured, only a cell that could
-    # be left unknown is); a finger over part of an empty cell leaves most of it tile.
+    # the most any piece's learned look explains (-1: not measured; only a cell still
+    # undecided by every other rule is, see SeenLater); a finger over part of an
+    # empty cell leaves most of it tile.
     tile_share: float = -1.0
     piece_share: float = -1.0
+    # Of the pixels around the look disc (see :func:`hand_edge_view`), once measured: how
+    # many are neither plain tile nor part of what enters the cell from its edge (a hand),
+    # and the least share of any learned look's marks that lies in view (-1: not measured).
+    strays: int = -1
+    marks_in_view: float = -1.0
+    # The cell's pixels kept for the measurements above, made only if a decision needs them
+    # (see SeenLater); None where none could be needed.
+    seen_later: SeenLater | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -824,6 +833,7 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
         _pawns_by_their_colour(out, near, looks)
         _free_named_pawns(out, near, looks)
         for d in out:
+            _tile_beside_a_hand(d)
             _tile_partly_seen(d)
     return out
 
@@ -855,9 +865,13 @@ def _tile_partly_seen(d: CellDecision) -> None:
     >>> _tile_partly_seen(d); d.kind
     'unknown'
     """
-    if d.kind != "unknown" or d.glared or d.piece_share < 0:
+    if d.kind != "unknown" or d.glared or d.tile_share < TILE_SEEN_SHARE:
         return
-    if d.tile_share >= TILE_SEEN_SHARE and d.tile_share - d.piece_share >= TILE_SEEN_LEAD:
+    if d.piece_share < 0 and d.seen_later is not None:
+        d.piece_share = d.seen_later.piece_share()
+    if d.piece_share < 0:
+        return
+    if d.tile_share - d.piece_share >= TILE_SEEN_LEAD:
         d.kind, d.suit, d.facing = "empty", None, None
         d.confidence = round(0.5 * d.tile_share, 3)
 
@@ -1316,16 +1330,60 @@ def measure(
 def _seen_shares(
     cells: list[CellDecision], views: BoardViews, refs: BoardRefs, looks: PieceLooks
 ) -> None:
-    """Each cell's ``tile_share``; and for a cell mostly tile that :func:`decide` would
-    leave unknown or call a pawn (a finger looks like one; decide_all may take it back),
-    its ``piece_share``. Cells decided anyway cost only the tile share."""
+    """Each cell's ``tile_share``, and its pixels for the measurements of
+    :func:`_tile_beside_a_hand` and (a cell mostly tile that :func:`decide` would leave
+    unknown or call a pawn: a finger looks like one, decide_all may take it back) of
+    :func:`_tile_partly_seen`, made only if the cell is still undecided after every other
+    rule of :func:`decide_all` (see :class:`SeenLater`)."""
     index = [CELL_ORDER.index(d.cell) for d in cells]
     tile = tile_shares(views.rel_lo, refs.light, index)
     for d, i, share in zip(cells, index, tile, strict=True):
         d.tile_share = float(share)
-        if share < TILE_SEEN_SHARE or decide(_copied(d), looks).kind not in ("unknown", "pawn"):
-            continue
-        d.piece_share = piece_share(views.crops[i], looks)
+        crops = None
+        if share >= TILE_SEEN_SHARE and decide(_copied(d), looks).kind in ("unknown", "pawn"):
+            crops = views.crops[i].copy()
+        d.seen_later = SeenLater(crops, hand_edge_window(views.rel_lo, i), refs, looks)
+
+
+class SeenLater:
+    """A cell's pixels, kept so that the costly measurements of a cell still undecided
+    once every other rule has run are made only then, and once: :func:`piece_share` (some
+    3 ms a cell, only with ``crops``) and :func:`hand_edge_view`. Copies of one measurement
+    share it, so a cell kept from an earlier frame is measured once.
+
+    >>> looks = PieceLooks({"suns": np.zeros((CROP, CROP, 3), np.float32)}, {}, {})
+    >>> looks.coins["suns"][8:12, 8:12, 0] = 60.0  # a symbol in the middle
+    >>> refs = BoardRefs(np.array([128.0, 128.0]), 1.0, 1.0, 200.0)
+    >>> window = np.zeros((HAND_EDGE_WINDOW, HAND_EDGE_WINDOW, 3), np.float32)
+    >>> window[..., 0] = 200  # plain tile
+    >>> later = SeenLater(np.zeros((2, CROP, CROP, 3), np.float32), window, refs, looks)
+    >>> round(later.piece_share(), 3), later.crops is None
+    (0.944, True)
+    >>> later.hand_edge_view()  # nothing in the cell, where the coin's symbol would show
+    (0, 1.0)
+    """
+
+    __slots__ = ("crops", "looks", "refs", "share", "view", "window")
+
+    def __init__(
+        self, crops: np.ndarray | None, window: np.ndarray, refs: BoardRefs, looks: PieceLooks
+    ) -> None:
+        self.crops, self.window, self.refs, self.looks = crops, window, refs, looks
+        self.share = -1.0
+        self.view: tuple[int, float] | None = None
+
+    def piece_share(self) -> float:
+        """:func:`piece_share` of the kept crops (-1 without them); the crops are then let go."""
+        if self.crops is not None:
+            self.share = piece_share(self.crops, self.looks)
+            self.crops = None
+        return self.share
+
+    def hand_edge_view(self) -> tuple[int, float]:
+        """:func:`hand_edge_view` of the kept window."""
+        if self.view is None:
+            self.view = hand_edge_view(self.window, self.refs, self.looks)
+        return self.view
 
 
 def _copied(d: CellDecision) -> CellDecision:
@@ -1383,10 +1441,170 @@ def piece_share(crops: np.ndarray, looks: PieceLooks) -> float:
     if not len(placed):
         return 0.0
     px = crops[:, _SEEN_DISC].astype(np.float32)  # (S, P, 3)
-    diff = px[:, None] - placed[None]  # (S, K, P, 3)
-    diff[..., 0] -= np.median(diff[..., 0], axis=-1, keepdims=True)
-    near = np.einsum("skpc,skpc->skp", diff, diff) < SEEN_TOLERANCE**2
-    return float(near.mean(axis=-1).max())
+    tol = np.float32(SEEN_TOLERANCE**2)
+    da = px[:, None, :, 1] - placed[None, :, :, 1]  # (S, K, P)
+    da *= da
+    db = px[:, None, :, 2] - placed[None, :, :, 2]
+    db *= db
+    # A pixel a look explains is within the tolerance in colour alone: that share bounds
+    # each (shift, look) pair's, so the costly medians are taken best bound first, and
+    # only while a bound exceeds the best share found (the same value as taking them all).
+    bound = ((da + db) < tol).mean(axis=-1).ravel()
+    order = np.argsort(-bound, kind="stable")
+    best = 0.0
+    for start in range(0, len(order), _SHARE_BATCH):
+        pick = order[start : start + _SHARE_BATCH]
+        if bound[pick[0]] <= best:
+            break
+        s, k = np.divmod(pick, len(placed))
+        light = px[s, :, 0] - placed[k, :, 0]  # (batch, P)
+        light -= np.median(light, axis=-1, keepdims=True)
+        err = light * light
+        err += da[s, k]
+        err += db[s, k]
+        best = max(best, float((err < tol).mean(axis=-1).max()))
+    return best
+
+
+#: (shift, look) pairs whose exact share :func:`piece_share` takes at once.
+_SHARE_BATCH = 8
+
+
+# --------------------------------------------------------------------------- a hand's edge
+
+#: See :func:`hand_edge_view`: a pixel is plain tile when its lightness is within these
+#: shares of the typical cell's (a hand's shadow halves it at most) and its colour, brought
+#: to the tile's lightness (a shadow scales both alike, see :func:`shade_tints`), within
+#: SEEN_TOLERANCE of the tile's.
+PIXEL_TILE_LIGHT = (0.5, 1.15)
+#: ... around the look disc by this many pixels (at PX) each way: a piece off the cell's
+#: middle shows there, and what enters the cell from its edge is found from there.
+HAND_EDGE_ROOM = 4
+HAND_EDGE_WINDOW = CROP + 2 * HAND_EDGE_ROOM
+#: A learned look's pixel is one of its marks when it differs this much from the tile
+#: around the piece in the look (a symbol, a rim, a pawn's body; a coin's plain face not).
+LOOK_MARK = 2 * SEEN_TOLERANCE
+#: See :func:`_tile_beside_a_hand`. Round 18 (tune with a setup, mixed 0-79, piecepackr
+#: 0-34, acrylic 0-49, cells left unknown or made empty by round 17: 575 holding a piece,
+#: 1,213 empty): every piece's cell whose looks' marks would show at 0.2 or more had 7
+#: strays or more; the empty cells so read had at most 6 (most none).
+HAND_EDGE_STRAYS = 4
+HAND_EDGE_SHOWN = 0.35
+
+
+def hand_edge_window(rel_lo: np.ndarray, i: int) -> np.ndarray:
+    """Cell ``i``'s look disc and HAND_EDGE_ROOM around it, from the relative Lab board at
+    PX (a copy: (HAND_EDGE_WINDOW, HAND_EDGE_WINDOW, 3))."""
+    y, x = _cell_origin(i)
+    r = HAND_EDGE_ROOM
+    return rel_lo[y - r : y - r + HAND_EDGE_WINDOW, x - r : x - r + HAND_EDGE_WINDOW].copy()
+
+
+def tile_pixels(window: np.ndarray, refs: BoardRefs) -> np.ndarray:
+    """Which pixels of a relative Lab ``window`` are plain tile, lit or in a shadow (bool):
+    lightness within PIXEL_TILE_LIGHT of the typical cell's, and colour within
+    SEEN_TOLERANCE of the tile's once brought to the tile's lightness (see
+    :func:`shade_tints`, here per pixel).
+
+    >>> refs = BoardRefs(np.array([128.0, 150.0]), 1.0, 1.0, 200.0)  # a cream tile
+    >>> px = np.array([[[200.0, 0.0, 0.0], [120.0, 0.0, -12.0], [120.0, 0.0, 0.0]]])
+    >>> tile_pixels(px, refs).tolist()  # the tile, the tile in shadow, a grey piece there
+    [[True, True, False]]
+    """
+    light = window[..., 0]
+    lo, hi = PIXEL_TILE_LIGHT
+    lit = (light >= lo * refs.light) & (light <= hi * refs.light)
+    tile = (np.asarray(refs.tile_ab, np.float32) - 128.0) * CHROMA_WEIGHT  # weighted a, b
+    # (weighted) colour at the tile's lightness: its a*, b* scaled as L* + 16 is, to the tile's
+    scale = (refs.light / 2.55 + 16.0) / np.maximum(light / 2.55 + 16.0, 1e-3)
+    off = (window[..., 1:] + tile) * scale[..., None] - tile
+    return lit & ((off * off).sum(axis=-1) < SEEN_TOLERANCE**2)
+
+
+_EDGE_ROI = np.zeros((HAND_EDGE_WINDOW, HAND_EDGE_WINDOW), bool)
+for _dy in range(-HAND_EDGE_ROOM, HAND_EDGE_ROOM + 1, 2):
+    for _dx in range(-HAND_EDGE_ROOM, HAND_EDGE_ROOM + 1, 2):
+        _y, _x = HAND_EDGE_ROOM + _dy, HAND_EDGE_ROOM + _dx
+        _EDGE_ROI[_y : _y + CROP, _x : _x + CROP] |= _SEEN_DISC
+
+
+def _look_marks(looks: PieceLooks) -> tuple[np.ndarray, np.ndarray]:
+    """Every learned look as placed (coins in four facings, pawns turned): its marks
+    inside the look disc (see LOOK_MARK) as a (CROP * CROP, K) float matrix, and how
+    many each has (K,); made once per looks."""
+    hit = looks.extra.get("look_marks")
+    if hit is None or hit[0] is not looks.coins or hit[1] is not looks.pawns:
+        placed = [np.rot90(t, FACING_ROT[f]) for t in looks.coins.values() for f in FACINGS]
+        placed += [turned for t in looks.pawns.values() for turned in _pawn_turns(t)]
+        marks = []
+        for p in placed:
+            around = np.median(p[_AROUND, 0])
+            far = np.sqrt((p[..., 0] - around) ** 2 + p[..., 1] ** 2 + p[..., 2] ** 2)
+            marks.append(((far > LOOK_MARK) & _SEEN_DISC).ravel())
+        m = np.asarray(marks, np.float32).reshape(len(marks), -1).T
+        hit = looks.extra["look_marks"] = (looks.coins, looks.pawns, m, m.sum(axis=0))
+    return hit[2], hit[3]
+
+
+def hand_edge_view(window: np.ndarray, refs: BoardRefs, looks: PieceLooks) -> tuple[int, float]:
+    """What a cell's pixels (``window``, see :func:`hand_edge_window`) show around
+    something entering it from its edge: ``(strays, shown)``.
+
+    Pixels not plain tile (:func:`tile_pixels`) that join the window's edge are taken for
+    what covers the cell from outside (a hand, a finger, a sleeve; its blurred rim
+    with them); ``strays`` counts the other pixels not plain tile near the look disc (a
+    piece's symbol, a coin's rim: a piece lies inside its cell). ``shown`` is the least
+    share, over every learned look and every place up to two pixels off the middle, of
+    that look's marks (:func:`_look_marks`) that lie in view: where every piece would
+    show its marks and the pixels there are tile, no piece is there. A coin whose symbol
+    a finger covers shows too little of it (its plain face is as tile), whatever the
+    rest shows. Without learned looks nothing shows (0.0).
+
+    >>> refs = BoardRefs(np.array([128.0, 128.0]), 1.0, 1.0, 200.0)
+    >>> looks = PieceLooks({"suns": np.zeros((CROP, CROP, 3), np.float32)}, {}, {})
+    >>> looks.coins["suns"][8:12, 8:12, 0] = 60.0  # a symbol in the middle
+    >>> window = np.zeros((HAND_EDGE_WINDOW, HAND_EDGE_WINDOW, 3), np.float32)
+    >>> window[..., 0] = 200.0  # plain tile ...
+    >>> hand_edge_view(window, refs, looks)
+    (0, 1.0)
+    >>> window[:, 14:, 1] = 40.0  # ... a finger over its right half, from the edge
+    >>> hand_edge_view(window, refs, looks)
+    (0, 0.0)
+    """
+    marks, counts = _look_marks(looks)
+    tile = tile_pixels(window, refs)
+    if not marks.shape[1]:
+        return int((~tile & _EDGE_ROI).sum()), 0.0
+    count, parts = cv2.connectedComponents((~tile).astype(np.uint8), connectivity=8)
+    at_edge = np.zeros(count, np.uint8)
+    at_edge[np.concatenate([parts[0], parts[-1], parts[:, 0], parts[:, -1]])] = 1
+    at_edge[0] = 0  # the tile's own pixels
+    cover = cv2.dilate(at_edge[parts], np.ones((3, 3), np.uint8)).astype(bool)  # its blurred rim
+    strays = int((~tile & ~cover & _EDGE_ROI).sum())
+    r, c = HAND_EDGE_ROOM, CROP
+    seen = np.lib.stride_tricks.sliding_window_view(~cover, (c, c))[r - 2 : r + 3, r - 2 : r + 3]
+    shown = seen.reshape(-1, c * c).astype(np.float32) @ marks  # (places, looks)
+    return strays, float((shown / np.maximum(counts, 1.0)).min())
+
+
+def _tile_beside_a_hand(d: CellDecision) -> None:
+    """An undecided cell (after every other rule of decide_all, not under glare) is empty
+    when, once what enters it from its edge is set aside, every pixel near its middle is
+    plain tile (HAND_EDGE_STRAYS at most) and every learned piece would show at least
+    HAND_EDGE_SHOWN of its marks there (:func:`hand_edge_view`): a finger or a hand's
+    edge over part of an empty cell. At most half sure (as the share of marks in view).
+
+    >>> d = CellDecision("a1", "unknown")
+    >>> d.seen_later = type("Seen", (), {"hand_edge_view": lambda self: (2, 0.6)})()
+    >>> _tile_beside_a_hand(d); d.kind, d.confidence
+    ('empty', 0.3)
+    """
+    if d.kind != "unknown" or d.glared or d.seen_later is None:
+        return
+    d.strays, d.marks_in_view = d.seen_later.hand_edge_view()
+    if d.strays <= HAND_EDGE_STRAYS and d.marks_in_view >= HAND_EDGE_SHOWN:
+        d.kind, d.suit, d.facing = "empty", None, None
+        d.confidence = round(0.5 * d.marks_in_view, 3)
 
 
 def glare_light(typical: float) -> float:
