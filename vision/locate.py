@@ -75,13 +75,23 @@ class BoardCutOff(BoardNotFound):
     """A board runs off the frame's edge: it is there, but not all of it shows."""
 
 
-class PrintedGrid(BoardNotFound):
-    """The grid found looks printed (a business card's): ``pose`` is where it was fitted, for
-    a caller that can tell a board by other means (the calibration layout's pieces)."""
+class GridInDoubt(BoardNotFound):
+    """A grid was fitted but is not taken for a board by its lines alone: ``pose`` is where
+    it was fitted, for a caller that can tell a board by other means (the calibration
+    layout's pieces)."""
 
     def __init__(self, message: str, pose: BoardPose) -> None:
         super().__init__(message)
         self.pose = pose
+
+
+class PrintedGrid(GridInDoubt):
+    """The grid found looks printed (a business card's)."""
+
+
+class FewCrosses(GridInDoubt):
+    """The grid's full-frame fit found fewer than ``MIN_CROSSES`` tile crosses (glare or
+    pieces over most of them, or a card's grid)."""
 
 
 #: What one :func:`find_board` call makes of a frame more than once (its grey, its
@@ -1210,9 +1220,11 @@ def _find_board_checked(
     if pose.crosses_found <= ONE_TILE_OFF_CROSSES:
         pose = _one_tile_over(bgr, pose)
     if pose.crosses_found < MIN_CROSSES:
-        raise BoardNotFound(
+        raise FewCrosses(
             f"no board in view: the grid seen on the small frame shows {pose.crosses_found} "
-            f"of the {len(CROSS_CENTRES)} tile crosses at full size (at least {MIN_CROSSES} needed)"
+            f"of the {len(CROSS_CENTRES)} tile crosses at full size "
+            f"(at least {MIN_CROSSES} needed)",
+            pose,
         )
     why = _printed_grid(bgr, pose)
     if why:
