@@ -23,6 +23,7 @@ from piecebridge.vision.learn import learn_setup
 from piecebridge.vision.locate import MIN_CROSSES, BoardCutOff, find_board
 from piecebridge.vision.raster import CELL_ORDER
 
+from piecebridge.commands.calibrate_board import _summary
 from piecebridge.errors import UserError
 from piecebridge.synth.reflec import Difficulty, calibration_sample
 
@@ -162,3 +163,14 @@ def test_a_calibration_grid_of_few_crosses_is_told_by_its_layout():
     centres = shot.truth["synth"]["cell_centers_px"]
     got = setup.pose.to_image(np.array([cell_centre(c) for c in centres]))
     assert np.linalg.norm(got - np.array(list(centres.values())), axis=1).max() < 0.3 * cell
+
+
+def test_calibrate_board_says_how_much_of_the_layout_it_read_back():
+    """A setup learned with a third of the layout under glare is worth a retake: the line
+    `calibrate board` prints says how many pieces were read back and how many were not."""
+    report = {"crosses_found": 9, "read_back": 21, "washed_out": 6, "unsure_own_suit": 1}
+    assert _summary(report) == (
+        "tile crosses found: 9/16; layout read back 21/28, 6 under glare, 1 unsure"
+    )
+    report.update(read_back=28, washed_out=0, unsure_own_suit=0)
+    assert _summary(report) == "tile crosses found: 9/16; layout read back 28/28"

@@ -53,5 +53,22 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report))
     else:
-        print(f"wrote {out} and {png} (tile crosses found: {report['crosses_found']}/16)")
+        print(f"wrote {out} and {png} ({_summary(report)})")
     return 0
+
+
+def _summary(report: dict) -> str:
+    """What the user should know of a learned setup, in a few words: how much of the grid
+    and of the layout it saw (pieces glare washed out or read unsure were learned from all
+    the same: worth a retake when many).
+
+    >>> _summary({"crosses_found": 9, "read_back": 21, "washed_out": 6, "unsure_own_suit": 1})
+    'tile crosses found: 9/16; layout read back 21/28, 6 under glare, 1 unsure'
+    """
+    text = f"tile crosses found: {report['crosses_found']}/16; "
+    text += f"layout read back {report['read_back']}/28"
+    if report.get("washed_out"):
+        text += f", {report['washed_out']} under glare"
+    if report.get("unsure_own_suit"):
+        text += f", {report['unsure_own_suit']} unsure"
+    return text
