@@ -298,24 +298,39 @@ def _reads_back(report: dict[str, Any]) -> bool:
 RING = 2
 #: The cells' central discs, as ``cells.energies`` takes them (clear of the printed lines).
 _BUSY_DISC = disc(PX, ENERGY_RADIUS * PX) > 0
+#: How near (Lab, lightness at half weight) the colour round a cell's disc must be to the
+#: board's typical one for a cell around the board to count as tile (:func:`_busy_map`).
+TILE_LIKE = 10.0
 
 
-def _busy_map(frame_bgr: np.ndarray, pose: BoardPose) -> np.ndarray:
+def _busy_map(frame_bgr: np.ndarray, pose: BoardPose) -> tuple[np.ndarray, np.ndarray]:
     """Log structure (as ``cells.energies``: RMS about the mean inside a central disc, Lab
-    with chroma weighted) of every cell of the board at ``pose`` and of ``RING`` cells of
-    table around it: (N + 2 RING) square, north-west first."""
+    with chroma weighted) of every cell of the board at ``pose`` and of ``RING`` cells
+    around it, (N + 2 RING) square, north-west first; and which of them are board: those of
+    the board at ``pose``, and those around whose colour round the disc (where a piece
+    seldom reaches) is the board's typical tile colour (``TILE_LIKE``)."""
     n = N + 2 * RING
     rect = cv2.GaussianBlur(pose.rectify(frame_bgr, PX, RING), (0, 0), 0.8)
     lab = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB).astype(np.float32)
     lab[..., 1:] *= CHROMA_WEIGHT
-    cells = lab.reshape(n, PX, n, PX, 3).transpose(0, 2, 1, 3, 4)[:, :, _BUSY_DISC]
+    cells = lab.reshape(n, PX, n, PX, 3).transpose(0, 2, 1, 3, 4)
+    round_disc = np.median(cells[:, :, ~_BUSY_DISC], axis=2)  # (n, n, 3)
+    inside = np.zeros((n, n), bool)
+    inside[RING : RING + N, RING : RING + N] = True
+    off = round_disc - np.median(round_disc[inside], axis=0)
+    off[..., 0] *= 0.5
+    board = inside | (np.linalg.norm(off, axis=-1) < TILE_LIKE)
+    cells = cells[:, :, _BUSY_DISC]
     cells -= cells.mean(axis=2, keepdims=True)
-    return np.log(np.maximum(np.sqrt((cells**2).sum(axis=-1).mean(axis=-1)), 1.0))
+    busy = np.log(np.maximum(np.sqrt((cells**2).sum(axis=-1).mean(axis=-1)), 1.0))
+    return busy, board
 
 
-def _placement_fit(busy: np.ndarray, sx: int, sy: int) -> float:
+def _placement_fit(busy: np.ndarray, sx: int, sy: int, board: np.ndarray | None = None) -> float:
     """How busier the layout's cells are than the rest (mean log structure) with the layout
-    placed ``sx`` cells east and ``sy`` south of the board on a :func:`_busy_map`.
+    placed ``sx`` cells east and ``sy`` south of the board on a :func:`_busy_map`, over its
+    ``board`` cells (default all): the layout's pieces stand on tiles, and a table as busy
+    as the pieces (a checked cloth) would make any placement onto it fit as well.
 
     >>> occ = np.array([c in calibration_layout() for c in CELL_ORDER]).reshape(N, N)
     >>> busy = np.pad(occ.astype(float), RING)
@@ -325,7 +340,8 @@ def _placement_fit(busy: np.ndarray, sx: int, sy: int) -> float:
     occ = np.array([c in calibration_layout() for c in CELL_ORDER]).reshape(N, N)
     want = np.zeros(busy.shape, bool)
     want[RING + sy : RING + sy + N, RING + sx : RING + sx + N] = occ
-    return float(busy[want].mean() - busy[~want].mean())
+    counted = np.ones(busy.shape, bool) if board is None else board
+    return float(busy[want & counted].mean() - busy[~want & counted].mean())
 
 
 def _cell_off(frame_bgr: np.ndarray, pose: BoardPose) -> str | None:
@@ -337,14 +353,14 @@ def _cell_off(frame_bgr: np.ndarray, pose: BoardPose) -> str | None:
     cells then read back as (tune acrylic calibration photo of rig 327 at ``58a8258``: a
     setup a cell east read back 24 of 28). Nor do the board's cells alone tell: pawns seen
     at a slant lean into the empty column beside them, which then looks as busy as a pawn
-    (tune piecepackr rig 30: the layout a cell east fits its 64 cells better). The table
-    around does: a grid a column east leaves the layout's first column of coins beyond it.
+    (tune piecepackr rig 30: the layout a cell east fits its 64 cells better). The tiles
+    around do: a grid a column east leaves the layout's first column of coins beyond it.
     Placed on the same cells, in place against moved, tune calibration photos of the three
     arts fit best in place (``benchmarks/results/vision_locate.md``, round 10)."""
-    busy = _busy_map(frame_bgr, pose)
-    mine = _placement_fit(busy, 0, 0)
+    busy, board = _busy_map(frame_bgr, pose)
+    mine = _placement_fit(busy, 0, 0, board)
     for (sx, sy), name in CELL_SHIFTS.items():
-        if _placement_fit(busy, sx, sy) >= mine:
+        if _placement_fit(busy, sx, sy, board) >= mine:
             return name
     return None
 
