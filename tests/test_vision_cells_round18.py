@@ -19,12 +19,17 @@ from piecebridge.vision.cells import (
     HAND_EDGE_WINDOW,
     SEEN_TOLERANCE,
     BoardRefs,
+    N,
     PieceLooks,
     SeenLater,
     hand_edge_view,
+    hand_edge_window,
     piece_share,
+    raw_crops,
     tile_pixels,
+    window_crops,
 )
+from piecebridge.vision.raster import CELL_ORDER, MARGIN, PX
 
 from tests.test_vision_cells import _measured as _cell
 from tests.test_vision_cells_round11 import _board
@@ -135,8 +140,7 @@ def test_the_costly_measurements_are_made_only_for_cells_left_undecided():
     pawn.seen_later = _Seen()
     out = _board(e5=pawn)["e5"]
     assert out.kind == "pawn" and pawn.seen_later.asked == []
-    looks = _looks()
-    later = SeenLater(np.zeros((2, CROP, CROP, 3), np.float32), _window(), REFS, looks)
+    later = SeenLater(_window(), REFS, _looks(), _cell(**FINGER_TIP, tile_share=0.8))
     finger = _cell(**FINGER_TIP, tile_share=0.8, seen_later=later)
     calls = []
     real = cells_mod.piece_share
@@ -148,11 +152,11 @@ def test_the_costly_measurements_are_made_only_for_cells_left_undecided():
     finally:
         cells_mod.piece_share = real
     # Shown empty beside a hand first (cheaper): round 17's share was never needed.
-    assert calls == [] and later.view == (0, 1.0) and later.crops is not None
+    assert calls == [] and later.view == (0, 1.0) and later.measured is not None
 
 
 def test_round_17s_share_is_measured_once_when_needed():
-    later = SeenLater(np.zeros((2, CROP, CROP, 3), np.float32), _window(), REFS, _looks())
+    later = SeenLater(_window(), REFS, _looks(), _cell(**FINGER_TIP, tile_share=0.8))
     later.view = (HAND_EDGE_STRAYS + 1, 0.0)  # not shown empty beside a hand
     calls = []
     real = cells_mod.piece_share
@@ -163,7 +167,19 @@ def test_round_17s_share_is_measured_once_when_needed():
             assert _board(c3=d)["c3"].kind == "unknown"  # the symbol's look explains most
     finally:
         cells_mod.piece_share = real
-    assert calls == [1] and later.crops is None and later.share == pytest.approx(1 - 36 / 284)
+    assert calls == [1] and later.measured is None and later.share == pytest.approx(1 - 36 / 284)
+    # A cell decide reads otherwise (here plain tile) is never measured so (round 17's gate).
+    plain = SeenLater(_window(), REFS, _looks(), _cell(detail_ratio=1.0, energy_ratio=1.0))
+    assert plain.piece_share() == -1.0
+
+
+def test_a_cells_crops_are_cut_again_from_its_window_as_from_the_board():
+    rng = np.random.default_rng(2)
+    rel = rng.normal(0, 30, (N * PX + 2 * round(MARGIN * PX),) * 2 + (3,)).astype(np.float32)
+    rel[..., 0] += 150.0
+    i = CELL_ORDER.index("e4")
+    want = raw_crops(rel, np.array([128.0, 128.0]), rel)[i]
+    assert np.allclose(window_crops(hand_edge_window(rel, i)), want, atol=1e-4)
 
 
 def _all_pairs_share(crops: np.ndarray, looks: PieceLooks) -> float:

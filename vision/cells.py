@@ -1330,53 +1330,61 @@ def measure(
 def _seen_shares(
     cells: list[CellDecision], views: BoardViews, refs: BoardRefs, looks: PieceLooks
 ) -> None:
-    """Each cell's ``tile_share``, and its pixels for the measurements of
-    :func:`_tile_beside_a_hand` and (a cell mostly tile that :func:`decide` would leave
-    unknown or call a pawn: a finger looks like one, decide_all may take it back) of
-    :func:`_tile_partly_seen`, made only if the cell is still undecided after every other
-    rule of :func:`decide_all` (see :class:`SeenLater`)."""
+    """Each cell's ``tile_share``, and its pixels kept for the measurements of
+    :func:`_tile_beside_a_hand` and :func:`_tile_partly_seen`, made only if the cell is
+    still undecided after every other rule of :func:`decide_all` (see :class:`SeenLater`)."""
     index = [CELL_ORDER.index(d.cell) for d in cells]
     tile = tile_shares(views.rel_lo, refs.light, index)
     for d, i, share in zip(cells, index, tile, strict=True):
         d.tile_share = float(share)
-        crops = None
-        if share >= TILE_SEEN_SHARE and decide(_copied(d), looks).kind in ("unknown", "pawn"):
-            crops = views.crops[i].copy()
-        d.seen_later = SeenLater(crops, hand_edge_window(views.rel_lo, i), refs, looks)
+        # Round 17's piece share only for a cell mostly tile that decide would leave unknown
+        # or call a pawn (a finger looks like one; decide_all may take it back): weighed
+        # later, on this copy of the measurement as it is now.
+        measured = _copied(d) if share >= TILE_SEEN_SHARE else None
+        d.seen_later = SeenLater(hand_edge_window(views.rel_lo, i), refs, looks, measured)
 
 
 class SeenLater:
-    """A cell's pixels, kept so that the costly measurements of a cell still undecided
-    once every other rule has run are made only then, and once: :func:`piece_share` (some
-    3 ms a cell, only with ``crops``) and :func:`hand_edge_view`. Copies of one measurement
-    share it, so a cell kept from an earlier frame is measured once.
+    """A cell's pixels (:func:`hand_edge_window`), kept so that the costly measurements of
+    a cell still undecided once every other rule has run are made only then, and once:
+    :func:`piece_share` (some 3 ms a cell; only when ``measured``, a copy of the cell's
+    measurement, is one :func:`decide` would leave unknown or call a pawn) and
+    :func:`hand_edge_view`. Copies of one measurement share it, so a cell kept from an
+    earlier frame is measured once.
 
     >>> looks = PieceLooks({"suns": np.zeros((CROP, CROP, 3), np.float32)}, {}, {})
     >>> looks.coins["suns"][8:12, 8:12, 0] = 60.0  # a symbol in the middle
     >>> refs = BoardRefs(np.array([128.0, 128.0]), 1.0, 1.0, 200.0)
     >>> window = np.zeros((HAND_EDGE_WINDOW, HAND_EDGE_WINDOW, 3), np.float32)
     >>> window[..., 0] = 200  # plain tile
-    >>> later = SeenLater(np.zeros((2, CROP, CROP, 3), np.float32), window, refs, looks)
-    >>> round(later.piece_share(), 3), later.crops is None
+    >>> busy = CellDecision("a1", "unknown", energy_ratio=30.0, detail_ratio=6.0,
+    ...                     best=("pawn", "suns"), similarity=0.3)  # decide: unknown
+    >>> later = SeenLater(window, refs, looks, busy)
+    >>> round(later.piece_share(), 3), later.measured is None
     (0.944, True)
     >>> later.hand_edge_view()  # nothing in the cell, where the coin's symbol would show
     (0, 1.0)
     """
 
-    __slots__ = ("crops", "looks", "refs", "share", "view", "window")
+    __slots__ = ("looks", "measured", "refs", "share", "view", "window")
 
     def __init__(
-        self, crops: np.ndarray | None, window: np.ndarray, refs: BoardRefs, looks: PieceLooks
+        self,
+        window: np.ndarray,
+        refs: BoardRefs,
+        looks: PieceLooks,
+        measured: CellDecision | None = None,
     ) -> None:
-        self.crops, self.window, self.refs, self.looks = crops, window, refs, looks
+        self.window, self.refs, self.looks, self.measured = window, refs, looks, measured
         self.share = -1.0
         self.view: tuple[int, float] | None = None
 
     def piece_share(self) -> float:
-        """:func:`piece_share` of the kept crops (-1 without them); the crops are then let go."""
-        if self.crops is not None:
-            self.share = piece_share(self.crops, self.looks)
-            self.crops = None
+        """:func:`piece_share` of the cell's crops (-1 where not to be measured)."""
+        if self.measured is not None:
+            if decide(self.measured, self.looks).kind in ("unknown", "pawn"):
+                self.share = piece_share(window_crops(self.window), self.looks)
+            self.measured = None
         return self.share
 
     def hand_edge_view(self) -> tuple[int, float]:
@@ -1490,6 +1498,9 @@ LOOK_MARK = 2 * SEEN_TOLERANCE
 #: strays or more; the empty cells so read had at most 6 (most none).
 HAND_EDGE_STRAYS = 4
 HAND_EDGE_SHOWN = 0.35
+#: ... and a cell with less than this share of plain tile about its middle shows nothing
+#: (not weighed further: most cells under a hand; the cells so read had 0.41 and more).
+HAND_EDGE_TILE = 0.3
 
 
 def hand_edge_window(rel_lo: np.ndarray, i: int) -> np.ndarray:
@@ -1498,6 +1509,16 @@ def hand_edge_window(rel_lo: np.ndarray, i: int) -> np.ndarray:
     y, x = _cell_origin(i)
     r = HAND_EDGE_ROOM
     return rel_lo[y - r : y - r + HAND_EDGE_WINDOW, x - r : x - r + HAND_EDGE_WINDOW].copy()
+
+
+def window_crops(window: np.ndarray) -> np.ndarray:
+    """A cell's crops at every shift ((shifts, CROP, CROP, 3), as :func:`raw_crops` cuts
+    them: lightness minus each crop's mean) from its :func:`hand_edge_window`."""
+    r = HAND_EDGE_ROOM
+    crops = np.stack([window[r + dy : r + dy + CROP, r + dx : r + dx + CROP] for dy, dx in OFFSETS])
+    light = crops[..., 0]
+    light -= light.mean(axis=(1, 2), keepdims=True)
+    return crops
 
 
 def tile_pixels(window: np.ndarray, refs: BoardRefs) -> np.ndarray:
@@ -1573,8 +1594,8 @@ def hand_edge_view(window: np.ndarray, refs: BoardRefs, looks: PieceLooks) -> tu
     """
     marks, counts = _look_marks(looks)
     tile = tile_pixels(window, refs)
-    if not marks.shape[1]:
-        return int((~tile & _EDGE_ROI).sum()), 0.0
+    if not marks.shape[1] or tile[_EDGE_ROI].mean() < HAND_EDGE_TILE:
+        return int((~tile & _EDGE_ROI).sum()), 0.0  # (not weighed further)
     count, parts = cv2.connectedComponents((~tile).astype(np.uint8), connectivity=8)
     at_edge = np.zeros(count, np.uint8)
     at_edge[np.concatenate([parts[0], parts[-1], parts[:, 0], parts[:, -1]])] = 1
