@@ -1471,11 +1471,16 @@ def _find_board_at(
         if best is None:
             raise error from None
         return _with_frame_colour(best, bgr, work_width)
-    if pose.crosses_found < WEAK_CROSSES:
+    # Square on the small frame, the board may be fitted out of square on the full one
+    # (tune acrylic calibration photo of rig 542: the grid stretched over the empty half of
+    # the board, rows half a cell high, 13 crosses, squareness 0.65; real boards at most
+    # 0.023): any other search's board replaces it.
+    askew = squareness(pose.H, bgr.shape) > MAX_SQUARENESS
+    if pose.crosses_found < WEAK_CROSSES or askew:
         # A weak board (few crosses on the full frame: a fit on a coin's rims or engraving
         # may pass where a faint light line does not) gives way to another search's board
         # when that fits more crosses; a thorough search too.
-        best = _best_other(bgr, inverted, work_width, pose.crosses_found)
+        best = _best_other(bgr, inverted, work_width, -1 if askew else pose.crosses_found)
         if best is not None:
             return _with_frame_colour(best, bgr, work_width)
     if not thorough:
