@@ -1535,11 +1535,12 @@ def tile_pixels(window: np.ndarray, refs: BoardRefs) -> np.ndarray:
     light = window[..., 0]
     lo, hi = PIXEL_TILE_LIGHT
     lit = (light >= lo * refs.light) & (light <= hi * refs.light)
-    tile = (np.asarray(refs.tile_ab, np.float32) - 128.0) * CHROMA_WEIGHT  # weighted a, b
+    ta, tb = (np.asarray(refs.tile_ab, np.float32) - 128.0) * CHROMA_WEIGHT  # weighted
     # (weighted) colour at the tile's lightness: its a*, b* scaled as L* + 16 is, to the tile's
     scale = (refs.light / 2.55 + 16.0) / np.maximum(light / 2.55 + 16.0, 1e-3)
-    off = (window[..., 1:] + tile) * scale[..., None] - tile
-    return lit & ((off * off).sum(axis=-1) < SEEN_TOLERANCE**2)
+    a = (window[..., 1] + ta) * scale - ta
+    b = (window[..., 2] + tb) * scale - tb
+    return lit & (a * a + b * b < SEEN_TOLERANCE**2)
 
 
 _EDGE_ROI = np.zeros((HAND_EDGE_WINDOW, HAND_EDGE_WINDOW), bool)
