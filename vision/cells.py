@@ -1393,6 +1393,10 @@ class SeenLater:
             self.view = hand_edge_view(self.window, self.refs, self.looks)
         return self.view
 
+    def __repr__(self) -> str:
+        """What was measured (the same text for the same readings: dumps compare it)."""
+        return f"SeenLater(share={self.share!r}, view={self.view!r})"
+
 
 def _copied(d: CellDecision) -> CellDecision:
     """A shallow copy to decide on (copy.copy of a dataclass takes ten times as long)."""
