@@ -1,7 +1,7 @@
 """Localisation and calibration round 10: a calibration photo with the board cut off by the
-frame edge says so; a calibration grid a cell or a tile off is refused; the read-back does
-not count the layout's pieces read unsure as their own suit against it; a grid of few
-crosses is told by the layout's pieces; a board fitted out of square gives way."""
+frame edge says so; a calibration grid a cell or a tile off is refused; a grid of few
+crosses is told by the layout's pieces; a board fitted out of square gives way; the
+read-back reports the layout's pieces read unsure as their own suit."""
 
 from __future__ import annotations
 
@@ -94,9 +94,10 @@ def _other_suit(want: tuple[str, str]) -> str:
     return SUITS[(SUITS.index(want[1]) + 1) % len(SUITS)]
 
 
-def _own_pawn(want: tuple[str, str]) -> CellDecision:
-    """A coin left unknown whose best look is its own suit's pawn."""
-    return CellDecision("", "unknown", best=("pawn", want[1]), similarity=0.8)
+def _own_other_kind(want: tuple[str, str]) -> CellDecision:
+    """A piece left unknown whose best look is its own suit's other kind (a coin's pawn)."""
+    other = "pawn" if want[0] == "coin" else "coin"
+    return CellDecision("", "unknown", best=(other, want[1]), similarity=0.8)
 
 
 def _glared(want: tuple[str, str]) -> CellDecision:
@@ -138,13 +139,16 @@ def _read_back_of(monkeypatch, misses: list[Miss]) -> dict:
     }
 
 
-def test_pieces_read_unsure_as_their_own_suit_are_not_against_the_read_back(monkeypatch):
-    """Seven of the 28 unread, three under glare: four coins whose best look is their own
-    suit's pawn (a dark coin seen from above; tune acrylic: 12 of the 20 calibration photos
-    reading back 26 or fewer missed such coins) and three washed out: the layout's pieces,
-    unsure, not other pieces. It calibrates; seven read as another suit do not."""
-    report = _read_back_of(monkeypatch, [_own_pawn] * 4 + [_glared] * 3)
-    assert (report["read_back"], report["washed_out"], report["unsure_own_suit"]) == (21, 3, 4)
+def test_pieces_read_unsure_as_their_own_suit_are_reported_not_counted(monkeypatch):
+    """The read-back reports the layout's pieces whose best look is their own suit's (a dark
+    coin seen as its dark pawn), but does not count them for the layout: a grid a column or
+    a tile off reads just that, the layout's rows being its suits. Glare's washed-out pieces
+    count, up to MAX_WASHED_OUT."""
+    report = _read_back_of(monkeypatch, [_own_other_kind] * 7)
+    assert (report["read_back"], report["washed_out"], report["unsure_own_suit"]) == (21, 0, 7)
+    assert not learn._reads_back(report)
+    report = _read_back_of(monkeypatch, [_glared] * 4 + [_own_other_kind] * 3)
+    assert (report["read_back"], report["washed_out"], report["unsure_own_suit"]) == (21, 4, 3)
     assert learn._reads_back(report)
     report = _read_back_of(monkeypatch, [_other] * 7)
     assert report["read_back"] == 21 and not learn._reads_back(report)
