@@ -27,6 +27,10 @@ threshold is chosen again for it on the validation photos, read exactly as the
 reader reads them (numpy, the photo's own maps, mirrored too):
 
     python benchmarks/card_train.py --combine out/card/run2.npz out/card/run3.npz
+
+``--specialist`` trains instead a network that reads the full-resolution maps (32 pixels
+a cell, :mod:`card_specialist`) on the cells the shipped model may read wrong: tried at the
+tenth session, not shipped (``benchmarks/results/card.md``).
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from card_data import CACHE, rects_of, style_photo_path
+from card_specialist import SPEC_CHANNELS, SPEC_CONTEXT, SPEC_PATCH_PX, Specialist
 from piecebridge.vision import card as vc
 from piecebridge.vision import card_cells as cc
 
@@ -55,7 +60,7 @@ CROP = 128  # full-resolution crop around a cell, room for rotation and shifts
 #: sampled at full resolution, then 2x2 averaged: the patch and its context
 OUT_FULL = 2 * (cc.PATCH_PX + 2 * cc.NET_CONTEXT)
 #: what the full-resolution specialist reads (``--specialist``): its patch and context
-SPEC_SIDE = cc.SPEC_PATCH_PX + 2 * cc.SPEC_CONTEXT
+SPEC_SIDE = SPEC_PATCH_PX + 2 * SPEC_CONTEXT
 
 
 #: uint8 steps per unit of each input plane in the training caches (:func:`grid_data`):
@@ -246,9 +251,9 @@ def build_net(n_scalars: int, planes: int = 2):
 
 
 def build_specialist(n_scalars: int, planes: int = 3):
-    """The full-resolution specialist (:class:`~piecebridge.vision.card_cells.Specialist`):
+    """The full-resolution specialist (:class:`card_specialist.Specialist`):
     four convolutions over a cell's ``SPEC_SIDE`` full-resolution patch."""
-    return _conv_net(n_scalars, planes, cc.SPEC_CHANNELS, cc.SPEC_PATCH_PX, cc.SPEC_CONTEXT)
+    return _conv_net(n_scalars, planes, SPEC_CHANNELS, SPEC_PATCH_PX, SPEC_CONTEXT)
 
 
 def _conv_net(n_scalars: int, planes: int, channels, patch: int, context: int):
@@ -640,9 +645,9 @@ def export(net, sc_mean, sc_scale, min_conf, info, path, upright_triangles=True)
 
 
 def export_specialist(net, sc_mean, sc_scale, info, path) -> None:
-    """Save a specialist run (``spec.`` arrays, :class:`~piecebridge.vision.card_cells.
-    Specialist`; gate and weight are chosen later, ``--attach``)."""
-    spec = cc.Specialist(folded_arrays(net, sc_mean, sc_scale), info=info)  # reads: the defaults
+    """Save a specialist run (``spec.`` arrays, :class:`card_specialist.Specialist`, with
+    its default gate and weights)."""
+    spec = Specialist(folded_arrays(net, sc_mean, sc_scale), info=info)  # reads: the defaults
     np.savez_compressed(path, **spec.save_arrays())
 
 
@@ -668,27 +673,24 @@ def folded_arrays(net, sc_mean, sc_scale) -> dict:
     return arrays
 
 
-def val_grids(indices, size, planes: int = 2, full: bool = False):
+def val_grids(indices, size, planes: int = 2):
     """``(half maps, scalars, mark, shaded)`` of the validation photos' grids, from the
-    reader's own rectified grids (not the quantised training maps); ``full``: the maps at
-    full resolution instead of half."""
+    reader's own rectified grids (not the quantised training maps)."""
     half, scal, mark, shaded = [], [], [], []
     for _, mp, sc, mk, sh in tune_grids(indices, size, planes=planes):
-        half.append(mp if full else cc.half_maps(mp))
+        half.append(cc.half_maps(mp))
         scal.append(sc)
         mark.append(mk)
         shaded.append(sh)
     return half, scal, np.concatenate(mark), np.concatenate(shaded)
 
 
-def combine(paths, out, indices, size, name=None, threshold=None, specialist=None) -> None:
+def combine(paths, out, indices, size, name=None, threshold=None) -> None:
     """Average the networks of ``paths`` (each a ``.npz`` of one or more) and choose the
     threshold for the ensemble on the validation photos ``indices`` (or keep
     ``threshold``, chosen on tuning photos by other means, and only report). A network
     trained with quarter turns is marked so the reader does not read it turned
-    (:func:`~piecebridge.vision.card_cells.learned_upright_triangles`). ``specialist``
-    (a :class:`~piecebridge.vision.card_cells.Specialist` with its gate and weights) is
-    stored with them and read on the validation photos as the reader reads it."""
+    (:func:`~piecebridge.vision.card_cells.learned_upright_triangles`)."""
     runs = [cc.CellNet.load(p) for p in paths]
     for r in runs:
         turned = "quarter turns" in str((r.info or {}).get("trained_on"))
@@ -699,14 +701,11 @@ def combine(paths, out, indices, size, name=None, threshold=None, specialist=Non
         seen = re.search(r"tune split photos (\d+)\.\.(\d+)", text)
         if seen is None or (int(seen[2]) >= indices[0] and int(seen[1]) <= indices[-1]):
             raise SystemExit(f"validation photos {indices[0]}..{indices[-1]} overlap {text}")
-    net = cc.CellNet([m for r in runs for m in r.members], specialist=specialist)
-    full = specialist is not None
-    maps, scal, mark, shaded = val_grids(indices, size, net.planes, full)
+    net = cc.CellNet([m for r in runs for m in r.members])
+    half, scal, mark, shaded = val_grids(indices, size, net.planes)
     pm, ps = [], []
-    for mp, s in zip(maps, scal, strict=True):
-        m, sh = net.predict_half_mirrored(cc.half_maps(mp) if full else mp, s)
-        if full:
-            m, sh = specialist.combine(m, sh, *specialist.read(mp, s))
+    for h, s in zip(half, scal, strict=True):
+        m, sh = net.predict_half_mirrored(h, s)
         pm.append(m)
         ps.append(sh)
     thr, info = choose_threshold(np.concatenate(pm), np.concatenate(ps), mark, shaded, threshold)
@@ -714,7 +713,6 @@ def combine(paths, out, indices, size, name=None, threshold=None, specialist=Non
         trained_on=" + ".join(sorted(trained_on)),
         threshold_from=f"tune split photos {indices[0]}..{indices[-1]}, ensemble, mirrored",
         members=[{"file": str(p), **(r.info or {})} for p, r in zip(paths, runs, strict=True)],
-        specialist=None if specialist is None else specialist.info,
         command=" ".join(sys.argv),
         model=name,
     )
@@ -916,7 +914,7 @@ def main() -> None:
     ap.add_argument(
         "--specialist",
         action="store_true",
-        help="train the full-resolution specialist (card_cells.Specialist) on the cells "
+        help="train the full-resolution specialist (card_specialist.Specialist) on the cells "
         "the model --hard-from may read wrong; written as its own .npz (spec. arrays)",
     )
     ap.add_argument(
@@ -931,28 +929,6 @@ def main() -> None:
         default=0.0,
         metavar="MINUTES",
         help="with --specialist: save the network every so many minutes beside --out",
-    )
-    ap.add_argument(
-        "--attach",
-        metavar="SPEC_NPZ",
-        help="with --combine: store this specialist run (--specialist) with the networks",
-    )
-    ap.add_argument(
-        "--spec-gate",
-        type=float,
-        nargs=2,
-        default=(0.3, 0.9),
-        metavar=("SHADED", "MARK"),
-        help="with --attach: the cells read again (shaded prob over SHADED or best mark prob "
-        "under MARK)",
-    )
-    ap.add_argument(
-        "--spec-weights",
-        type=float,
-        nargs=2,
-        default=(0.5, 0.0),
-        metavar=("MARK", "SHADED"),
-        help="with --attach: the specialist's weight in a gated cell's mark and shading",
     )
     ap.add_argument("--out", default=str(cc.MODEL_PATH))
     ap.add_argument("--combine", nargs="+", help="runs (.npz) to average into one model")
@@ -975,12 +951,7 @@ def main() -> None:
     size = tuple(int(v) for v in a.size.split("x"))
     if a.combine:
         indices = list(range(a.photos - a.val, a.photos))
-        spec = None
-        if a.attach:
-            spec = cc.Specialist.load(a.attach)
-            spec.gate, spec.weights = tuple(a.spec_gate), tuple(a.spec_weights)
-            spec.info = {"file": a.attach, **(spec.info or {})}
-        combine(a.combine, a.out, indices, size, a.name, a.threshold, spec)
+        combine(a.combine, a.out, indices, size, a.name, a.threshold)
         return
 
     import torch

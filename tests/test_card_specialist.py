@@ -1,6 +1,7 @@
-"""The full-resolution specialist (:class:`card_cells.Specialist`): it reads every cell as
-its own full-resolution patch, changes only the cells it is gated on, is stored in the
-model file beside the networks, and a model without one reads as before."""
+"""The full-resolution specialist tried at the tenth session (``benchmarks/card_specialist.py``,
+trained by ``card_train.py --specialist``; not shipped): it reads every cell as its own
+full-resolution patch, changes only the cells it is gated on, and its file says what it
+reads."""
 
 from __future__ import annotations
 
@@ -10,38 +11,40 @@ from pathlib import Path
 import numpy as np
 import pytest
 from piecebridge.vision import card_cells as cc
-from test_card_cells import SIZE, blank_grid, draw, lines_over
-from test_vision_card_speed import TOL, _random_member
+from test_card_cells import SIZE
+from test_vision_card_speed import TOL
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
-SIDE = cc.SPEC_PATCH_PX + 2 * cc.SPEC_CONTEXT  # what it reads of a cell in training
+from card_specialist import SPEC_CHANNELS, SPEC_CONTEXT, SPEC_PATCH_PX, Specialist
+
+SIDE = SPEC_PATCH_PX + 2 * SPEC_CONTEXT  # what it reads of a cell in training
 
 
-def _random_specialist(rng: np.random.Generator, planes: int = 3) -> cc.Specialist:
+def _random_specialist(rng: np.random.Generator, planes: int = 3) -> Specialist:
     """A specialist of the reader's shape with random weights (not a trained one)."""
-    chans = (planes, *cc.SPEC_CHANNELS)
+    chans = (planes, *SPEC_CHANNELS)
     a = {}
-    for j in range(len(cc.SPEC_CHANNELS)):
+    for j in range(len(SPEC_CHANNELS)):
         a[f"conv{j}_w"] = rng.normal(0, 0.4, (chans[j + 1], chans[j], 3, 3)).astype(np.float32)
         a[f"conv{j}_b"] = rng.normal(0, 0.1, chans[j + 1]).astype(np.float32)
-    side = cc.SPEC_PATCH_PX // 2 ** len(cc.SPEC_CHANNELS)
-    features = cc.SPEC_CHANNELS[-1] * side * side
+    side = SPEC_PATCH_PX // 2 ** len(SPEC_CHANNELS)
+    features = SPEC_CHANNELS[-1] * side * side
     a["fc1_w"] = rng.normal(0, 0.05, (features + cc.N_SCALARS, cc.NET_HIDDEN)).astype(np.float32)
     a["fc1_b"] = rng.normal(0, 0.1, cc.NET_HIDDEN).astype(np.float32)
     a["fc2_w"] = rng.normal(0, 0.3, (cc.NET_HIDDEN, len(cc.MARK_CLASSES) + 1)).astype(np.float32)
     a["fc2_b"] = rng.normal(0, 0.1, len(cc.MARK_CLASSES) + 1).astype(np.float32)
     a["scalar_mean"] = rng.normal(0, 1, cc.N_SCALARS).astype(np.float32)
     a["scalar_scale"] = rng.uniform(0.5, 2, cc.N_SCALARS).astype(np.float32)
-    return cc.Specialist(a)
+    return Specialist(a)
 
 
-def _patch_reference(spec: cc.Specialist, patch: np.ndarray, scalars: np.ndarray):
+def _patch_reference(spec: Specialist, patch: np.ndarray, scalars: np.ndarray):
     """One cell read from its own (C, SIDE, SIDE) patch, written out plainly: zero-padded
     3x3 convolutions, ReLU, 2x2 max-pools, the features over the cell and half a cell
     around, the dense layers (what training computes, independent of the reader's code)."""
     a, x = spec.arrays, patch.astype(np.float64)
-    for j in range(len(cc.SPEC_CHANNELS)):
+    for j in range(len(SPEC_CHANNELS)):
         w, b = a[f"conv{j}_w"].astype(np.float64), a[f"conv{j}_b"]
         p = np.pad(x, ((0, 0), (1, 1), (1, 1)))
         n = x.shape[1]
@@ -51,9 +54,9 @@ def _patch_reference(spec: cc.Specialist, patch: np.ndarray, scalars: np.ndarray
                 y += np.einsum("fc,chw->fhw", w[:, :, dy, dx], p[:, dy : dy + n, dx : dx + n])
         y = np.maximum(y + b[:, None, None], 0)
         x = y.reshape(len(w), n // 2, 2, n // 2, 2).max(axis=(2, 4))
-    k = 2 ** len(cc.SPEC_CHANNELS)
-    lo = cc.SPEC_CONTEXT // k
-    feats = x[:, lo : lo + cc.SPEC_PATCH_PX // k, lo : lo + cc.SPEC_PATCH_PX // k].ravel()
+    k = 2 ** len(SPEC_CHANNELS)
+    lo = SPEC_CONTEXT // k
+    feats = x[:, lo : lo + SPEC_PATCH_PX // k, lo : lo + SPEC_PATCH_PX // k].ravel()
     sc = (scalars - a["scalar_mean"]) / a["scalar_scale"]
     h = np.maximum(np.concatenate([feats, sc]) @ a["fc1_w"] + a["fc1_b"], 0)
     out = h @ a["fc2_w"] + a["fc2_b"]
@@ -90,7 +93,7 @@ def test_the_specialist_reads_each_cell_as_its_own_full_resolution_patch(dnn):
 
 
 def test_only_the_gated_cells_take_the_specialists_reading():
-    spec = cc.Specialist({}, gate=(0.3, 0.9), weights=(0.5, 0.0))
+    spec = Specialist({}, gate=(0.3, 0.9), weights=(0.5, 0.0))
     pm = np.zeros((4, 7))
     pm[:, 0] = [0.99, 0.99, 0.8, 0.95]
     pm[:, 2] = 1 - pm[:, 0]
@@ -109,26 +112,21 @@ def test_only_the_gated_cells_take_the_specialists_reading():
     assert got_s[1] == pytest.approx(0.75) and got_s[0] == ps[0]
 
 
-def test_a_model_stores_its_specialist_and_what_it_reads(tmp_path):
+def test_a_specialist_file_says_what_it_reads(tmp_path):
     rng = np.random.default_rng(22)
     spec = _random_specialist(rng)
-    spec.gate, spec.weights = (0.25, 0.85), (1.0, 0.5)
-    net = cc.CellNet([_random_member(rng)], 0.55, {"model": "t"}, spec)
-    assert net.planes == 3  # the specialist reads three planes, the network two
-    path = tmp_path / "with_spec.npz"
-    net.save(path)
-    back = cc.CellNet.load(path)
-    assert back.specialist is not None
-    assert back.specialist.gate == (0.25, 0.85) and back.specialist.weights == (1.0, 0.5)
-    assert (back.specialist.cell_px, back.specialist.patch_px) == (cc.CELL_PX, 2 * cc.CELL_PX)
-    assert back.specialist.context_px == cc.SPEC_CONTEXT
+    spec.gate, spec.weights, spec.info = (0.25, 0.85), (1.0, 0.5), {"model": "t"}
+    path = tmp_path / "spec.npz"
+    np.savez_compressed(path, **spec.save_arrays())
+    back = Specialist.load(path)
+    assert back.gate == (0.25, 0.85) and back.weights == (1.0, 0.5)
+    assert (back.cell_px, back.patch_px) == (cc.CELL_PX, 2 * cc.CELL_PX)
+    assert back.context_px == SPEC_CONTEXT and back.planes == 3 and back.info == {"model": "t"}
     for k, v in spec.arrays.items():
-        np.testing.assert_array_equal(back.specialist.arrays[k], v)
-    assert cc.Specialist.load(path).gate == (0.25, 0.85)
+        np.testing.assert_array_equal(back.arrays[k], v)
+    cc.CellNet([]).save(tmp_path / "networks.npz")  # a cell model is no specialist
     with pytest.raises(ValueError, match="no specialist"):
-        net.specialist = None
-        net.save(tmp_path / "without.npz")
-        cc.Specialist.load(tmp_path / "without.npz")
+        Specialist.load(tmp_path / "networks.npz")
 
 
 def test_a_specialist_of_another_resolution_is_refused_in_words():
@@ -138,35 +136,6 @@ def test_a_specialist_of_another_resolution_is_refused_in_words():
     maps = np.zeros((3, SIZE, SIZE), np.float32)
     with pytest.raises(ValueError, match="px a cell"):
         spec.read(maps, np.zeros((100, cc.N_SCALARS), np.float32))
-
-
-def _marked_grid() -> np.ndarray:
-    img = blank_grid()
-    img[48 + 2 * cc.CELL_PX : 48 + 3 * cc.CELL_PX, 48 : 48 + 10 * cc.CELL_PX] = 170.0
-    img = lines_over(img)
-    for r, c, mark in ((2, 3, "x"), (5, 5, "o"), (2, 7, "plus")):
-        draw(img, r, c, mark, ink=70.0)
-    return img.astype(np.uint8)
-
-
-def test_a_model_without_a_specialist_reads_as_its_networks_do():
-    """The shipped model has no specialist: ``predict_grid`` is its networks' batched
-    reading, bit for bit; one with a specialist changes the gated cells only."""
-    net = cc.default_classifier()
-    rect = _marked_grid()
-    maps, scalars = cc.cell_maps(rect, planes=net.planes)
-    want = net.read_half(cc.half_maps(maps), scalars, True, True)
-    got = net.predict_grid(rect)
-    np.testing.assert_array_equal(got[0], want[0])
-    np.testing.assert_array_equal(got[1], want[1])
-    spec = _random_specialist(np.random.default_rng(24))
-    with_spec = cc.CellNet(net.members, net.min_confidence, net.info, spec)
-    pm, ps = with_spec.predict_grid(rect)
-    gate = (want[1] > spec.gate[0]) | (want[0].max(1) < spec.gate[1])
-    assert gate.any() and not gate.all()
-    np.testing.assert_array_equal(pm[~gate], want[0][~gate])
-    np.testing.assert_array_equal(ps, want[1])  # shading weight 0 by default
-    assert np.abs(pm[gate] - want[0][gate]).max() > 0
 
 
 def test_training_cuts_the_specialists_patches_as_the_reader_reads_them():
@@ -192,7 +161,7 @@ def test_training_cuts_the_specialists_patches_as_the_reader_reads_them():
     net.eval()
     scalars = rng.normal(0, 1, (100, cc.N_SCALARS)).astype(np.float32)
     mean, scale = np.zeros(cc.N_SCALARS, np.float32), np.ones(cc.N_SCALARS, np.float32)
-    spec = cc.Specialist(card_train.folded_arrays(net, mean, scale))
+    spec = Specialist(card_train.folded_arrays(net, mean, scale))
     pm, ps = spec.read(maps, scalars, use_dnn=False)
     with torch.no_grad():
         out = net(x, torch.from_numpy(scalars[cells])).numpy()

@@ -71,12 +71,6 @@ N_SCALARS = N_CELL_STATS + N_SHADE
 MODEL_PATH = Path(__file__).with_name("card_cells_model.npz")
 NET_CHANNELS = (8, 16, 32)  # convolution widths, each followed by a 2x2 max-pool
 NET_HIDDEN = 64
-#: the full-resolution specialist (:class:`Specialist`): a cell and half a cell around at
-#: ``CELL_PX`` pixels a cell, ``SPEC_CONTEXT`` more pixels around it the convolutions see,
-#: and its convolution widths (each followed by a 2x2 max-pool)
-SPEC_PATCH_PX = 2 * CELL_PX
-SPEC_CONTEXT = 16
-SPEC_CHANNELS = (8, 16, 32, 32)
 #: input planes a network may read (:func:`cell_maps`): v12 and before read two, v13's
 #: network B4p3 three
 KNOWN_PLANES = (2, 3, 4)
@@ -923,153 +917,6 @@ def _read_batched(
     return [(probs[r], shaded[r]) for r in range(len(readings))]
 
 
-# ----------------------------------------------------------------------------- specialist
-
-
-@dataclass
-class Specialist:
-    """A network that reads some cells again at full resolution.
-
-    :class:`CellNet`'s networks read the maps at half resolution (16 pixels a cell),
-    where a pencil stroke and the hatching of a fill are both a pixel or two wide. The
-    specialist reads the maps as :func:`cell_maps` makes them (``cell_px`` pixels a cell):
-    3x3 convolutions (each ReLU + 2x2 max-pool) over the grid once, each cell's features
-    over its ``patch_px`` square (the cell and half a cell around), then one hidden layer
-    with the cell's scalars and the mark and shading heads, as :class:`CellNet`'s networks.
-    It was trained on the cells the ensemble may read wrong, so only those take its
-    reading (:meth:`combine`): the *gated* cells, read shaded at over ``gate[0]`` or with
-    their best mark under ``gate[1]``; there the mark probabilities become
-    ``(1 - weights[0]) * ensemble + weights[0] * specialist`` and the shaded probability
-    likewise with ``weights[1]``.
-
-    Stored in a model file as ``spec.`` arrays beside the networks (:meth:`save`): the
-    weights (batch norm folded in), and what it reads: ``cell_px``, ``patch_px``,
-    ``context_px`` (pixels around the patch its convolutions see in training: enough that
-    the padding at a patch's edge never reaches the features it keeps, so the whole grid
-    read at once gives the same numbers), the gate and the weights. A model file without
-    them reads as before.
-    """
-
-    arrays: dict
-    cell_px: int = CELL_PX
-    patch_px: int = SPEC_PATCH_PX
-    context_px: int = SPEC_CONTEXT
-    gate: tuple[float, float] = (0.3, 0.9)
-    weights: tuple[float, float] = (0.5, 0.0)
-    #: how it was trained (``spec.info``, JSON)
-    info: dict | None = None
-    _dnn: dict = field(default_factory=dict, init=False, repr=False, compare=False)
-
-    KEYS = ("cell_px", "patch_px", "context_px", "gate", "weights")
-
-    @classmethod
-    def from_npz(cls, d, files) -> Specialist | None:
-        """The specialist stored in an opened ``.npz`` (``spec.`` arrays), or ``None``."""
-        if "spec.conv0_w" not in files:
-            return None
-        names = [k[5:] for k in files if k.startswith("spec.") and k != "spec.info"]
-        arrays = {k: d[f"spec.{k}"] for k in names if k not in cls.KEYS}
-        kw = {k: d[f"spec.{k}"] for k in cls.KEYS if k in names}
-        kw = {k: tuple(map(float, v)) if v.ndim else int(v) for k, v in kw.items()}
-        info = json.loads(str(d["spec.info"])) if "spec.info" in files else None
-        return cls(arrays, **kw, info=info)
-
-    @classmethod
-    def load(cls, path: Path | str) -> Specialist:
-        """The specialist of a model file or of a training run's file (``spec.`` arrays)."""
-        with np.load(path, allow_pickle=False) as d:
-            spec = cls.from_npz(d, d.files)
-        if spec is None:
-            raise ValueError(f"{path} holds no specialist (spec. arrays)")
-        return spec
-
-    def save_arrays(self) -> dict:
-        """The ``spec.`` arrays :meth:`from_npz` reads."""
-        out = {f"spec.{k}": v for k, v in self.arrays.items()}
-        out.update({f"spec.{k}": np.asarray(getattr(self, k)) for k in self.KEYS})
-        if self.info is not None:
-            out["spec.info"] = np.array(json.dumps(self.info))
-        return out
-
-    @property
-    def planes(self) -> int:
-        """The input planes of :func:`cell_maps` it reads (the first ones)."""
-        return int(self.arrays["conv0_w"].shape[1])
-
-    @property
-    def layers(self) -> int:
-        return sum(1 for k in self.arrays if k.startswith("conv") and k.endswith("_w"))
-
-    def window(self, maps_side: int) -> tuple[int, int]:
-        """``(lo, hi)``: the square of the maps its convolutions run over: every cell's
-        patch and its context, for maps of side ``maps_side`` at ``cell_px`` a cell."""
-        k = 2**self.layers
-        if self.cell_px != CELL_PX or any(
-            v % k for v in (self.cell_px, self.patch_px, self.context_px)
-        ):
-            raise ValueError(
-                f"the specialist reads {self.cell_px} px a cell, patches of {self.patch_px} "
-                f"and {self.context_px} px around; the maps have {CELL_PX} px a cell and "
-                f"its pools need multiples of {k}"
-            )
-        m = round(MARGIN_CELLS * self.cell_px)
-        lo = m - (self.patch_px - self.cell_px) // 2 - self.context_px
-        hi = lo + 9 * self.cell_px + self.patch_px + 2 * self.context_px
-        if lo < 0 or hi > maps_side:
-            raise ValueError(f"the specialist's window {lo}..{hi} leaves maps of {maps_side}")
-        return lo, hi
-
-    def read(self, maps: np.ndarray, scalars: np.ndarray, use_dnn: bool = True):
-        """Its ``(mark_probs (100, 7), shaded_prob (100,))`` from :func:`cell_maps`'s full-
-        resolution maps (at least :attr:`planes` of them) and scalars."""
-        a = self.arrays
-        lo, hi = self.window(maps.shape[-1])
-        x = np.ascontiguousarray(maps[: self.planes, lo:hi, lo:hi], np.float32)
-        k = 2**self.layers
-        side, first, step = self.patch_px // k, self.context_px // k, self.cell_px // k
-        c = a[f"conv{self.layers - 1}_w"].shape[0]
-        features = c * side * side
-        dnn = self._network(hi - lo) if use_dnn else None
-        if dnn is not None:
-            h = dnn.forward(x[None])[0, :, :10, :10].reshape(-1, 100).T
-        else:
-            y = _conv_planes(x, a["conv0_w"], a["conv0_b"])
-            for i in range(1, self.layers):
-                y = _conv_hwc(y, a[f"conv{i}_w"], a[f"conv{i}_b"])
-            win = np.lib.stride_tricks.sliding_window_view(y, (side, side), axis=(0, 1))
-            idx = first + step * np.arange(10)
-            h = win[idx[:, None], idx[None, :]].reshape(100, -1) @ a["fc1_w"][:features]
-        sc = _normalised_scalars(a, scalars)[:, : len(a["scalar_mean"])]
-        h = np.maximum(h + sc @ a["fc1_w"][features:] + a["fc1_b"], 0)
-        return _head(h @ a["fc2_w"] + a["fc2_b"])
-
-    def _network(self, side: int) -> _DnnNetwork | None:
-        """Its convolutions and the first dense layer's feature rows as one OpenCV dnn
-        network over the (1, C, side, side) window, made once (``None``: numpy reads)."""
-        if side not in self._dnn:
-            a, n = self.arrays, self.layers
-            k = 2**n
-            side_k, first = self.patch_px // k, self.context_px // k
-            c = a[f"conv{n - 1}_w"].shape[0]
-            rows = a["fc1_w"][: c * side_k * side_k].reshape(c, side_k, side_k, -1)
-            dense = np.zeros((rows.shape[-1], c, first + side_k, first + side_k), np.float32)
-            dense[:, :, first:, first:] = rows.transpose(3, 0, 1, 2)
-            layers = [(a[f"conv{i}_w"], a[f"conv{i}_b"], 1) for i in range(n)]
-            spec = (dense, np.zeros(len(dense), np.float32), 1, self.cell_px // k)
-            self._dnn[side] = _dnn_network(_onnx_conv_stack, layers, side, spec)
-        return self._dnn[side]
-
-    def combine(self, pm, ps, spec_pm, spec_ps):
-        """The ensemble's ``(pm, ps)`` with the gated cells' taken partly from the
-        specialist's (:class:`Specialist`)."""
-        gate = (ps > self.gate[0]) | (pm.max(1) < self.gate[1])
-        wm, ws = self.weights
-        pm, ps = pm.copy(), ps.copy()
-        pm[gate] = (1 - wm) * pm[gate] + wm * spec_pm[gate]
-        ps[gate] = (1 - ws) * ps[gate] + ws * spec_ps[gate]
-        return pm, ps
-
-
 @dataclass
 class CellNet:
     """The cell network: three 3x3 convolutions (each ReLU + 2x2 max-pool) over a
@@ -1090,8 +937,6 @@ class CellNet:
     members: list[dict]
     min_confidence: float = DEFAULT_MIN_CONFIDENCE
     info: dict | None = None
-    #: reads the cells the networks may read wrong again at full resolution (optional)
-    specialist: Specialist | None = None
     #: run the convolutions with OpenCV's dnn module (:func:`_dnn_convolutions`)
     use_dnn: bool = field(default=True, repr=False, compare=False)
     #: :meth:`_reading`'s weights and the dnn networks, made from ``members`` on first use
@@ -1103,27 +948,21 @@ class CellNet:
             members = _member_arrays(d, d.files)
             conf = float(d["min_confidence"])
             info = json.loads(str(d["info"])) if "info" in d.files else None
-            specialist = Specialist.from_npz(d, d.files)
         if not members or not all(_fits_inputs(m) for m in members):
             raise ValueError("card cell model does not match this version's inputs")
-        return cls(members, conf, info, specialist)
+        return cls(members, conf, info)
 
     def save(self, path: Path | str) -> None:
-        """Write the members (``net0.`` ... prefixes), the specialist (``spec.``),
-        threshold and info as ``.npz``."""
+        """Write the members (``net0.`` ... prefixes), threshold and info as ``.npz``."""
         arrays = {f"net{i}.{k}": v for i, m in enumerate(self.members) for k, v in m.items()}
-        if self.specialist is not None:
-            arrays.update(self.specialist.save_arrays())
         arrays["min_confidence"] = np.float32(self.min_confidence)
         arrays["info"] = np.array(json.dumps(self.info or {}))
         np.savez_compressed(path, **arrays)
 
     @property
     def planes(self) -> int:
-        """The input planes of :func:`cell_maps` this model reads (:func:`_planes`, and
-        the specialist's)."""
-        spec = [] if self.specialist is None else [self.specialist.planes]
-        return max([_planes(self.members), *spec])
+        """The input planes of :func:`cell_maps` this model reads (:func:`_planes`)."""
+        return _planes(self.members)
 
     def predict_maps(self, maps: np.ndarray, scalars: np.ndarray):
         """``(mark_probs (100, 7), shaded_prob (100,))`` from :func:`cell_maps`."""
@@ -1163,25 +1002,19 @@ class CellNet:
         only the convolutions run twice): steadier answers, fewer unsure cells.
         ``turned_triangles`` (default: whether any member learned upright triangles only,
         :func:`learned_upright_triangles`) also reads the grid turned
-        (:meth:`triangles_any_way`). A model with a :class:`Specialist` then reads the
-        cells it is for again at full resolution.
+        (:meth:`triangles_any_way`).
         """
         maps, scalars = cell_maps(rect, planes=self.planes)
         half = half_maps(maps)
         if turned_triangles is None:
             turned_triangles = any(map(learned_upright_triangles, self.members))
         if _turns_are_exact(half.shape):
-            pm, ps = self.read_half(half, scalars, mirror, turned_triangles)
-        elif not mirror:  # pragma: no cover - the grids of remap_grid always turn exactly
-            pm, ps = self.predict_half(half, scalars)
-        else:
-            pm, ps = self.predict_half_mirrored(half, scalars)
-            if turned_triangles:
-                pm = self.triangles_any_way(half, scalars, pm)
-        if self.specialist is not None:
-            pm, ps = self.specialist.combine(
-                pm, ps, *self.specialist.read(maps, scalars, self.use_dnn)
-            )
+            return self.read_half(half, scalars, mirror, turned_triangles)
+        if not mirror:  # pragma: no cover - the grids of remap_grid always turn exactly
+            return self.predict_half(half, scalars)
+        pm, ps = self.predict_half_mirrored(half, scalars)
+        if turned_triangles:
+            pm = self.triangles_any_way(half, scalars, pm)
         return pm, ps
 
     def read_half(
