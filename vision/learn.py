@@ -332,6 +332,14 @@ def _busy_map(frame_bgr: np.ndarray, pose: BoardPose) -> tuple[np.ndarray, np.nd
         board[k, RING : RING + N] = tile_like(cells[k, RING : RING + N][:, _CORNERS])
         for j in [*range(RING), *range(RING + N, n)]:
             board[k, j] = tile_like(cells[k, j][_CORNERS])
+    # Past the frame the rectification repeats the photo's edge, pieces and tiles included:
+    # nothing there is seen (tune acrylic calibration photo of rig 1 at 1280x720, its south
+    # row cut by the frame: the layout a cell south fit the repeated row).
+    h, w = frame_bgr.shape[:2]
+    at = np.stack(np.meshgrid(np.arange(n), np.arange(n)), -1).reshape(-1, 2) - RING + 0.5
+    centres = pose.to_image(at).reshape(n, n, 2)
+    board &= (centres[..., 0] >= 0) & (centres[..., 0] < w) & (centres[..., 1] >= 0)
+    board &= centres[..., 1] < h
     cells = cells[:, :, _BUSY_DISC]
     cells -= cells.mean(axis=2, keepdims=True)
     busy = np.log(np.maximum(np.sqrt((cells**2).sum(axis=-1).mean(axis=-1)), 1.0))
