@@ -701,6 +701,9 @@ class CellDecision:
     # The median lightness (over the typical cell) of its line pieces glare washed out, 0
     # where none: how light the glare leaves plain tile there (see _plain_tile_in_glare).
     glare_around: float = 0.0
+    # Its lines are hidden by something of the tile's own colour (see cover_tints): plain
+    # tile in its middle may be that cover, and so may the light of a cell lit beside it.
+    tile_cover: bool = False
     best: tuple = ()  # (kind, suit) of the best look, kept even when undecided
     # Each suit's best pawn fit (SUITS order, -1 without that suit's look) and the best coin
     # fit, for a pawn-like cell: weighed again once other cells hold their suits' pawns
@@ -856,7 +859,9 @@ def _tile_partly_seen(d: CellDecision) -> None:
     """An undecided cell partly covered (a finger's tip, a hand's edge) whose pixels in
     view are plainly tile: empty, as sure as the share of plain tile over half (a covered
     cell's plain tile is at most half sure). Not under glare (plain tile there is
-    :func:`_plain_tile_in_glare`'s). Only cells whose shares were measured.
+    :func:`_plain_tile_in_glare`'s), nor where the lines are hidden by something of the
+    tile's own colour (``tile_cover``: its "tile" may be that cover). Only cells whose
+    shares were measured.
 
     >>> d = CellDecision("a1", "unknown", tile_share=0.8, piece_share=0.4)
     >>> _tile_partly_seen(d); d.kind, d.confidence
@@ -865,7 +870,7 @@ def _tile_partly_seen(d: CellDecision) -> None:
     >>> _tile_partly_seen(d); d.kind
     'unknown'
     """
-    if d.kind != "unknown" or d.glared or d.tile_share < TILE_SEEN_SHARE:
+    if d.kind != "unknown" or d.glared or d.tile_cover or d.tile_share < TILE_SEEN_SHARE:
         return
     if d.piece_share < 0 and d.seen_later is not None:
         d.piece_share = d.seen_later.piece_share()
@@ -1231,12 +1236,17 @@ def measure(
     shaded = np.zeros_like(covered)
     glared = np.zeros_like(covered)
     glare_around = np.zeros(len(covered))
+    tile_cover = np.zeros_like(covered)
+    lit = lit_beside(hidden, lum)  # judged on this frame's board, as ``covered``
     if covered.any():
         shaded = covered & ~covered_cells(hidden_share(strengths, FACE_PX, views.light))
         washed = washed_light(strengths, views.rel_lo, refs)
         glared = covered & ~covered_cells(hidden_share(strengths, FACE_PX, seen=washed > 0))
         glare_around = _median_washed_light(washed)
-    lit = lit_beside(hidden, lum)  # judged on this frame's board, as ``covered``
+        count, cover_light, cover_tint = cover_tints(strengths, views.rel_lo, refs)
+        need = np.where(lit, COVER_PIECES_BESIDE, COVER_PIECES)
+        tile_cover = covered & (cover_tint < COVER_TINT) & (cover_light >= COVER_LIGHT)
+        tile_cover &= count >= need
     # Glare as the camera records it (clipped) is weighed only where it can decide: covered,
     # light and quiet cells that the plain segment leaves out (see _washed_out).
     redo = covered & (lum >= WASHED_LIGHT) & (ratio < looks.empty_ratio) & (glare >= WASHED_TINT)
@@ -1265,6 +1275,7 @@ def measure(
         d.shaded = bool(shaded[i])
         d.glared = bool(glared[i])
         d.glare_around = float(glare_around[i])
+        d.tile_cover = bool(tile_cover[i])
         if tint[i] > looks.max_empty_tint:
             d.local_tint = local_tint(crops[i, CENTRE_SHIFT])
         d.detail_ratio = float(detail[i])
@@ -1619,13 +1630,14 @@ def _tile_beside_a_hand(d: CellDecision) -> None:
     plain tile (HAND_EDGE_STRAYS at most) and every learned piece would show at least
     HAND_EDGE_SHOWN of its marks there (:func:`hand_edge_view`): a finger or a hand's
     edge over part of an empty cell. At most half sure (as the share of marks in view).
+    Not where the lines are hidden by something of the tile's own colour (``tile_cover``).
 
     >>> d = CellDecision("a1", "unknown")
     >>> d.seen_later = type("Seen", (), {"hand_edge_view": lambda self: (2, 0.6)})()
     >>> _tile_beside_a_hand(d); d.kind, d.confidence
     ('empty', 0.3)
     """
-    if d.kind != "unknown" or d.glared or d.seen_later is None:
+    if d.kind != "unknown" or d.glared or d.tile_cover or d.seen_later is None:
         return
     d.strays, d.marks_in_view = d.seen_later.hand_edge_view()
     if d.strays <= HAND_EDGE_STRAYS and d.marks_in_view >= HAND_EDGE_SHOWN:
@@ -1654,30 +1666,79 @@ def washed_pieces(strengths: tuple | None, rel_lo: np.ndarray, refs: BoardRefs) 
     return washed_light(strengths, rel_lo, refs) > 0
 
 
-def washed_light(strengths: tuple | None, rel_lo: np.ndarray, refs: BoardRefs) -> np.ndarray:
-    """How light each line piece glare washed out is, over the typical cell ((64, pieces)
-    float, 0 where the piece is in view or not washed out; see :func:`washed_pieces`).
-    The colour is the median of a small window (5 x 5 at ``PX``) on the line: a piece
-    beside it covers part of it at most."""
+def hidden_piece_colours(
+    strengths: tuple | None, rel_lo: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """What shows where the board's printed lines are hidden: the flat indices of the hidden,
+    printed line pieces ((64, pieces) raveled, see :func:`occlusion.line_strengths`) and
+    their colours ((n, 3) relative Lab, the median of a small window, 5 x 5 at ``PX``, on the
+    line: a piece beside it covers part of it at most)."""
     if strengths is None:
-        return np.zeros((N * N, 0))
+        return np.zeros(0, int), np.zeros((0, 3), np.float32)
     hidden, printed = hidden_pieces(strengths, FACE_PX)
-    out = np.zeros(hidden.shape)
     flat = np.flatnonzero(hidden & printed)
     if not len(flat):
-        return out
+        return flat, np.zeros((0, 3), np.float32)
     _, cy, cx = strengths
     h, w = rel_lo.shape[:2]
     r = np.arange(-2, 3)
     y = np.clip(np.rint(cy.ravel()[flat] * PX / FACE_PX).astype(int)[:, None] + r, 0, h - 1)
     x = np.clip(np.rint(cx.ravel()[flat] * PX / FACE_PX).astype(int)[:, None] + r, 0, w - 1)
     win = rel_lo[y[:, :, None], x[:, None, :]].reshape(len(flat), -1, 3)
-    colours = np.median(win, axis=1)
+    return flat, np.median(win, axis=1)
+
+
+def washed_light(strengths: tuple | None, rel_lo: np.ndarray, refs: BoardRefs) -> np.ndarray:
+    """How light each line piece glare washed out is, over the typical cell ((64, pieces)
+    float, 0 where the piece is in view or not washed out; see :func:`washed_pieces`).
+    Glare washes a line out only where the camera's scale runs out (``GLARE_WHITE``)."""
+    if strengths is None:
+        return np.zeros((N * N, 0))
+    out = np.zeros(strengths[0].shape)
+    flat, colours = hidden_piece_colours(strengths, rel_lo)
+    if not len(flat):
+        return out
     light = colours[:, 0] / refs.light
     tint = glare_tints(colours, refs.tile_ab, refs.light)
     washed = (light >= glare_light(refs.light)) & (tint < WASHED_TINT)
+    washed &= colours[:, 0] >= GLARE_WHITE
     out.ravel()[flat] = np.where(washed, light, 0)
     return out
+
+
+def cover_tints(
+    strengths: tuple | None, rel_lo: np.ndarray, refs: BoardRefs
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What hides each cell's printed lines: how many of its line pieces are hidden, how
+    light what shows there is over the typical cell, and how far it is from the tile's
+    colour once brought to the tile's lightness (medians; lightness 0 and tint inf where
+    none is hidden), (64,) each. As light as the tile and of its colour, the lines are
+    hidden by something of the tile's own colour (not a shadow: it darkens), and plain
+    tile in the cell is no sign that it is empty: a white glove, sleeve or sheet over a
+    white board looks just like the tile (see ``CellDecision.tile_cover``).
+
+    >>> refs = BoardRefs(np.array([128.0, 128.0]), 1.0, 1.0, 200.0)
+    >>> rel = np.zeros((250, 250, 3), np.float32)
+    >>> rel[..., 0] = 200  # plain tile everywhere, no line left anywhere
+    >>> vals = np.full((64, 8), 40, np.float32)
+    >>> vals[:2] = 1  # lines seen on the other cells, hidden on the first two
+    >>> at = np.full((64, 8), 100)  # every piece sampled at one spot
+    >>> count, light, tint = cover_tints((vals, at, at), rel, refs)
+    >>> count[:3].tolist(), light[:3].tolist(), tint[:3].tolist()
+    ([8, 8, 0], [1.0, 1.0, 0.0], [0.0, 0.0, inf])
+    """
+    count, light, tint = np.zeros(N * N, int), np.zeros(N * N), np.full(N * N, np.inf)
+    flat, colours = hidden_piece_colours(strengths, rel_lo)
+    if not len(flat):
+        return count, light, tint
+    cell = flat // strengths[0].shape[1]
+    tints = shade_tints(colours.astype(np.float64), refs.tile_ab, refs.light)
+    for i in np.unique(cell):
+        mine = cell == i
+        count[i] = int(mine.sum())
+        light[i] = float(np.median(colours[mine, 0])) / refs.light
+        tint[i] = float(np.median(tints[mine]))
+    return count, light, tint
 
 
 def _median_washed_light(light: np.ndarray) -> np.ndarray:
@@ -2163,13 +2224,15 @@ def _tile_under_lines(d: CellDecision, looks: PieceLooks) -> bool:
     tile's hue, or far off its lightness). So: no fine detail (no piece, no hand edge),
     the tile's colour once brought to the tile's lightness (a shadow darkens the tile, and
     so shrinks its Lab colour terms, without changing their ratio to the lightness), and a
-    lightness a shadow could give.
+    lightness a shadow could give. Not where the lines are hidden by something of the
+    tile's own colour (``tile_cover``): a white glove over a white board is "plain tile".
     """
     lo, hi = looks.covered_empty_light
     return (
         d.detail_ratio < looks.detail_empty
         and d.shade_tint < looks.covered_empty_tint
         and lo <= d.light_ratio <= hi
+        and not d.tile_cover
     )
 
 
@@ -2225,6 +2288,24 @@ def _piece_in_the_shade(d: CellDecision, looks: PieceLooks) -> bool:
 #: seventh sessions: the clipped colours changed no threshold).
 WASHED_LIGHT = 1.1
 WASHED_TINT = 6.0
+#: Lab lightness (8-bit) a washed-out line piece reaches: glare is light added over the
+#: print, lifting a line and its tile alike (the 8-bit curve only narrows the step), so a
+#: line fades away only where the camera's scale runs out. A white glove, sleeve or sheet
+#: is as light and neutral, short of white. Tune (tenth session, lead): acrylic glare, 1040
+#: glared cells, washed pieces at 246-255 for 95 % (3 cells under 240); a white hand over
+#: mixed boards 103-239, pale skin 79-152 (both were read as glare: pieces under them empty).
+GLARE_WHITE = 240.0
+#: ``CellDecision.tile_cover``: at least this many of a cell's line pieces (of 8) hidden
+#: (``COVER_PIECES_BESIDE`` for a cell lit beside a hand, of which only a few are), their
+#: median tint (:func:`cover_tints`) under ``COVER_TINT`` and their lightness at least
+#: ``COVER_LIGHT`` of the typical cell's (a hand's shadow darkens the lines it hides).
+#: Tune (tenth session, lead), cells ``_tile_under_lines`` read empty: under a white hand on
+#: mixed boards, 16 of its 19 pieces so (all 19 under 2.4); pieces elsewhere none; empty
+#: cells in view, acrylic 5 of 203, mixed 0 of 58, piecepackr 0 of 15.
+COVER_PIECES = 4
+COVER_PIECES_BESIDE = 2
+COVER_TINT = 2.5
+COVER_LIGHT = 0.95
 
 
 def _washed_out(d: CellDecision, looks: PieceLooks) -> bool:
@@ -2313,6 +2394,8 @@ def _as_in_the_open(d: CellDecision, looks: PieceLooks) -> bool:
     # (``lit_beside`` is kept: it still tells :func:`_clear_face` the cell is by a hand.)
     open_ = decide(dataclasses.replace(d, covered=False), looks)
     if open_.kind == "unknown" or (open_.kind != "empty" and not looks.learned):
+        return False
+    if open_.kind == "empty" and d.tile_cover:  # lit by a white cover, not beside one
         return False
     d.kind, d.suit, d.facing, d.confidence = open_.kind, open_.suit, open_.facing, open_.confidence
     return True
