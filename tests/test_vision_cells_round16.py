@@ -291,8 +291,11 @@ def test_a_dark_piece_under_glare_is_not_plain_tile():
     not (the review of round 16: they were read empty, half sure)."""
     rect = _glare_board(0.6, dark_discs=("c6", "b7", "d5"))
     cells = {d.cell: d for d in classify(rect, PieceLooks.default())}
+    # (Since the tenth session a line piece beside a dark disc, short of white, is not
+    # washed out by glare (GLARE_WHITE): c6 and b7 are no longer ``glared``, d5 still is.)
+    assert cells["d5"].glared
     for c in ("c6", "b7", "d5"):
-        assert cells[c].glared and cells[c].kind == "unknown", (c, cells[c].kind)
+        assert cells[c].kind == "unknown", (c, cells[c].kind)
     for c in ("c7", "b6", "d6"):  # plain tile under the same glare
         assert cells[c].kind == "empty", c
 

@@ -11,6 +11,7 @@ import pytest
 from piecebridge.vision import cells as C
 from piecebridge.vision.cells import (
     CHROMA_WEIGHT,
+    COVER_AS_TILE,
     COVER_LIGHT,
     COVER_PIECES,
     COVER_TINT,
@@ -51,7 +52,7 @@ def test_glare_washes_lines_out_only_near_white():
 
 
 def _tile_coloured(strengths, board) -> np.ndarray:
-    count, light, tint = cover_tints(strengths, board, REFS)
+    count, light, tint, _ = cover_tints(strengths, board, REFS)
     return (tint < COVER_TINT) & (light >= COVER_LIGHT) & (count >= COVER_PIECES)
 
 
@@ -62,7 +63,7 @@ def test_a_cover_of_the_tile_s_own_colour():
     # skin or a coloured sleeve over the lines: not the tile's colour
     assert not _tile_coloured(_strengths(), _board(180.0, 20.0, 15.0)).any()
     # what is counted: the hidden pieces alone
-    count, _, _ = cover_tints(_strengths(hidden_per_cell=COVER_PIECES - 1), _board(190.0), REFS)
+    count, _, _, _ = cover_tints(_strengths(hidden_per_cell=COVER_PIECES - 1), _board(190.0), REFS)
     assert count[:HIDDEN].tolist() == [COVER_PIECES - 1] * HIDDEN and not count[HIDDEN:].any()
 
 
@@ -116,3 +117,23 @@ def test_pieces_under_a_white_glove_are_not_read_empty(white_glove_read):
     items = {c["cell"]: (c["suit"], c["facing"]) for c in board["coins"]}
     want = {c["cell"]: (c["suit"], c["facing"]) for c in truth["coins"]}
     assert all(items[c] == want[c] for c in items if c in pieces)
+
+
+def test_a_hand_the_per_pixel_tile_test_takes_for_tile_is_no_plain_tile():
+    """Skin over a kraft tile is as far from it in colour as a shadow makes the tile (held-out
+    piecepackr, read by the review of the tenth session: coins under a hand read empty by
+    round 18's rule). Where what hides the lines passes the per-pixel tile test, the plain-tile
+    rules of rounds 17 and 18 stand aside."""
+    _, _, _, as_tile = cover_tints(_strengths(), _board(120.0), REFS)  # tile in a shadow
+    assert as_tile[:HIDDEN].tolist() == [1.0] * HIDDEN and not as_tile[HIDDEN:].any()
+    _, _, _, as_tile = cover_tints(_strengths(), _board(150.0, 25.0, 20.0), REFS)  # a sleeve
+    assert not as_tile.any()
+    seen = type("Seen", (), {"hand_edge_view": lambda self: (0, 1.0)})()
+    for share, kind in ((0.0, "empty"), (COVER_AS_TILE, "unknown")):
+        d = CellDecision("a1", "unknown", covered=True, cover_as_tile=share)
+        d.seen_later = seen
+        C._tile_beside_a_hand(d)
+        assert d.kind == kind
+        d = CellDecision("a1", "unknown", tile_share=0.9, piece_share=0.1, cover_as_tile=share)
+        C._tile_partly_seen(d)
+        assert d.kind == kind

@@ -704,6 +704,10 @@ class CellDecision:
     # Its lines are hidden by something of the tile's own colour (see cover_tints): plain
     # tile in its middle may be that cover, and so may the light of a cell lit beside it.
     tile_cover: bool = False
+    # The share of its hidden line pieces that the per-pixel tile test (tile_pixels) takes
+    # for plain tile (0 where none is hidden): at COVER_AS_TILE or more, that test cannot
+    # tell what hides them (a hand) from tile, and a cell it calls plain tile may be under it.
+    cover_as_tile: float = 0.0
     best: tuple = ()  # (kind, suit) of the best look, kept even when undecided
     # Each suit's best pawn fit (SUITS order, -1 without that suit's look) and the best coin
     # fit, for a pawn-like cell: weighed again once other cells hold their suits' pawns
@@ -871,6 +875,8 @@ def _tile_partly_seen(d: CellDecision) -> None:
     'unknown'
     """
     if d.kind != "unknown" or d.glared or d.tile_cover or d.tile_share < TILE_SEEN_SHARE:
+        return
+    if d.cover_as_tile >= COVER_AS_TILE:
         return
     if d.piece_share < 0 and d.seen_later is not None:
         d.piece_share = d.seen_later.piece_share()
@@ -1237,16 +1243,18 @@ def measure(
     glared = np.zeros_like(covered)
     glare_around = np.zeros(len(covered))
     tile_cover = np.zeros_like(covered)
+    cover_as_tile = np.zeros(len(covered))
     lit = lit_beside(hidden, lum)  # judged on this frame's board, as ``covered``
     if covered.any():
         shaded = covered & ~covered_cells(hidden_share(strengths, FACE_PX, views.light))
         washed = washed_light(strengths, views.rel_lo, refs)
         glared = covered & ~covered_cells(hidden_share(strengths, FACE_PX, seen=washed > 0))
         glare_around = _median_washed_light(washed)
-        count, cover_light, cover_tint = cover_tints(strengths, views.rel_lo, refs)
+        count, cover_light, cover_tint, as_tile = cover_tints(strengths, views.rel_lo, refs)
         need = np.where(lit, COVER_PIECES_BESIDE, COVER_PIECES)
         tile_cover = covered & (cover_tint < COVER_TINT) & (cover_light >= COVER_LIGHT)
         tile_cover &= count >= need
+        cover_as_tile = np.where(covered, as_tile, 0.0)
     # Glare as the camera records it (clipped) is weighed only where it can decide: covered,
     # light and quiet cells that the plain segment leaves out (see _washed_out).
     redo = covered & (lum >= WASHED_LIGHT) & (ratio < looks.empty_ratio) & (glare >= WASHED_TINT)
@@ -1276,6 +1284,7 @@ def measure(
         d.glared = bool(glared[i])
         d.glare_around = float(glare_around[i])
         d.tile_cover = bool(tile_cover[i])
+        d.cover_as_tile = float(cover_as_tile[i])
         if tint[i] > looks.max_empty_tint:
             d.local_tint = local_tint(crops[i, CENTRE_SHIFT])
         d.detail_ratio = float(detail[i])
@@ -1639,6 +1648,8 @@ def _tile_beside_a_hand(d: CellDecision) -> None:
     """
     if d.kind != "unknown" or d.glared or d.tile_cover or d.seen_later is None:
         return
+    if d.cover_as_tile >= COVER_AS_TILE:  # its own test cannot see the hand over the lines
+        return
     d.strays, d.marks_in_view = d.seen_later.hand_edge_view()
     if d.strays <= HAND_EDGE_STRAYS and d.marks_in_view >= HAND_EDGE_SHOWN:
         d.kind, d.suit, d.facing = "empty", None, None
@@ -1708,14 +1719,17 @@ def washed_light(strengths: tuple | None, rel_lo: np.ndarray, refs: BoardRefs) -
 
 def cover_tints(
     strengths: tuple | None, rel_lo: np.ndarray, refs: BoardRefs
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """What hides each cell's printed lines: how many of its line pieces are hidden, how
-    light what shows there is over the typical cell, and how far it is from the tile's
-    colour once brought to the tile's lightness (medians; lightness 0 and tint inf where
-    none is hidden), (64,) each. As light as the tile and of its colour, the lines are
-    hidden by something of the tile's own colour (not a shadow: it darkens), and plain
+    light what shows there is over the typical cell, how far it is from the tile's colour
+    once brought to the tile's lightness (medians; lightness 0 and tint inf where none is
+    hidden), and the share of them plain tile by the per-pixel test (:func:`tile_pixels`,
+    a shadow allowed for), (64,) each. As light as the tile and of its colour, the lines
+    are hidden by something of the tile's own colour (not a shadow: it darkens), and plain
     tile in the cell is no sign that it is empty: a white glove, sleeve or sheet over a
-    white board looks just like the tile (see ``CellDecision.tile_cover``).
+    white board looks just like the tile (see ``CellDecision.tile_cover``); and where the
+    per-pixel test takes what hides them for tile, it cannot tell a hand in the cell from
+    tile either (``CellDecision.cover_as_tile``).
 
     >>> refs = BoardRefs(np.array([128.0, 128.0]), 1.0, 1.0, 200.0)
     >>> rel = np.zeros((250, 250, 3), np.float32)
@@ -1723,22 +1737,25 @@ def cover_tints(
     >>> vals = np.full((64, 8), 40, np.float32)
     >>> vals[:2] = 1  # lines seen on the other cells, hidden on the first two
     >>> at = np.full((64, 8), 100)  # every piece sampled at one spot
-    >>> count, light, tint = cover_tints((vals, at, at), rel, refs)
-    >>> count[:3].tolist(), light[:3].tolist(), tint[:3].tolist()
-    ([8, 8, 0], [1.0, 1.0, 0.0], [0.0, 0.0, inf])
+    >>> count, light, tint, as_tile = cover_tints((vals, at, at), rel, refs)
+    >>> count[:3].tolist(), light[:3].tolist(), tint[:3].tolist(), as_tile[:3].tolist()
+    ([8, 8, 0], [1.0, 1.0, 0.0], [0.0, 0.0, inf], [1.0, 1.0, 0.0])
     """
     count, light, tint = np.zeros(N * N, int), np.zeros(N * N), np.full(N * N, np.inf)
+    as_tile = np.zeros(N * N)
     flat, colours = hidden_piece_colours(strengths, rel_lo)
     if not len(flat):
-        return count, light, tint
+        return count, light, tint, as_tile
     cell = flat // strengths[0].shape[1]
     tints = shade_tints(colours.astype(np.float64), refs.tile_ab, refs.light)
+    plain = tile_pixels(colours[:, None, :].astype(np.float32), refs)[:, 0]
     for i in np.unique(cell):
         mine = cell == i
         count[i] = int(mine.sum())
         light[i] = float(np.median(colours[mine, 0])) / refs.light
         tint[i] = float(np.median(tints[mine]))
-    return count, light, tint
+        as_tile[i] = float(plain[mine].mean())
+    return count, light, tint, as_tile
 
 
 def _median_washed_light(light: np.ndarray) -> np.ndarray:
@@ -2306,6 +2323,9 @@ COVER_PIECES = 4
 COVER_PIECES_BESIDE = 2
 COVER_TINT = 2.5
 COVER_LIGHT = 0.95
+#: See ``CellDecision.cover_as_tile``: round 17's and round 18's plain-tile rules
+#: (:func:`_tile_partly_seen`, :func:`_tile_beside_a_hand`) stand aside at this share.
+COVER_AS_TILE = 0.5
 
 
 def _washed_out(d: CellDecision, looks: PieceLooks) -> bool:
