@@ -1247,10 +1247,13 @@ def measure(
     lit = lit_beside(hidden, lum)  # judged on this frame's board, as ``covered``
     if covered.any():
         shaded = covered & ~covered_cells(hidden_share(strengths, FACE_PX, views.light))
-        washed = washed_light(strengths, views.rel_lo, refs)
+        seen_there = hidden_piece_colours(strengths, views.rel_lo)  # what hides the lines
+        washed = washed_light(strengths, views.rel_lo, refs, seen_there)
         glared = covered & ~covered_cells(hidden_share(strengths, FACE_PX, seen=washed > 0))
         glare_around = _median_washed_light(washed)
-        count, cover_light, cover_tint, as_tile = cover_tints(strengths, views.rel_lo, refs)
+        count, cover_light, cover_tint, as_tile = cover_tints(
+            strengths, views.rel_lo, refs, seen_there
+        )
         need = np.where(lit, COVER_PIECES_BESIDE, COVER_PIECES)
         tile_cover = covered & (cover_tint < COVER_TINT) & (cover_light >= COVER_LIGHT)
         tile_cover &= count >= need
@@ -1699,14 +1702,20 @@ def hidden_piece_colours(
     return flat, np.median(win, axis=1)
 
 
-def washed_light(strengths: tuple | None, rel_lo: np.ndarray, refs: BoardRefs) -> np.ndarray:
+def washed_light(
+    strengths: tuple | None,
+    rel_lo: np.ndarray,
+    refs: BoardRefs,
+    hidden: tuple[np.ndarray, np.ndarray] | None = None,
+) -> np.ndarray:
     """How light each line piece glare washed out is, over the typical cell ((64, pieces)
     float, 0 where the piece is in view or not washed out; see :func:`washed_pieces`).
-    Glare washes a line out only where the camera's scale runs out (``GLARE_WHITE``)."""
+    Glare washes a line out only where the camera's scale runs out (``GLARE_WHITE``).
+    ``hidden``: :func:`hidden_piece_colours`' result, when the caller has it already."""
     if strengths is None:
         return np.zeros((N * N, 0))
     out = np.zeros(strengths[0].shape)
-    flat, colours = hidden_piece_colours(strengths, rel_lo)
+    flat, colours = hidden or hidden_piece_colours(strengths, rel_lo)
     if not len(flat):
         return out
     light = colours[:, 0] / refs.light
@@ -1718,7 +1727,10 @@ def washed_light(strengths: tuple | None, rel_lo: np.ndarray, refs: BoardRefs) -
 
 
 def cover_tints(
-    strengths: tuple | None, rel_lo: np.ndarray, refs: BoardRefs
+    strengths: tuple | None,
+    rel_lo: np.ndarray,
+    refs: BoardRefs,
+    hidden: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """What hides each cell's printed lines: how many of its line pieces are hidden, how
     light what shows there is over the typical cell, how far it is from the tile's colour
@@ -1729,7 +1741,7 @@ def cover_tints(
     tile in the cell is no sign that it is empty: a white glove, sleeve or sheet over a
     white board looks just like the tile (see ``CellDecision.tile_cover``); and where the
     per-pixel test takes what hides them for tile, it cannot tell a hand in the cell from
-    tile either (``CellDecision.cover_as_tile``).
+    tile either (``CellDecision.cover_as_tile``). ``hidden`` as in :func:`washed_light`.
 
     >>> refs = BoardRefs(np.array([128.0, 128.0]), 1.0, 1.0, 200.0)
     >>> rel = np.zeros((250, 250, 3), np.float32)
@@ -1743,18 +1755,21 @@ def cover_tints(
     """
     count, light, tint = np.zeros(N * N, int), np.zeros(N * N), np.full(N * N, np.inf)
     as_tile = np.zeros(N * N)
-    flat, colours = hidden_piece_colours(strengths, rel_lo)
+    flat, colours = hidden or hidden_piece_colours(strengths, rel_lo)
     if not len(flat):
         return count, light, tint, as_tile
-    cell = flat // strengths[0].shape[1]
     tints = shade_tints(colours.astype(np.float64), refs.tile_ab, refs.light)
     plain = tile_pixels(colours[:, None, :].astype(np.float32), refs)[:, 0]
-    for i in np.unique(cell):
-        mine = cell == i
-        count[i] = int(mine.sum())
-        light[i] = float(np.median(colours[mine, 0])) / refs.light
-        tint[i] = float(np.median(tints[mine]))
-        as_tile[i] = float(plain[mine].mean())
+    # every measure on a (64, pieces) grid, NaN where a piece is in view: one pass a measure
+    grid = np.full((3, strengths[0].size), np.nan)
+    grid[:, flat] = colours[:, 0], tints, plain
+    grid = grid.reshape(3, N * N, -1)
+    some = ~np.isnan(grid[0])
+    count = some.sum(axis=1)
+    rows = count > 0
+    light[rows] = np.nanmedian(grid[0, rows], axis=1) / refs.light
+    tint[rows] = np.nanmedian(grid[1, rows], axis=1)
+    as_tile[rows] = np.nanmean(grid[2, rows], axis=1)
     return count, light, tint, as_tile
 
 
