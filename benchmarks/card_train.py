@@ -499,6 +499,20 @@ def faint_strokes_on_shading(x, shaded: np.ndarray, share: float, rng):
     return x
 
 
+def _batch(train: dict, g, cell, rng, a, full: bool = False):
+    """A training batch: the patches of cells ``cell`` of grids ``g``, augmented as the run's
+    options ``a`` say (turns, sharpening); ``full`` as in :func:`augment`."""
+    return augment(
+        crops_of(train["maps"], g, cell),
+        rng,
+        train=True,
+        marks=train["mark"][g, cell],
+        turns=a.turns,
+        sharpen=a.sharpen,
+        full=full,
+    )
+
+
 def crops_of(maps, g, cell):
     """Full-resolution crops around cells ``cell`` (0..99) of grids ``g``."""
     import torch
@@ -789,15 +803,7 @@ def train_specialist(a, train: dict, n_classic: int, sc_mean, sc_scale, data_nam
         flat = np.where(any_cell, rng.integers(0, n_grids * 100, a.batch), flat)
         g, cell = np.divmod(flat, 100)
         gt, ct = torch.from_numpy(g), torch.from_numpy(cell)
-        x = augment(
-            crops_of(train["maps"], g, cell),
-            rng,
-            train=True,
-            marks=train["mark"][g, cell],
-            turns=a.turns,
-            sharpen=a.sharpen,
-            full=True,
-        ).contiguous(memory_format=torch.channels_last)
+        x = _batch(train, g, cell, rng, a, full=True).contiguous(memory_format=torch.channels_last)
         sc = scalars[gt, ct] + 0.05 * torch.randn(a.batch, cc.N_SCALARS)
         loss = train_step(net, opt, x, sc, mark[gt, ct], shaded[gt, ct])
         step += 1
@@ -1051,14 +1057,7 @@ def main() -> None:
             pick = np.flatnonzero((share >= low) & (share < low + a.dark_mark_share))
             g[pick], cell[pick] = np.divmod(dark[rng.integers(0, len(dark), len(pick))], 100)
         gt, ct = torch.from_numpy(g), torch.from_numpy(cell)
-        x = augment(
-            crops_of(train["maps"], g, cell),
-            rng,
-            train=True,
-            marks=train["mark"][g, cell],
-            turns=a.turns,
-            sharpen=a.sharpen,
-        )
+        x = _batch(train, g, cell, rng, a)
         if a.faint_on_shade:
             x = faint_strokes_on_shading(x, train["shaded"][g, cell] > 0.5, a.faint_on_shade, rng)
         sc = scalars[gt, ct] + 0.05 * torch.randn(a.batch, cc.N_SCALARS)
