@@ -7,6 +7,7 @@ there is empty, at most half sure. Drawn windows and made-up measurements, milli
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 from piecebridge.vision import cells as cells_mod
@@ -219,3 +220,23 @@ def test_kept_pixels_print_the_same_for_the_same_readings():
     a.hand_edge_view()
     b.hand_edge_view()
     assert repr(a) == repr(b) == "SeenLater(share=-1.0, view=(0, 1.0))"
+
+
+def test_every_learned_look_must_show_its_marks_not_just_one():
+    """``shown`` is the least share over the looks (the review of the tenth session: a
+    mutation taking the most survived every test). A coin with a small middle symbol shows
+    it all beside a finger on the right; a coin whose rim runs under the finger does not,
+    and with both looks learned the cell shows only what the rim's coin would."""
+    middle = np.zeros((CROP, CROP, 3), np.float32)
+    middle[9:11, 9:11, 0] = -80.0
+    rim = np.zeros((CROP, CROP, 3), np.float32)
+    ring = np.zeros((CROP, CROP), np.uint8)
+    cv2.circle(ring, (CROP // 2, CROP // 2), 8, 1, 1)
+    rim[ring > 0, 0] = -80.0
+    window = _window()
+    window[:, 20:, 1] = 40.0  # a finger over the right edge
+    _, alone = hand_edge_view(window, REFS, PieceLooks({"suns": middle}, {}, {}))
+    _, rim_alone = hand_edge_view(window, REFS, PieceLooks({"moons": rim}, {}, {}))
+    _, both = hand_edge_view(window, REFS, PieceLooks({"suns": middle, "moons": rim}, {}, {}))
+    assert alone == 1.0 and rim_alone < 1.0
+    assert both == rim_alone
