@@ -648,6 +648,21 @@ def choose_threshold(pm, ps, mark, shaded, fixed: float | None = None) -> tuple[
     return chosen, info
 
 
+def val_curve_point(net, val: dict, sc_mean, sc_scale, t: float = 0.45) -> tuple[int, int, int]:
+    """Cells wrong, cells unknown and grids read exactly on the validation grids at the
+    confidence threshold ``t``: the point a ``--checkpoint`` adds to a run's validation
+    curve (whether it is still learning when the time is up).
+    """
+    pm, ps = predict(net, val, sc_mean, sc_scale)
+    n_grids = val["mark"].shape[0]
+    conf = pm.max(1) * np.maximum(ps, 1 - ps)
+    wrong = (pm.argmax(1) != val["mark"].ravel()) | ((ps > 0.5) != (val["shaded"].ravel() > 0.5))
+    unknown = conf < t
+    wrong &= ~unknown
+    exact = int((~(wrong | unknown).reshape(n_grids, 100).any(1)).sum())
+    return int(wrong.sum()), int(unknown.sum()), exact
+
+
 def export(net, sc_mean, sc_scale, min_conf, info, path, upright_triangles=True):
     """Fold batch norm into the convolutions and save plain arrays (.npz);
     ``upright_triangles``: trained without quarter turns (the reader reads it turned)."""
@@ -934,7 +949,8 @@ def main() -> None:
         type=float,
         default=0.0,
         metavar="MINUTES",
-        help="with --specialist: save the network every so many minutes beside --out",
+        help="save the network every so many minutes beside --out (<out>_<minutes>m.npz); "
+        "a cell network also prints its validation errors there (and at the start)",
     )
     ap.add_argument("--out", default=str(cc.MODEL_PATH))
     ap.add_argument("--combine", nargs="+", help="runs (.npz) to average into one model")
@@ -1030,12 +1046,29 @@ def main() -> None:
     if dark is not None and not len(dark):
         raise SystemExit("--dark-mark-share: the training grids have no marks on dark shading")
     budget = a.minutes * 60
+    if a.checkpoint:  # the curve's first point: the network as it starts
+        w, u, ex = val_curve_point(net, val, sc_mean, sc_scale)
+        print(f"val at 0.45, step 0: wrong {w}, unknown {u}, grids exact {ex}", flush=True)
     t_start = time.time()
-    step, seen, loss_avg = 0, 0, 0.0
+    step, seen, loss_avg, saved = 0, 0, 0.0, 1
     while True:
         frac = (time.time() - t_start) / budget if budget > 0 else 1.0
         if frac >= 1:
             break
+        if a.checkpoint and time.time() - t_start >= saved * a.checkpoint * 60:
+            # saved beside --out with its validation point, so a run cut short can be read
+            ckpt = Path(a.out).with_name(f"{Path(a.out).stem}_{saved * a.checkpoint:g}m.npz")
+            w, u, ex = val_curve_point(net, val, sc_mean, sc_scale)
+            print(f"val at 0.45, step {step}: wrong {w}, unknown {u}, grids exact {ex}", flush=True)
+            note = {
+                "model": a.name,
+                "steps": step,
+                "finished": False,
+                "command": " ".join(sys.argv),
+            }
+            export(net, sc_mean, sc_scale, 0.45, note, ckpt, upright_triangles=not a.turns)
+            saved += 1
+            print(f"checkpoint {ckpt}", flush=True)
         for group in opt.param_groups:
             group["lr"] = a.lr * 0.5 * (1 + math.cos(math.pi * min(frac, 1)))
         g = rng.integers(0, n_grids, a.batch)
