@@ -11,7 +11,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import pkgutil
+import select
 import sys
 from collections.abc import Callable, Sequence
 
@@ -142,8 +144,47 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("piecebridge: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return EXIT_OK
+    except BrokenPipeError as error:
+        if _stdout_closed():  # `piecebridge ... | head`: the reader has all it wanted
+            _silence_stdout()
+            return EXIT_OK
+        # another pipe broke (a helper process, the display's simulator): say so
+        print(f"piecebridge: error: {_os_message(error)}", file=sys.stderr)
+        return EXIT_INVALID
+    except OSError as error:  # a file that cannot be read or written: permissions, disk full
+        print(f"piecebridge: error: {_os_message(error)}", file=sys.stderr)
+        return EXIT_INVALID
+
+
+def _os_message(error: OSError) -> str:
+    """One line for an OSError: the file it names, then why.
+
+    >>> _os_message(PermissionError(13, "Permission denied", "photo.jpg"))
+    'photo.jpg: Permission denied'
+    >>> _os_message(BrokenPipeError(32, "Broken pipe"))
+    'Broken pipe'
+    """
+    why = error.strerror or str(error)
+    return f"{error.filename}: {why}" if error.filename else why
+
+
+def _stdout_closed() -> bool:
+    """True when stdout is a pipe whose reader has gone (POLLERR on its write end)."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), 0)
+        return any(mask & (select.POLLERR | select.POLLHUP) for _, mask in poller.poll(0))
+    except (AttributeError, OSError, ValueError):  # no poll (Windows) or no real stdout
+        return True  # as before: a broken pipe was taken to be stdout's
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush does not complain."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

@@ -141,14 +141,17 @@ class Referee:
                 frame.arrived = frame.arrived or due
                 wait = due - time.perf_counter()
                 if wait > 0:
-                    self._idle(wait)
+                    self._idle(wait, frame.t, speed)
             self.step(frame)
         return self.stats
 
-    def _idle(self, seconds: float) -> None:
+    def _idle(self, seconds: float, until_t: float, speed: float) -> None:
+        """Wait for a recording's next frame (due at game time ``until_t``), taking buttons
+        and commands meanwhile at the game time they came (a press logged at t=0 would
+        misplace it in the log and in the double-press window)."""
         deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            self.poll(0.0)
+        while (left := deadline - time.monotonic()) > 0:
+            self.poll(until_t - left * speed)
             time.sleep(min(0.02, max(0.0, deadline - time.monotonic())))
 
     def step(self, frame: Frame) -> None:
@@ -283,7 +286,11 @@ class Referee:
         if self.presser is None:
             self._show(self.button(button, t))
             return
-        self.presser(button)
+        try:
+            self.presser(button)
+        except (OSError, ValueError):  # the display (or its simulator) vanished mid-game:
+            self._show(self.button(button, t))  # the press is the recording's, not its
+            return
         deadline = time.monotonic() + 2.0
         while time.monotonic() < deadline:
             event = self.display.get_event(timeout=0.05)

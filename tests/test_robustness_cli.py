@@ -1,0 +1,76 @@
+"""Bad input as a user meets it: one line on stderr, the spec's exit code, no traceback.
+
+Each test here failed before the fix it names (the end-to-end robustness audit).
+"""
+
+import argparse
+import subprocess
+import sys
+
+import pytest
+
+from piecebridge import cli
+
+
+def _main_with(monkeypatch, handler):
+    """``cli.main`` with one command whose handler is ``handler``."""
+
+    def parser():
+        p = argparse.ArgumentParser(prog="piecebridge")
+        p.set_defaults(handler=handler)
+        return p
+
+    monkeypatch.setattr(cli, "build_parser", parser)
+    return cli.main([])
+
+
+def test_a_broken_pipe_that_is_not_stdout_is_an_error_not_success(monkeypatch, capsys):
+    # The simulated display's harness died mid-game: writing a button press to it raised
+    # BrokenPipeError, which main took for `| head` closing stdout and exited 0, silently.
+    def handler(args):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(cli, "_stdout_closed", lambda: False, raising=False)
+    assert _main_with(monkeypatch, handler) == cli.EXIT_INVALID
+    assert capsys.readouterr().err.strip() == "piecebridge: error: Broken pipe"
+
+
+def test_an_unreadable_file_is_one_line_exit_1(monkeypatch, capsys):
+    # `see` / `score` on a photo without read permission printed numpy's traceback.
+    def handler(args):
+        raise PermissionError(13, "Permission denied", "photo.jpg")
+
+    assert _main_with(monkeypatch, handler) == cli.EXIT_INVALID
+    err = capsys.readouterr().err
+    assert err == "piecebridge: error: photo.jpg: Permission denied\n"
+
+
+def test_output_folder_that_cannot_be_made_is_one_line(tmp_path):
+    # `fixtures card --out /proc/nope` printed mkdir's traceback.
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    command = ["fixtures", "card", "--count", "1", "--out", str(blocker / "sub")]
+    result = subprocess.run(
+        [sys.executable, "-m", "piecebridge", *command],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="poll() on a pipe")
+def test_stdout_closed_by_the_reader_is_still_a_quiet_success(tmp_path):
+    # `piecebridge ... | head`: the reader left; that is no error.
+    board = tmp_path / "board.json"
+    board.write_text('{"format": "reflec-board/1", "coins": [], "pawns": []}')
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "piecebridge", "reflec", "show", str(board)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    proc.stdout.close()  # before the interpreter has even started: every write breaks
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 0, err
+    assert err == ""
