@@ -69,6 +69,18 @@ def positive(text: str) -> float:
     return value
 
 
+def non_negative_int(text: str) -> int:
+    """An argparse ``type`` for counts where 0 means "the default" (``--jobs 0``: all cores).
+
+    >>> non_negative_int("0")
+    0
+    """
+    value = _parse(text, int)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
+    return value
+
+
 def positive_int(text: str) -> int:
     """An argparse ``type`` for counts that must be at least 1.
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
 from piecebridge.cli import CommandTree
 
@@ -31,23 +30,23 @@ def register(cli: CommandTree) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import cv2
-
     from piecebridge.errors import UserError
+    from piecebridge.outputs import check_output, write_image, write_text
     from piecebridge.vision.learn import annotate, learn_setup
     from piecebridge.vision.reader import load_frame, load_undistorter
 
-    out = Path(args.out)
-    if not out.parent.is_dir():
-        raise UserError(f"cannot write {out}: folder {out.parent} does not exist")
+    out = check_output(args.out)  # refused before the photo is studied, not after
+    png = check_output(out.with_suffix(".png"))
+    if png == out:
+        raise UserError(f"--out {out}: the picture goes beside the setup as {png}: use .json")
     undistort = load_undistorter(args.camera_calibration)
     frame = load_frame(args.image)
     if undistort is not None:
         frame = undistort(frame)
     setup, report = learn_setup(frame, camera_calibration=args.camera_calibration)
-    setup.save(out)
-    png = out.with_suffix(".png")
-    cv2.imwrite(str(png), annotate(frame, setup))
+    # whole or not at all: a setup torn by Ctrl-C would be refused by every later `see`
+    write_text(out, json.dumps(setup.to_json(), indent=1) + "\n")
+    write_image(png, annotate(frame, setup))
     report["setup"] = str(out)
     report["picture"] = str(png)
     if args.json:

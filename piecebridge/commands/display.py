@@ -17,6 +17,7 @@ from collections.abc import Iterator
 
 from piecebridge.display import DISPLAY_CHOICES, Display, open_display
 from piecebridge.errors import UserError
+from piecebridge.outputs import IMAGE_SUFFIXES, check_output
 
 # A short scripted Reflec turn: pawns in the corners, a few coins, one laser shot.
 DEMO_BOARD = {
@@ -29,6 +30,8 @@ DEMO_SHOT = ["a2", "a3", "b3", "c3", "c4", "c5", "c6"]
 @contextlib.contextmanager
 def connect(args: argparse.Namespace) -> Iterator[Display]:
     """The started display, once it answered the handshake."""
+    if args.png:  # refused before the show, not after it
+        check_output(args.png, IMAGE_SUFFIXES, "image")
     display = open_display(args.port or args.display)
     try:
         deadline = time.monotonic() + args.timeout
@@ -103,10 +106,7 @@ def _test(args: argparse.Namespace) -> int:
 
 def finish(display: Display, args: argparse.Namespace) -> None:
     if args.png:
-        try:
-            drawn = display.save_png(args.png)
-        except OSError as error:
-            raise UserError(f"{args.png}: {error}") from None
+        drawn = display.save_png(args.png)  # UserError when it cannot be written
         if not drawn:
             raise UserError(
                 "--png needs --display sim or simavr (a real board cannot be read back)"

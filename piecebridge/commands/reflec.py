@@ -124,16 +124,14 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def _write_png(board: reflec.Board, shot: Any, out: Path) -> int:
-    import cv2  # the diagram needs OpenCV; text output does not
-
-    from piecebridge.diagram import draw_board
+    from piecebridge.diagram import draw_board  # the diagram needs OpenCV; text does not
+    from piecebridge.outputs import write_image
 
     if shot is None:
         image = draw_board(board)
     else:
         source, direction, beam = shot
         image = draw_board(board, beam, source, direction)
-    if not cv2.imwrite(str(out), image):
-        raise UserError(f"{out}: cannot write the PNG")
+    write_image(out, image)
     print(f"wrote {out}")
     return 0

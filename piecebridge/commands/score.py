@@ -19,19 +19,24 @@ import contextlib
 import csv
 import functools
 import glob
+import io
 import json
 import multiprocessing
 import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from piecebridge.calibration.camera import Undistorter, load_camera_calibration
+from piecebridge.cli import non_negative_int
 from piecebridge.errors import UserError
+from piecebridge.outputs import IMAGE_SUFFIXES as WRITABLE_IMAGES
+from piecebridge.outputs import check_output, write_image, write_text
 from piecebridge.scoring import ScoreOptions, score_card1
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
@@ -101,8 +106,7 @@ def _write_pictures(path, reading, grey, annotated, debug_dir) -> None:
             )
             targets.append((d / f"{stem}.grid{i + 1}.layers.png", layers))
     for target, img in targets:
-        if not cv2.imwrite(str(target), img):
-            raise UserError(f"{target}: cannot write the image")
+        write_image(target, img)
 
 
 # ----------------------------------------------------------------------------- batch
@@ -133,13 +137,24 @@ def _batch_item(args) -> dict:
         card = read_and_score(path, options, calibration, debug_dir)
         return {"path": path, "ok": True, "card": card}
     except UserError as error:
-        return {"path": path, "ok": False, "error": str(error)}
+        return {"path": path, "ok": False, "error": _without_path(str(error), path)}
+    except OSError as error:  # no read permission, a file gone since the listing
+        return {"path": path, "ok": False, "error": error.strerror or str(error)}
     except Exception as error:  # a bad photo must never stop the batch
         return {
             "path": path,
             "ok": False,
             "error": f"internal error: {type(error).__name__}: {error}",
         }
+
+
+def _without_path(message: str, path: str) -> str:
+    """The error without the photo's name in front: the report names the photo already.
+
+    >>> _without_path("a/b.jpg: empty file", "a/b.jpg")
+    'empty file'
+    """
+    return message.removeprefix(f"{path}: ")
 
 
 def _csv_row(item: dict) -> dict:
@@ -213,36 +228,73 @@ def run_batch(
     results: list[dict] = []
     work = [(p, options, calibration, debug_dir) for p in paths]
     columns = [TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn()]
-    with Progress(*columns, disable=quiet, transient=False, console=None) as bar:
-        task = bar.add_task("score", total=len(work))
-        if jobs <= 1:
-            for w in work:
-                results.append(_batch_item(w))
+    try:
+        with Progress(*columns, disable=quiet, transient=False, console=None) as bar:
+            task = bar.add_task("score", total=len(work))
+            for item in _scored(work, jobs):
+                results.append(item)
                 bar.advance(task)
-        else:
-            # "spawn", not fork: a child forked after OpenCV started its thread pool
-            # can hang forever on a lock held by a thread that was not copied.
-            spawn = multiprocessing.get_context("spawn")
-            with (
-                _single_threaded_children(),
-                ProcessPoolExecutor(max_workers=jobs, mp_context=spawn) as pool,
-            ):
-                futures = [pool.submit(_batch_item, w) for w in work]
+    except KeyboardInterrupt:  # Ctrl-C: keep what was scored, then stop as asked
+        _write_report(report, results, paths)
+        print(
+            f"piecebridge: scored {len(results)} of {len(paths)} photos before the "
+            f"interrupt; report: {report.with_suffix('.csv')}, {report.with_suffix('.json')}",
+            file=sys.stderr,
+        )
+        raise
+    _write_report(report, results, paths)
+    return results
+
+
+def _scored(work: list, jobs: int):
+    """Each photo's batch item as it is done (in parallel processes when ``jobs`` > 1)."""
+    if jobs <= 1:
+        for w in work:
+            yield _batch_item(w)
+        return
+    # "spawn", not fork: a child forked after OpenCV started its thread pool
+    # can hang forever on a lock held by a thread that was not copied.
+    spawn = multiprocessing.get_context("spawn")
+    # the workers start on the first submit: the variables must be set until then
+    with _single_threaded_children():
+        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=spawn)
+        try:
+            futures = {pool.submit(_batch_item, w): w[0] for w in work}
+            done = set()
+            try:
                 for f in as_completed(futures):
-                    results.append(f.result())
-                    bar.advance(task)
+                    item = f.result()
+                    done.add(f)
+                    yield item
+            except BrokenProcessPool:  # a worker killed: by Ctrl-C (the parent's comes next)
+                time.sleep(0.5)  # or by something else: report the photos left, not scored
+                why = "not scored: a scoring process died (killed, or out of memory?)"
+                for f, path in futures.items():
+                    if f in done:
+                        continue
+                    if f.done() and not f.cancelled() and f.exception() is None:
+                        yield f.result()  # finished before the break, not yet collected
+                    else:
+                        yield {"path": path, "ok": False, "error": why}
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _write_report(report: Path, results: list[dict], paths: list[str]) -> None:
+    """``report``.csv and .json, in the order the photos were named; each whole or not at
+    all (a report torn by a second Ctrl-C would mislead)."""
     order = {p: i for i, p in enumerate(paths)}
     results.sort(key=lambda r: order[r["path"]])
-    report.parent.mkdir(parents=True, exist_ok=True)
-    with open(report.with_suffix(".csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=CSV_FIELDS)
-        w.writeheader()
-        for r in results:
-            w.writerow(_csv_row(r))
-    report.with_suffix(".json").write_text(
-        json.dumps({"format": "card-report/1", "photos": results}, indent=1)
+    table = io.StringIO()
+    w = csv.DictWriter(table, fieldnames=CSV_FIELDS)
+    w.writeheader()
+    for r in results:
+        w.writerow(_csv_row(r))
+    write_text(report.with_suffix(".csv"), table.getvalue())
+    write_text(
+        report.with_suffix(".json"),
+        json.dumps({"format": "card-report/1", "photos": results}, indent=1),
     )
-    return results
 
 
 # ----------------------------------------------------------------------------- CLI
@@ -301,6 +353,8 @@ def _run(args: argparse.Namespace) -> int:
     if not batch:
         path = args.images[0]
         stem = Path(path).stem
+        if args.annotated:
+            check_output(args.annotated, WRITABLE_IMAGES, "image")
         annotated = args.annotated or (
             str(Path(args.debug_dir) / f"{stem}.annotated.png") if args.debug_dir else None
         )
@@ -316,6 +370,9 @@ def _run(args: argparse.Namespace) -> int:
         raise UserError("no photos to score (looked for .jpg, .jpeg, .png, ...)")
     jobs = args.jobs or max(1, os.cpu_count() or 1)
     report = Path(args.report)
+    report.parent.mkdir(parents=True, exist_ok=True)
+    for suffix in (".csv", ".json"):  # refused before the batch, not after it
+        check_output(report.with_suffix(suffix))
     results = run_batch(
         paths, options, args.camera_calibration, args.debug_dir, jobs, report, args.quiet
     )
@@ -353,7 +410,10 @@ def register(cli) -> None:
         "--no-infer-nodes", action="store_true", help="do not infer captured Nodes from shading"
     )
     p.add_argument(
-        "--jobs", type=int, default=0, help="batch: parallel processes (default: all cores)"
+        "--jobs",
+        type=non_negative_int,
+        default=0,
+        help="batch: parallel processes (default 0: all cores)",
     )
     p.add_argument("--report", default="score-report", help="batch: report path without suffix")
     p.add_argument("--quiet", action="store_true", help="batch: no progress bar")

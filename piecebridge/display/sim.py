@@ -342,9 +342,10 @@ def render_png(leds: list[tuple[int, int, int]], path: str | Path, normalise: bo
         cx = margin + i * small + small // 2
         cy = margin * 2 + cell * 8 + small // 2
         _led(img, cx, cy, small // 2 - 3, rgb, normalise)
+    from piecebridge.outputs import write_image
+
     out = Path(path)
-    if not cv2.imwrite(str(out), cv2.cvtColor(img, cv2.COLOR_RGB2BGR)):
-        raise OSError(f"cannot write {out}")
+    write_image(out, cv2.cvtColor(img, cv2.COLOR_RGB2BGR))  # UserError: cannot write it
     return out
 
 

@@ -56,6 +56,8 @@ class GameLog:
     @classmethod
     def create(cls, path: str | os.PathLike[str], state: R.GameState) -> GameLog:
         p = Path(path)
+        if p.is_dir():
+            raise UserError(f"{p}: is a folder; --log names the game log file to write")
         if p.exists() and p.stat().st_size:
             raise UserError(f"{p}: the log exists already (use --resume {p} to continue it)")
         p.parent.mkdir(parents=True, exist_ok=True)

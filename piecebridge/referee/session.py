@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from piecebridge.errors import UserError
+from piecebridge.outputs import IMAGE_SUFFIXES, check_output
 from piecebridge.referee.app import Referee, Stats
 from piecebridge.referee.gamelog import GameLog, read_log
 from piecebridge.referee.judge import Judge
@@ -156,6 +157,8 @@ def open_referee_display(spec: str, console: Console):
 def run_session(opts: SessionOptions, console: Console | None = None) -> SessionResult:
     """Run a whole session; returns the judge, figures and where the log and picture went."""
     console = console or Console(highlight=False)
+    if opts.png:  # a picture that cannot be written is refused now, not after the game
+        check_output(opts.png, IMAGE_SUFFIXES, "image")
     source = open_source(opts.source, opts.fps)
     resumed = read_log(opts.resume) if opts.resume else None
     if resumed is not None and isinstance(source, RecordingSource) and resumed.frame is not None:

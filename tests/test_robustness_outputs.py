@@ -1,0 +1,82 @@
+"""Output files a user names wrongly are refused up front, in one line; outputs are whole.
+
+Found by the robustness audit: OpenCV raised its own error (a traceback) for an image
+name without a known ending (``--png out.txt``, ``--png somefolder``), and the referee
+found out only after the whole game; ``calibrate board --out FOLDER`` studied the photo
+and then printed write_text's traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from piecebridge import outputs
+from piecebridge.cli import main
+from piecebridge.errors import UserError
+
+BOARD = {"format": "reflec-board/1", "coins": [], "pawns": [{"cell": "a1", "suit": "suns"}]}
+
+
+def _one_line(capsys) -> str:
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    return err
+
+
+@pytest.mark.parametrize("name", ["out.txt", "folder", "noending"])
+def test_reflec_show_png_to_a_name_opencv_cannot_write(tmp_path, capsys, name):
+    (tmp_path / "folder").mkdir()
+    board = tmp_path / "board.json"
+    board.write_text(json.dumps(BOARD))
+    assert main(["reflec", "show", str(board), "--png", str(tmp_path / name)]) == 1
+    assert "cannot write" in _one_line(capsys)
+
+
+def test_referee_refuses_a_bad_png_before_the_game(tmp_path, capsys):
+    log = tmp_path / "game.jsonl"
+    code = main(["referee", "--speed", "0", "--quiet", "--log", str(log), "--png", "x.txt"])
+    assert code == 1
+    assert "x.txt" in _one_line(capsys)
+    assert not log.exists()  # refused before anything was refereed or written
+
+
+def test_calibrate_board_refuses_a_folder_as_out_before_learning(tmp_path, capsys):
+    photo = tmp_path / "never-read.jpg"  # not even read: the --out check comes first
+    assert main(["calibrate", "board", str(photo), "--out", str(tmp_path)]) == 1
+    assert "is a folder" in _one_line(capsys)
+
+
+def test_a_write_interrupted_before_the_rename_leaves_the_old_file_and_no_part(
+    tmp_path, monkeypatch
+):
+    target = tmp_path / "setup.json"
+    target.write_text("old")
+
+    def interrupted(src, dst):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        outputs.write_text(target, "new")
+    assert target.read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["setup.json"]
+
+
+def test_write_image_by_suffix_and_refusals(tmp_path):
+    image = np.zeros((8, 8, 3), np.uint8)
+    outputs.write_image(tmp_path / "a.jpg", image)
+    assert (tmp_path / "a.jpg").read_bytes()[:2] == b"\xff\xd8"
+    with pytest.raises(UserError, match=r"folder .* does not exist"):
+        outputs.write_image(tmp_path / "no" / "a.png", image)
+    with pytest.raises(UserError, match="image file names end in"):
+        outputs.write_image(tmp_path / "a.yaml", image)
+
+
+def test_referee_log_that_is_a_folder_is_named_as_such(tmp_path, capsys):
+    # was "the log exists already (use --resume FOLDER to continue it)"
+    assert main(["referee", "--speed", "0", "--quiet", "--log", str(tmp_path)]) == 1
+    assert "is a folder" in _one_line(capsys)
