@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +77,14 @@ def run_fire(args: argparse.Namespace) -> int:
     return 0
 
 
+def _parses(line: str) -> bool:
+    try:
+        json.loads(line)
+    except json.JSONDecodeError:
+        return False
+    return True
+
+
 def _describe_end(end: dict[str, Any]) -> str:
     if end["kind"] == "edge":
         return "the beam leaves the board"
@@ -85,7 +94,17 @@ def _describe_end(end: dict[str, Any]) -> str:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    lines = read_text(args.record).splitlines()
+    text = read_text(args.record)
+    lines = text.splitlines()
+    if lines and not text.endswith("\n") and not _parses(lines[-1]):
+        # cut off mid-write (a crash, a full disk): the lines before it are the record
+        lines.pop()
+        print(
+            f"piecebridge: note: {args.record}: its last line is cut off (a crash "
+            "mid-write?) and was not checked; `piecebridge referee --resume` repairs a "
+            "referee log",
+            file=sys.stderr,
+        )
     try:
         states = reflec.replay(lines)
     except reflec.RecordError as error:

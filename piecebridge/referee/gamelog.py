@@ -152,10 +152,13 @@ def read_log(path: str | os.PathLike[str]) -> Resumed:
     pieces: dict[str, Any] = {}
     frame = None
     aliases: dict[str, list[Any]] = {}
-    for line in lines[1:]:
+    for number, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
         item = json.loads(line)
+        why = _damage(item)
+        if why:  # a hand-edited or damaged log: name the line rather than crash on it
+            raise UserError(f"{p}: line {number}: {why}")
         if "action" in item:
             actions.append(item["action"])
             observed = None  # a view before the last action is history
@@ -175,6 +178,86 @@ def read_log(path: str | os.PathLike[str]) -> Resumed:
             for cell in info["alias_dropped"]:
                 aliases.pop(cell, None)
     return Resumed(states[-1], actions, observed, removal, pieces, frame, aliases)
+
+
+def _damage(item: dict[str, Any]) -> str | None:
+    """What is wrong with a log line's referee members (None when nothing is).
+
+    >>> _damage({"referee": {"removal": "c4"}})
+    "'removal' must be a list of cells"
+    >>> _damage({"observed": {"format": "reflec-board/1", "coins": [], "pawns": []}, "frame": 3})
+    """
+    if "frame" in item and (type(item["frame"]) is not int or item["frame"] < 0):
+        return "'frame' must be a frame number"
+    if "observed" in item and not _is_view(item["observed"]):
+        return "'observed' is not a view of the board (reflec-board/1)"
+    info = item.get("referee")
+    if not isinstance(info, dict):
+        return None  # a note for people
+    if "frame" in info and (type(info["frame"]) is not int or info["frame"] < 0):
+        return "'frame' must be a frame number"
+    if "removal" in info:
+        removal = info["removal"]
+        if not isinstance(removal, list) or not all(_is_cell(c) for c in removal):
+            return "'removal' must be a list of cells"
+        try:
+            R.Board.from_json(info.get("pieces", {}))
+        except R.ReflecError as error:
+            return f"'pieces' is not a board: {error}"
+    aliases = info.get("aliases")
+    if aliases is not None and not (
+        isinstance(aliases, dict)
+        and all(
+            _is_cell(c) and isinstance(v, list) and len(v) == 2 and all(map(_is_piece, v))
+            for c, v in aliases.items()
+        )
+    ):
+        return "'aliases' must map cells to [shown, meant]"
+    if "alias_dropped" in info and not isinstance(info["alias_dropped"], dict):
+        return "'alias_dropped' must map cells to reasons"
+    return None
+
+
+def _is_view(view: Any) -> bool:
+    """A camera's view as logged: coins and pawns on cells (a misread view may break the
+    rules, seven coins of a suit say, so it is not checked as a board)."""
+    if not isinstance(view, dict):
+        return False
+    coins, pawns = view.get("coins", []), view.get("pawns", [])
+    if not isinstance(coins, list) or not isinstance(pawns, list):
+        return False
+    return (
+        all(isinstance(c, dict) and _is_cell(c.get("cell")) for c in coins + pawns)
+        and all(_is_piece({"coin": c.get("suit"), "facing": c.get("facing")}) for c in coins)
+        and all(_is_piece({"pawn": p.get("suit")}) for p in pawns)
+        and isinstance(view.get("unknown", []), list)
+        and all(_is_cell(c) for c in view.get("unknown", []))
+    )
+
+
+def _is_piece(data: Any) -> bool:
+    """A piece as the log writes it: None, {"coin": suit, "facing": dir}, {"pawn": suit}."""
+    if data is None:
+        return True
+    if not isinstance(data, dict):
+        return False
+    try:
+        if "coin" in data:
+            R.Suit.parse(data["coin"])
+            R.Direction.parse(data["facing"])
+        else:
+            R.Suit.parse(data["pawn"])
+    except (R.ReflecError, KeyError, TypeError, AttributeError, ValueError):
+        return False
+    return True
+
+
+def _is_cell(name: Any) -> bool:
+    try:
+        R.parse_cell(name)
+    except (R.ReflecError, TypeError, AttributeError, ValueError):
+        return False
+    return True
 
 
 def _parses(line: str) -> bool:
