@@ -75,3 +75,33 @@ def test_simavr_killed_mid_game_the_game_goes_on_and_the_log_replays(tmp_path):
     assert action_segments(result.judge.actions) == action_segments(expected_actions())
     replayed = R.replay(log.read_text().splitlines())
     assert len(replayed) == len(expected_actions()) + 1
+
+
+def test_ctrl_c_stops_the_referee_with_its_summary_and_the_way_back(tmp_path, monkeypatch, capsys):
+    # Ctrl-C is how a live game is stopped: it printed only "piecebridge: interrupted",
+    # no summary and no word of the log to resume.
+    from piecebridge.cli import main
+    from piecebridge.referee import session
+
+    def ctrl_c(referee, events) -> None:
+        if len(referee.judge.actions) >= 3:
+            raise KeyboardInterrupt
+
+    real = session.run_session
+    monkeypatch.setattr(
+        "piecebridge.commands.referee.run_session",
+        lambda opts, console: real(dataclass_replace(opts, observer=ctrl_c), console),
+    )
+    log = tmp_path / "game.jsonl"
+    code = main(["referee", "--speed", "0", "--display", "none", "--log", str(log)])
+    assert code == 130
+    out = capsys.readouterr().out
+    assert "actions logged" in out  # the summary
+    assert f"--resume {log}" in " ".join(out.split())  # however the console wrapped it
+    assert len(R.replay(log.read_text().splitlines())) - 1 >= 3
+
+
+def dataclass_replace(opts, **changes):
+    import dataclasses
+
+    return dataclasses.replace(opts, **changes)

@@ -116,7 +116,35 @@ def run(args: argparse.Namespace) -> int:
         console.print("[dim]type: aim DIR | fire [CELL] DIR | end | ok | quit  (then Enter)")
     result = run_session(opts, console)
     _summary(console, result)
+    if result.interrupted:
+        how = _resume_command(args, result.log_path)
+        console.print(f"stopped by Ctrl-C; the game log is whole. Go on with: {how}")
+        return 130  # as a shell reports SIGINT
     return 0
+
+
+def _resume_command(args: argparse.Namespace, log_path) -> str:
+    """The command line that continues this game.
+
+    >>> ns = argparse.Namespace(source="0", setup="s.json", camera_calibration=None,
+    ...                         display=None)
+    >>> _resume_command(ns, "g.jsonl")
+    'piecebridge referee 0 --setup s.json --resume g.jsonl'
+    """
+    import shlex
+
+    words = ["piecebridge", "referee"]
+    if args.source is not None:
+        words.append(args.source)
+    for flag, value in (
+        ("--setup", args.setup),
+        ("--camera-calibration", args.camera_calibration),
+        ("--display", args.display),
+    ):
+        if value:
+            words += [flag, value]
+    words += ["--resume", str(log_path)]
+    return shlex.join(words)
 
 
 def _is_recording(source: str) -> bool:

@@ -64,6 +64,7 @@ class SessionResult:
     leds: list[tuple[int, int, int]] | None
     seconds: float
     led_frames: list[Any] | None = None  # simavr: every latched LED frame of the firmware
+    interrupted: bool = False  # stopped by Ctrl-C (the log is whole: --resume continues it)
 
 
 def default_log_path() -> Path:
@@ -201,7 +202,11 @@ def run_session(opts: SessionOptions, console: Console | None = None) -> Session
                 referee.observers.append(opts.observer)
             if opts.commands:
                 referee.start_terminal_input()
-            stats = referee.run(source, opts.speed)
+            interrupted = False
+            try:
+                stats = referee.run(source, opts.speed)
+            except KeyboardInterrupt:  # Ctrl-C: the usual way to stop a live game
+                interrupted, stats = True, referee.stats  # every log line is whole already
             display.wait_idle(3.0)
             if board is not None:
                 time.sleep(0.3)  # the firmware latches its last frame
@@ -212,7 +217,9 @@ def run_session(opts: SessionOptions, console: Console | None = None) -> Session
         view.close()
         source.close()
     seconds = time.monotonic() - started
-    return SessionResult(judge, stats, log_path, png, picture, seconds, led_frames)
+    return SessionResult(
+        judge, stats, log_path, png, picture, seconds, led_frames, interrupted=interrupted
+    )
 
 
 def _write_png(leds: Any, where: str | None, log_path: Path) -> Path | None:
