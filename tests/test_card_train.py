@@ -64,3 +64,24 @@ def test_faint_strokes_fade_the_local_contrast_alike():
     assert torch.equal(y[:, 0], x[:, 0])
     assert torch.allclose(y[:, 2] / x[:, 2], y[:, 1] / x[:, 1])
     assert bool((y[:, 1] < x[:, 1]).all())
+
+
+def test_val_curve_point_counts_wrong_unknown_and_exact_grids(monkeypatch):
+    # two grids of 100 cells, all truly blank and unshaded; the network's readings faked
+    pm = np.zeros((200, 7))
+    pm[:, 0] = 1.0
+    ps = np.zeros(200)
+    pm[5] = [0.1, 0.9, 0, 0, 0, 0, 0]  # grid 0: a dot read surely where there is none: wrong
+    ps[7] = 0.5  # grid 0: read unshaded (0.5 is not over 0.5) at confidence 0.5
+    ps[150] = 0.6  # grid 1: shaded at 0.6 (confidence 0.6): wrong
+    pm[160] = [0.4, 0.3, 0.3, 0, 0, 0, 0]  # grid 1: confidence 0.4 < 0.45: unknown
+    monkeypatch.setattr(card_train, "predict", lambda net, val, m, s: (pm, ps))
+    val = {"mark": np.zeros((2, 100), np.int64), "shaded": np.zeros((2, 100), np.float32)}
+        assert card_train.val_curve_point(None, val, 0.0, 1.0) == (2, 1, 0)
+    val["mark"][0, 5], ps[150], pm[160] = (
+        1,
+        0.0,
+        pm[0],
+    )  # every cell right now
+    assert card_train.val_curve_point(None, val, 0.0, 1.0) == (0, 0, 2)
+    assert card_train.val_curve_point(None, val, 0.0, 1.0, t=0.55) == (0, 1, 1)  # cell 7 unknown at 0.55
