@@ -77,11 +77,8 @@ def test_val_curve_point_counts_wrong_unknown_and_exact_grids(monkeypatch):
     pm[160] = [0.4, 0.3, 0.3, 0, 0, 0, 0]  # grid 1: confidence 0.4 < 0.45: unknown
     monkeypatch.setattr(card_train, "predict", lambda net, val, m, s: (pm, ps))
     val = {"mark": np.zeros((2, 100), np.int64), "shaded": np.zeros((2, 100), np.float32)}
-        assert card_train.val_curve_point(None, val, 0.0, 1.0) == (2, 1, 0)
-    val["mark"][0, 5], ps[150], pm[160] = (
-        1,
-        0.0,
-        pm[0],
-    )  # every cell right now
+    assert card_train.val_curve_point(None, val, 0.0, 1.0) == (2, 1, 0)
+    val["mark"][0, 5], ps[150], pm[160] = 1, 0.0, pm[0]  # every cell right now
     assert card_train.val_curve_point(None, val, 0.0, 1.0) == (0, 0, 2)
-    assert card_train.val_curve_point(None, val, 0.0, 1.0, t=0.55) == (0, 1, 1)  # cell 7 unknown at 0.55
+    # at 0.55 cell 7 (confidence 0.5) is unknown: grid 0 is no longer exact
+    assert card_train.val_curve_point(None, val, 0.0, 1.0, t=0.55) == (0, 1, 1)
