@@ -33,6 +33,8 @@ def read_text(path: str | os.PathLike[str]) -> str:
 def load_json(path: str | os.PathLike[str]) -> Any:
     """Parse a JSON file; a missing file or malformed JSON is a :class:`UserError`."""
     text = read_text(path)
+    if not text.strip():
+        raise UserError(f"{path}: empty file (a JSON object was expected)")
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:

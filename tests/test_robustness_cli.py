@@ -74,3 +74,21 @@ def test_stdout_closed_by_the_reader_is_still_a_quiet_success(tmp_path):
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 0, err
     assert err == ""
+
+
+def test_cards_show_names_the_file_with_malformed_json(tmp_path, capsys):
+    # was "malformed JSON: Expecting value: line 2 column 1 (char 37)": which file?
+    state = tmp_path / "state.json"
+    state.write_text('{"game": "rotator",\n')
+    assert cli.main(["cards", "show", str(state)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"piecebridge: error: {state}: malformed JSON at line 2")
+
+
+@pytest.mark.parametrize("command", [["reflec", "fire"], ["cards", "show"]])
+def test_an_empty_json_file_says_so(tmp_path, capsys, command):
+    empty = tmp_path / "board.json"
+    empty.write_text("")
+    extra = ["--pawn", "suns", "--dir", "north"] if command[1] == "fire" else []
+    assert cli.main([*command, str(empty), *extra]) == 1
+    assert "empty file" in capsys.readouterr().err

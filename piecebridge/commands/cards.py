@@ -112,9 +112,21 @@ def _new(args: argparse.Namespace) -> int:
 def _read(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
+    except UnicodeDecodeError:
+        raise UserError(f"cannot read {path}: not a text file (not UTF-8)") from None
+    except OSError as error:
+        raise UserError(f"cannot read {path}: {error.strerror or error}") from None
+
+
+def _parse_json(text: str, path: Path) -> Any:
+    """JSON from ``path``'s text; empty or malformed: a UserError naming the file and where."""
+    if not text.strip():
+        raise UserError(f"{path}: empty file (a JSON object was expected)")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
         raise UserError(
-            f"cannot read {path}: {getattr(error, 'strerror', None) or error}"
+            f"{path}: malformed JSON at line {error.lineno} column {error.colno}: {error.msg}"
         ) from None
 
 
@@ -148,7 +160,7 @@ def _game_name(state: Any) -> str:
 
 def _show(args: argparse.Namespace) -> int:
     try:
-        data = json.loads(_read(args.state))
+        data = _parse_json(_read(args.state), args.state)
         module = state_game(data)
         state = module.from_json(data)
         if module.GAME == "rotator":
