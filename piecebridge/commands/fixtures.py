@@ -16,6 +16,7 @@ which the card reader was not developed on.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import time
 from pathlib import Path
@@ -139,6 +140,7 @@ def run_card(args: argparse.Namespace) -> int:
     import cv2
 
     from piecebridge.errors import UserError
+    from piecebridge.outputs import write_image, write_text
     from piecebridge.synth import card
 
     size = _card_size(args.size)
@@ -148,14 +150,16 @@ def run_card(args: argparse.Namespace) -> int:
         )
     out = _check_common(args)
     start = time.perf_counter()
-    for index in range(args.seed, args.seed + args.count):
-        image, truth = card.split_photo(args.split, index, size, style=args.style)
-        stem = out / f"{args.split}-{args.style}-{index:05d}"
-        image_path, truth_path = f"{stem}.jpg", f"{stem}.json"
-        if not cv2.imwrite(image_path, image, [cv2.IMWRITE_JPEG_QUALITY, args.quality]):
-            raise UserError(f"cannot write {image_path}")
-        Path(truth_path).write_text(json.dumps(truth, indent=1) + "\n")
-        _report(args, (image_path, truth_path))
+    with _progress(args.count) as advance:
+        for index in range(args.seed, args.seed + args.count):
+            image, truth = card.split_photo(args.split, index, size, style=args.style)
+            stem = out / f"{args.split}-{args.style}-{index:05d}"
+            image_path, truth_path = f"{stem}.jpg", f"{stem}.json"
+            # whole files only: a photo torn by Ctrl-C would pass for a fixture
+            write_image(image_path, image, [cv2.IMWRITE_JPEG_QUALITY, args.quality])
+            write_text(truth_path, json.dumps(truth, indent=1) + "\n")
+            _report(args, (image_path, truth_path))
+            advance()
     if not args.json:
         took = time.perf_counter() - start
         print(f"wrote {args.count} photos to {out} in {took:.1f} s")
@@ -175,28 +179,47 @@ def run(args: argparse.Namespace) -> int:
     quality = 0 if args.png else args.quality
     rigs_done: set[int] = set()
     start = time.perf_counter()
-    for index in range(args.seed, args.seed + args.count):
-        if args.negative:
-            shot = reflec.negative_sample(args.split, index, args.negative, image_size=size)
-            stem = out / f"{args.split}-{args.negative}-{index:05d}"
-            _report(args, reflec.save_shot(shot, str(stem), quality))
-            continue
-        rig = index // reflec.SHOTS_PER_RIG
-        if args.calibration and rig not in rigs_done:
-            rigs_done.add(rig)
-            cal = reflec.calibration_sample(
-                args.split, rig, difficulty, art=args.art, image_size=size
-            )
-            _report(
-                args,
-                reflec.save_shot(cal, str(out / f"{args.split}-rig{rig:04d}-calibration"), quality),
-            )
-        shot = reflec.sample(args.split, index, difficulty, art=args.art, image_size=size)
-        _report(args, reflec.save_shot(shot, str(out / f"{args.split}-{index:05d}"), quality))
+    with _progress(args.count) as advance:
+        for index in range(args.seed, args.seed + args.count):
+            _render_one(args, reflec, out, index, size, difficulty, quality, rigs_done)
+            advance()
     if not args.json:
         took = time.perf_counter() - start
         print(f"wrote {args.count} photos to {out} in {took:.1f} s")
     return 0
+
+
+@contextlib.contextmanager
+def _progress(total: int):
+    """A progress bar on stderr (a terminal only: nothing in a pipe or a log); yields the
+    function to call after each photo."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    console = Console(stderr=True)
+    columns = ["rendering", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn()]
+    with Progress(
+        *columns, console=console, transient=True, disable=not console.is_terminal
+    ) as bar:
+        task = bar.add_task("render", total=total)
+        yield lambda: bar.advance(task)
+
+
+def _render_one(args, reflec, out: Path, index: int, size, difficulty, quality, rigs_done) -> None:
+    """Render and save photo ``index`` (and, first, its rig's calibration photo, once)."""
+    if args.negative:
+        shot = reflec.negative_sample(args.split, index, args.negative, image_size=size)
+        stem = out / f"{args.split}-{args.negative}-{index:05d}"
+        _report(args, reflec.save_shot(shot, str(stem), quality))
+        return
+    rig = index // reflec.SHOTS_PER_RIG
+    if args.calibration and rig not in rigs_done:
+        rigs_done.add(rig)
+        cal = reflec.calibration_sample(args.split, rig, difficulty, art=args.art, image_size=size)
+        stem = out / f"{args.split}-rig{rig:04d}-calibration"
+        _report(args, reflec.save_shot(cal, str(stem), quality))
+    shot = reflec.sample(args.split, index, difficulty, art=args.art, image_size=size)
+    _report(args, reflec.save_shot(shot, str(out / f"{args.split}-{index:05d}"), quality))
 
 
 def _report(args: argparse.Namespace, paths: tuple[str, str]) -> None:
