@@ -26,6 +26,14 @@ EXIT_USAGE = 2
 
 Handler = Callable[[argparse.Namespace], int | None]
 
+#: Commands that read one photo or one frame at a time run OpenCV and BLAS on one thread:
+#: on 2 cores under load (load average 9), the referee's reads took a median 187 ms with
+#: the default pools against 48 ms pinned, `see` with a setup 366 against 149 ms
+#: (benchmarks/referee_threads.py). Set a variable below, or OPENCV_FOR_THREADS_NUM, to
+#: choose otherwise.
+SINGLE_READ_COMMANDS = frozenset({"see", "referee"})
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
 #: One line of help for each command group, whichever module makes the group first.
 GROUP_HELP = {
     "calibrate": "teach a camera setup its lens (camera) and its board and pieces (board)",
@@ -138,7 +146,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def pin_threads(argv: Sequence[str]) -> bool:
+    """One OpenCV and one BLAS thread when ``argv`` runs a single-read command.
+
+    BLAS takes its thread count when numpy is first imported, so this runs before the
+    parser (whose command modules import numpy); a variable the user set is kept.
+    """
+    command = next((a for a in argv if not a.startswith("-")), None)
+    if command not in SINGLE_READ_COMMANDS:
+        return False
+    if "numpy" not in sys.modules:  # too late otherwise (an in-process caller): leave it
+        for name in BLAS_THREAD_VARIABLES:
+            os.environ.setdefault(name, "1")
+    if "OPENCV_FOR_THREADS_NUM" not in os.environ:
+        import cv2
+
+        cv2.setNumThreads(1)
+    return True
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    pin_threads(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args = parser.parse_args(argv)
     handler: Handler | None = getattr(args, "handler", None)

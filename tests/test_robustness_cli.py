@@ -4,6 +4,7 @@ Each test here failed before the fix it names (the end-to-end robustness audit).
 """
 
 import argparse
+import os
 import subprocess
 import sys
 
@@ -92,3 +93,21 @@ def test_an_empty_json_file_says_so(tmp_path, capsys, command):
     extra = ["--pawn", "suns", "--dir", "north"] if command[1] == "fire" else []
     assert cli.main([*command, str(empty), *extra]) == 1
     assert "empty file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("command", "pinned"), [("see", "1 1"), ("score", "None 2+")])
+def test_single_reads_run_opencv_and_blas_on_one_thread(command, pinned):
+    # benchmarks/referee_threads.py: under load, reads 4x faster on one thread each
+    code = (
+        "import os, sys; from piecebridge import cli; cli.main([sys.argv[1], '/no/such']); "
+        "import cv2; n = cv2.getNumThreads(); "
+        "print(os.environ.get('OPENBLAS_NUM_THREADS'), n if n == 1 else '2+')"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in cli.BLAS_THREAD_VARIABLES}
+    env.pop("OPENCV_FOR_THREADS_NUM", None)
+    result = subprocess.run(
+        [sys.executable, "-c", code, command], capture_output=True, text=True, env=env
+    )
+    if command == "score" and (os.cpu_count() or 1) < 2:
+        pytest.skip("one core: OpenCV's default pool is one thread")
+    assert result.stdout.split("\n")[0] == pinned, result.stderr
