@@ -46,10 +46,11 @@ def child() -> None:
     if os.environ.get("PB_CV_THREADS"):
         cv2.setNumThreads(int(os.environ["PB_CV_THREADS"]))
     from piecebridge.calibration.board import BoardSetup  # noqa: F401 (import cost outside)
-    from piecebridge.referee.session import SessionOptions, run_session
-    from piecebridge.referee.sources import RECORDINGS as FOLDER
     from piecebridge.vision.learn import learn_setup
     from piecebridge.vision.reader import BoardReader, load_frame
+
+    from piecebridge.referee.session import SessionOptions, run_session
+    from piecebridge.referee.sources import RECORDINGS as FOLDER
 
     out: dict = {"cv_threads": cv2.getNumThreads(), "reads_ms": [], "wall_s": 0.0}
     for name in RECORDINGS:
