@@ -165,7 +165,21 @@ def pin_threads(argv: Sequence[str]) -> bool:
     return True
 
 
+def quiet_libraries() -> None:
+    """Keep OpenCV's and FFmpeg's own warnings off stderr: a camera that does not open
+    printed three lines of backend chatter before our one-line error. The commands say
+    what went wrong themselves; a variable the user set (to debug a camera) is kept."""
+    os.environ.setdefault("OPENCV_LOG_LEVEL", "ERROR")
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")  # AV_LOG_QUIET
+    if "cv2" in sys.modules:  # imported already (an in-process caller): tell it directly
+        import cv2
+
+        if os.environ["OPENCV_LOG_LEVEL"] == "ERROR":
+            cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    quiet_libraries()
     pin_threads(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -111,3 +111,17 @@ def test_single_reads_run_opencv_and_blas_on_one_thread(command, pinned):
     if command == "score" and (os.cpu_count() or 1) < 2:
         pytest.skip("one core: OpenCV's default pool is one thread")
     assert result.stdout.split("\n")[0] == pinned, result.stderr
+
+
+def test_a_video_that_does_not_open_is_one_line_without_backend_chatter(tmp_path):
+    # was FFmpeg's "[mov,mp4,...] moov atom not found" (and OpenCV's [ WARN ] lines for a
+    # camera) before the one-line error
+    video = tmp_path / "clip.mp4"
+    video.write_text("not a video")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENCV_")}
+    command = ["referee", str(video), "--display", "none", "--log", str(tmp_path / "g.jsonl")]
+    result = subprocess.run(
+        [sys.executable, "-m", "piecebridge", *command], capture_output=True, text=True, env=env
+    )
+    assert result.returncode == 1
+    assert result.stderr == f"piecebridge: error: {video}: cannot open the video\n"
