@@ -208,6 +208,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as error:  # a file that cannot be read or written: permissions, disk full
         print(f"piecebridge: error: {_os_message(error)}", file=sys.stderr)
         return EXIT_INVALID
+    except Exception as error:  # a bug: one line for the user, the traceback kept for a report
+        if os.environ.get("PIECEBRIDGE_DEBUG"):
+            raise
+        where = _save_traceback()
+        what = (str(error).strip().splitlines() or [""])[-1][:200]
+        kind = type(error).__qualname__
+        if type(error).__module__ != "builtins":
+            kind = f"{type(error).__module__}.{kind}"
+        print(
+            f"piecebridge: internal error (a bug): {kind}: {what}; "
+            f"traceback in {where} (PIECEBRIDGE_DEBUG=1 shows it here)",
+            file=sys.stderr,
+        )
+        return EXIT_INVALID
+
+
+def _save_traceback() -> str:
+    """Write the exception being handled to a file for a bug report; its path."""
+    import tempfile
+    import traceback
+
+    try:
+        fd, path = tempfile.mkstemp(prefix="piecebridge-error-", suffix=".txt")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(f"piecebridge {__version__}: {' '.join(sys.argv)}\n")
+            traceback.print_exc(file=handle)
+        return path
+    except OSError:
+        return "(nowhere: the temporary folder is not writable)"
 
 
 def _os_message(error: OSError) -> str:

@@ -7,6 +7,7 @@ import argparse
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -125,3 +126,21 @@ def test_a_video_that_does_not_open_is_one_line_without_backend_chatter(tmp_path
     )
     assert result.returncode == 1
     assert result.stderr == f"piecebridge: error: {video}: cannot open the video\n"
+
+
+def test_a_bug_is_one_line_and_its_traceback_is_kept_for_a_report(monkeypatch, capsys):
+    # `score` on a 1x1 PNG raised cv2.error inside the card reader: a traceback
+    def handler(args):
+        raise ValueError("first\nthe useful last line")
+
+    monkeypatch.delenv("PIECEBRIDGE_DEBUG", raising=False)
+    assert _main_with(monkeypatch, handler) == cli.EXIT_INVALID
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert "internal error (a bug): ValueError: the useful last line" in err
+    saved = err.split("traceback in ")[1].split(" ")[0]
+    assert "Traceback" in Path(saved).read_text()
+    os.unlink(saved)
+    monkeypatch.setenv("PIECEBRIDGE_DEBUG", "1")
+    with pytest.raises(ValueError):
+        _main_with(monkeypatch, handler)
