@@ -80,3 +80,14 @@ def test_referee_log_that_is_a_folder_is_named_as_such(tmp_path, capsys):
     # was "the log exists already (use --resume FOLDER to continue it)"
     assert main(["referee", "--speed", "0", "--quiet", "--log", str(tmp_path)]) == 1
     assert "is a folder" in _one_line(capsys)
+
+
+@pytest.mark.parametrize("command", ["see", "score"])
+def test_a_debug_dir_that_is_a_file_is_refused_before_reading(tmp_path, capsys, command):
+    # was "FILE: File exists" after the read (score batches: every photo skipped so)
+    in_the_way = tmp_path / "debug"
+    in_the_way.write_text("x")
+    photo = tmp_path / "never-read.jpg"
+    photo.write_bytes(b"not an image")
+    assert main([command, str(photo), "--debug-dir", str(in_the_way)]) == 1
+    assert "a file of that name is in the way" in _one_line(capsys)

@@ -71,7 +71,8 @@ def _demo(args: argparse.Namespace) -> int:
         for title, action in steps:
             action()
             if not display.wait_idle(5.0):
-                raise UserError("the display stopped acknowledging")
+                why = display.problem() or "no acknowledgement within 5 s"
+                raise UserError(f"the display stopped acknowledging: {why}")
             time.sleep(args.delay)
             show(display, args, title)
         finish(display, args)

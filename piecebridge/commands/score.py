@@ -345,6 +345,8 @@ def _print_summary(path: str, card: dict) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     options = _options(args)
+    if args.debug_dir and Path(args.debug_dir).exists() and not Path(args.debug_dir).is_dir():
+        raise UserError(f"--debug-dir {args.debug_dir}: a file of that name is in the way")
     if args.camera_calibration:
         _undistorter(args.camera_calibration)  # fail early, once
     batch = len(args.images) > 1 or any(

@@ -32,6 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from piecebridge.calibration.board import BoardSetup
     from piecebridge.vision.reader import BoardReader, load_frame, load_undistorter
 
+    _check_debug_dir(args.debug_dir)
     setup = BoardSetup.load(args.setup) if args.setup else None
     undistort = load_undistorter(args.camera_calibration)
     frame = load_frame(args.image)
@@ -47,6 +48,16 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(diagram(obs.board))
     return 0
+
+
+def _check_debug_dir(folder: str | None) -> None:
+    """Refuse a --debug-dir that names a file before the photo is read, not after."""
+    from pathlib import Path
+
+    from piecebridge.errors import UserError
+
+    if folder and Path(folder).exists() and not Path(folder).is_dir():
+        raise UserError(f"--debug-dir {folder}: a file of that name is in the way")
 
 
 def diagram(board: dict) -> str:
