@@ -91,3 +91,15 @@ def test_a_debug_dir_that_is_a_file_is_refused_before_reading(tmp_path, capsys, 
     photo.write_bytes(b"not an image")
     assert main([command, str(photo), "--debug-dir", str(in_the_way)]) == 1
     assert "a file of that name is in the way" in _one_line(capsys)
+
+
+def test_calibrate_camera_refuses_its_report_path_before_the_fit(tmp_path, capsys):
+    # the report was written after the calibration file: a bad --report failed after the
+    # fit with the .yaml already written (the spec: nothing is written)
+    out = tmp_path / "cam.yaml"
+    report = tmp_path / "missing" / "report.png"
+    args = ["calibrate", "camera", str(tmp_path / "never-read.jpg"), "--out", str(out)]
+    args += ["--pattern", "chessboard:9x6", "--square-mm", "20", "--report", str(report)]
+    assert main(args) == 1
+    assert "report.png" in _one_line(capsys)
+    assert not out.exists()

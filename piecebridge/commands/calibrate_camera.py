@@ -45,6 +45,7 @@ from piecebridge.calibration.camera_coverage import Coverage, advice_for, summar
 from piecebridge.calibration.camera_live import LiveCalibrator, open_frames
 from piecebridge.calibration.camera_report import render_report, write_report
 from piecebridge.errors import UserError
+from piecebridge.outputs import check_output
 
 
 def register(cli) -> None:
@@ -132,8 +133,9 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.suffix.lower() not in (".yaml", ".yml"):
         raise UserError(f"--out must end in .yaml or .yml, not {out.name!r}")
-    if not out.parent.is_dir():
-        raise UserError(f"cannot write {out}: folder {out.parent} does not exist")
+    check_output(out)  # a folder, or a folder that is missing or not writable
+    if not args.no_report:  # refused now: after the fit the calibration file is written
+        check_output(args.report or _default_report(out), (".png",), "report")
     live = args.camera is not None or args.video or args.frames
     if live and args.images:
         raise UserError("give either IMAGES or a live source (--camera/--video/--frames), not both")
