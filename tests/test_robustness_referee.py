@@ -105,3 +105,14 @@ def dataclass_replace(opts, **changes):
     import dataclasses
 
     return dataclasses.replace(opts, **changes)
+
+
+def test_resume_with_another_log_is_refused_not_ignored(tmp_path, capsys):
+    from piecebridge.cli import main
+
+    log = tmp_path / "game.jsonl"
+    log.write_text("")
+    other = tmp_path / "other.jsonl"
+    assert main(["referee", "--resume", str(log), "--log", str(other)]) == 1
+    assert "leave out --log" in capsys.readouterr().err
+    assert not other.exists()

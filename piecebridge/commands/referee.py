@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from rich.console import Console
 from rich.text import Text
@@ -91,6 +92,9 @@ def run(args: argparse.Namespace) -> int:
         if args.source is not None:
             raise UserError("give either SOURCE or --camera, not both")
         args.source = str(args.camera)
+    if args.resume and args.log and Path(args.log).resolve() != Path(args.resume).resolve():
+        # the resumed game goes on in its own log: a second one would be silently ignored
+        raise UserError(f"--resume continues {args.resume} in place: leave out --log {args.log}")
     recording = args.source is None
     display = args.display or ("sim" if recording or _is_recording(args.source) else "auto")
     live_input = not recording and sys.stdin.isatty()
