@@ -103,3 +103,29 @@ def test_calibrate_camera_refuses_its_report_path_before_the_fit(tmp_path, capsy
     assert main(args) == 1
     assert "report.png" in _one_line(capsys)
     assert not out.exists()
+
+
+def test_ctrl_c_during_live_calibration_calibrates_from_the_views_kept(
+    tmp_path, monkeypatch, capsys
+):
+    # A live camera never ends: Ctrl-C was the only way out, and it threw every view away.
+    from piecebridge.calibration.camera import load_camera_calibration
+
+    from piecebridge.commands import calibrate_camera
+    from piecebridge.synth.calibration_target import TargetScene, hand_held_video
+    from tests.test_calibration_camera_live import LENS, PATTERN
+
+    frames = hand_held_video(TargetScene.of(PATTERN), LENS, 14, np.random.default_rng(1))
+
+    def camera(*args):
+        for index, (frame, _) in enumerate(frames):
+            yield f"frame{index:03d}", frame
+        raise KeyboardInterrupt  # the user, before the estimate settled
+
+    monkeypatch.setattr(calibrate_camera, "open_frames", camera)
+    out = tmp_path / "live.yaml"
+    args = ["calibrate", "camera", "--camera", "0", "--pattern", "chessboard:7x5"]
+    args += ["--square-mm", "25", "--out", str(out), "--max-views", "99", "--min-views", "99"]
+    assert main(args) == 0
+    assert "stopped by Ctrl-C: calibrating from the" in capsys.readouterr().err
+    assert abs(load_camera_calibration(out).fx - 300.0) / 300.0 < 0.05

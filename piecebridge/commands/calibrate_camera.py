@@ -177,17 +177,24 @@ def _run_live(args, pattern: Pattern, flags: int, model: str):
         pattern, min_views=args.min_views, max_views=args.max_views, flags=flags, model=model
     )
     last_kind = ""
-    for name, frame in open_frames(args.camera, args.video, args.frames, args.max_frames):
-        event = live.feed(name, frame)
-        # Progress on stderr: every kept view, and changes of state in between.
-        changed = event.kind == "kept" or event.kind != last_kind
-        if changed:
-            print(event.message, file=sys.stderr)
-        if args.preview and (changed or live.seen % 10 == 0):
-            _write_preview(Path(args.preview), live.preview(frame, event))
-        last_kind = event.kind
-        if event.done:
-            break
+    try:
+        for name, frame in open_frames(args.camera, args.video, args.frames, args.max_frames):
+            event = live.feed(name, frame)
+            # Progress on stderr: every kept view, and changes of state in between.
+            changed = event.kind == "kept" or event.kind != last_kind
+            if changed:
+                print(event.message, file=sys.stderr)
+            if args.preview and (changed or live.seen % 10 == 0):
+                _write_preview(Path(args.preview), live.preview(frame, event))
+            last_kind = event.kind
+            if event.done:
+                break
+    except KeyboardInterrupt:  # "enough views": a live camera never ends by itself
+        print(
+            f"stopped by Ctrl-C: calibrating from the {len(live.views)} views kept "
+            "(Ctrl-C again to give up)",
+            file=sys.stderr,
+        )
     fit = live.final_fit(args.reject_ratio)
     note = (
         ""
