@@ -28,7 +28,7 @@ from typing import Any
 from piecebridge.errors import UserError
 from piecebridge.rules.bcg import reflector
 from piecebridge.rules.bcg.common import BcgError
-from piecebridge.rules.bcg.grid import NODES_PER_GRID
+from piecebridge.rules.bcg.grid import NODES_PER_GRID, GridError
 
 SYMBOLS = ("x", "o", "slash", "plus", "triangle")  # player I.D. symbols ("dot" is a Node)
 GAMES = ("reflector",)
@@ -151,7 +151,7 @@ def score_card1(card: Mapping[str, Any], options: ScoreOptions | None = None) ->
         result = reflector.score_card(
             boards, symbols=symbols, nodes=nodes, nodes_per_grid=options.nodes_per_grid
         )
-    except BcgError as error:
+    except (BcgError, GridError) as error:  # a Node off the grid is a GridError
         raise UserError(f"cannot score the card: {error}") from None
     out = result.to_json()
     if inferred is not None:

@@ -107,3 +107,21 @@ def test_an_unreadable_photo_in_a_batch_is_no_internal_error(tmp_path, monkeypat
     monkeypatch.setattr(score, "read_and_score", denied)
     item = score._batch_item(("x.jpg", None, None, None))
     assert item == {"path": "x.jpg", "ok": False, "error": "Permission denied"}
+
+
+def test_a_node_off_the_grid_is_refused_before_any_photo_is_read(tmp_path, capsys):
+    # was an internal error (GridError) after reading the photo, for every photo of a batch
+    photo = tmp_path / "never-read.jpg"
+    assert main(["score", str(photo), "--nodes0", "A1,Z99"]) == 1
+    err = capsys.readouterr().err
+    assert err == "piecebridge: error: --nodes0: 'Z99' is not a cell of a 10x10 grid (A1..J10)\n"
+
+
+def test_scoring_a_node_off_the_grid_is_a_user_error():
+    from piecebridge.errors import UserError
+    from piecebridge.scoring import ScoreOptions, score_card1
+
+    card = {"format": "card/1", "grids": [{"cells": {}}, {"cells": {}}]}
+    options = ScoreOptions(symbols=("x", "o"), nodes=(["Z99"], ["A1"]))
+    with pytest.raises(UserError, match="Z99"):
+        score_card1(card, options)

@@ -37,6 +37,7 @@ from piecebridge.cli import non_negative_int
 from piecebridge.errors import UserError
 from piecebridge.outputs import IMAGE_SUFFIXES as WRITABLE_IMAGES
 from piecebridge.outputs import check_output, write_image, write_text
+from piecebridge.rules.bcg.grid import GridError, parse_cell
 from piecebridge.scoring import ScoreOptions, score_card1
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
@@ -320,6 +321,12 @@ def _options(args) -> ScoreOptions:
             [n.strip().upper() for n in s.split(",") if n.strip()] if s else None
             for s in (args.nodes0, args.nodes1)
         )
+        for flag, cells in zip(("--nodes0", "--nodes1"), nodes, strict=True):
+            for cell in cells or ():  # checked before any photo is read, not per photo
+                try:
+                    parse_cell(cell)
+                except GridError as error:
+                    raise UserError(f"{flag}: {error}") from None
     return ScoreOptions(
         symbols=symbols, owners=owners, nodes=nodes, infer_nodes=not args.no_infer_nodes
     )
