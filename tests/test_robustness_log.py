@@ -114,3 +114,18 @@ def test_kill_9_mid_game_then_resume_keeps_every_line_and_finishes(tmp_path):
     ]
     states = R.replay(after.decode().splitlines())
     assert len(states) - 1 == len(expected_actions())
+
+
+def test_a_log_another_referee_still_writes_is_not_resumed(log, capsys):
+    # two referees on one game (the first hung, not dead) interleaved their lines
+    from piecebridge.referee.gamelog import hold
+
+    first = hold(log)
+    try:
+        before = log.read_bytes()
+        assert main(["referee", "--resume", str(log), "--display", "none"]) == 1
+        assert "another referee is still writing this game" in capsys.readouterr().err
+        assert log.read_bytes() == before
+    finally:
+        first.close()
+    hold(log).close()  # free again once the first one ends

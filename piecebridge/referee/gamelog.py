@@ -24,7 +24,7 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from piecebridge.errors import UserError
 from piecebridge.jsonio import append_jsonl, read_text
@@ -115,6 +115,28 @@ class GameLog:
 
     def note(self, **info: Any) -> None:
         self.write({"referee": info})
+
+
+def hold(path: str | os.PathLike[str]) -> IO[bytes] | None:
+    """Take the log for this session: an exclusive lock (released when the handle closes or
+    the process ends, a crash included), so a second referee resuming a game still being
+    refereed is refused instead of interleaving its lines with the first's.
+
+    Returns the handle to keep open (None where the system has no ``flock``).
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        return None
+    handle = open(path, "rb")  # noqa: SIM115 - held for the whole session
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        raise UserError(
+            f"{path}: another referee is still writing this game (stop it first)"
+        ) from None
+    return handle
 
 
 def _plain(board: dict[str, Any]) -> dict[str, Any]:

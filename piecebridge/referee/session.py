@@ -23,7 +23,7 @@ from rich.markup import escape
 from piecebridge.errors import UserError
 from piecebridge.outputs import IMAGE_SUFFIXES, check_output
 from piecebridge.referee.app import Referee, Stats
-from piecebridge.referee.gamelog import GameLog, read_log
+from piecebridge.referee.gamelog import GameLog, hold, read_log
 from piecebridge.referee.judge import Judge
 from piecebridge.referee.sources import FrameSource, RecordingSource, open_source
 from piecebridge.referee.tracker import HOLD_FRAMES, HOLD_S, StableTracker
@@ -169,6 +169,7 @@ def run_session(opts: SessionOptions, console: Console | None = None) -> Session
     reader = _reader(source, opts.setup, opts.camera_calibration)
     if resumed is not None:
         log_path = Path(opts.resume)  # type: ignore[arg-type]
+        held = hold(log_path)  # before a torn tail is cut: it may be another's line
         judge = Judge.resume(resumed, GameLog.reopen(log_path))
     else:
         log_path = Path(opts.log) if opts.log else default_log_path()
@@ -176,6 +177,7 @@ def run_session(opts: SessionOptions, console: Console | None = None) -> Session
             _new_game(source, opts.players),
             GameLog.create(log_path, _new_game(source, opts.players)),
         )
+        held = hold(log_path)
     view = TerminalView(console, live=opts.live, quiet=opts.quiet)
     started = time.monotonic()
     try:
@@ -216,6 +218,8 @@ def run_session(opts: SessionOptions, console: Console | None = None) -> Session
     finally:
         view.close()
         source.close()
+        if held is not None:
+            held.close()
     seconds = time.monotonic() - started
     return SessionResult(
         judge, stats, log_path, png, picture, seconds, led_frames, interrupted=interrupted
