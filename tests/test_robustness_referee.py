@@ -116,3 +116,15 @@ def test_resume_with_another_log_is_refused_not_ignored(tmp_path, capsys):
     assert main(["referee", "--resume", str(log), "--log", str(other)]) == 1
     assert "leave out --log" in capsys.readouterr().err
     assert not other.exists()
+
+
+def test_two_games_started_in_one_second_get_two_logs(tmp_path, monkeypatch):
+    # the second was refused: "the log exists already (use --resume ... to continue it)"
+    from piecebridge.referee import session
+
+    monkeypatch.setattr(session.tempfile, "gettempdir", lambda: str(tmp_path))
+    monkeypatch.setattr(session.time, "strftime", lambda fmt: "20261123-120000")
+    first = session.default_log_path()
+    first.write_text("{}\n")
+    second = session.default_log_path()
+    assert second != first and not second.exists()

@@ -70,7 +70,13 @@ class SessionResult:
 def default_log_path() -> Path:
     folder = Path(tempfile.gettempdir()) / "piecebridge-referee"
     folder.mkdir(parents=True, exist_ok=True)
-    return folder / f"game-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    path = folder / f"game-{stamp}.jsonl"
+    n = 1
+    while path.exists():  # two referees started in one second: never the same log
+        n += 1
+        path = folder / f"game-{stamp}-{n}.jsonl"
+    return path
 
 
 def _new_game(source: FrameSource, players: str) -> R.GameState:
