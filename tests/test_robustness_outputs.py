@@ -129,3 +129,18 @@ def test_ctrl_c_during_live_calibration_calibrates_from_the_views_kept(
     assert main(args) == 0
     assert "stopped by Ctrl-C: calibrating from the" in capsys.readouterr().err
     assert abs(load_camera_calibration(out).fx - 300.0) / 300.0 < 0.05
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["print", "card"], ["print", "chessboard", "4x3"], ["cards", "new", "rotator"]],
+)
+def test_printed_and_dealt_outputs_are_whole_or_absent_after_ctrl_c(tmp_path, monkeypatch, command):
+    out = tmp_path / ("out.json" if command[0] == "cards" else "out.pdf")
+
+    def interrupted(src, dst):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    assert main([*command, "--out", str(out)]) == 130
+    assert list(tmp_path.iterdir()) == []  # no torn file, no temporary left behind

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from piecebridge.errors import UserError
+from piecebridge.outputs import write_text
 from piecebridge.rules.bcg.common import BcgError
 from piecebridge.rules.bcg.games import (
     GAMES,
@@ -97,10 +98,7 @@ def _emit(text: str, out: Path | None) -> None:
     if out is None:
         sys.stdout.write(text + "\n")
         return
-    try:
-        out.write_text(text + "\n", encoding="utf-8")
-    except OSError as error:
-        raise UserError(f"cannot write {out}: {error.strerror}") from None
+    write_text(out, text + "\n")  # whole or not at all; UserError when it cannot
 
 
 def _new(args: argparse.Namespace) -> int:

@@ -9,11 +9,13 @@ the card; a PNG carries its DPI so image programs print it at true size. Print a
 from __future__ import annotations
 
 import argparse
+import io
 from pathlib import Path
 
 import numpy as np
 
 from piecebridge.errors import UserError
+from piecebridge.outputs import write_bytes
 from piecebridge.vision.card_layout import CardLayout, draw_board
 
 CAPTION = "piecebridge card board"
@@ -41,16 +43,15 @@ def write_card(out: Path, dpi: float) -> Path:
         raise UserError(f"{out}: the output must end in .pdf or .png")
     img, layout = render_print(dpi)
     pil = Image.fromarray(img, mode="L")
-    try:
-        if suffix == ".pdf":
-            # Page size = pixels / resolution inches: use the exact pixels-per-inch so the
-            # page is 3.5 x 2 in even when the DPI does not divide the size evenly.
-            res = img.shape[1] / (layout.width_mm / 25.4)
-            pil.save(out, "PDF", resolution=res)
-        else:
-            pil.save(out, "PNG", dpi=(dpi, dpi))
-    except OSError as error:
-        raise UserError(f"{out}: cannot write: {error.strerror or error}") from None
+    page = io.BytesIO()
+    if suffix == ".pdf":
+        # Page size = pixels / resolution inches: use the exact pixels-per-inch so the
+        # page is 3.5 x 2 in even when the DPI does not divide the size evenly.
+        res = img.shape[1] / (layout.width_mm / 25.4)
+        pil.save(page, "PDF", resolution=res)
+    else:
+        pil.save(page, "PNG", dpi=(dpi, dpi))
+    write_bytes(out, page.getvalue())  # whole or not at all; UserError when it cannot
     return out
 
 

@@ -13,8 +13,6 @@ sizes to ``piecebridge calibrate camera`` (the page prints the exact arguments).
 from __future__ import annotations
 
 import argparse
-import os
-import tempfile
 from pathlib import Path
 
 from piecebridge.calibration.camera import DEFAULT_DICTIONARY, parse_pattern
@@ -26,6 +24,7 @@ from piecebridge.calibration.camera_target import (
     png_bytes,
 )
 from piecebridge.errors import UserError
+from piecebridge.outputs import write_bytes
 
 
 def register(cli) -> None:
@@ -76,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     pattern = parse_pattern(text, square, marker, getattr(args, "dictionary", DEFAULT_DICTIONARY))
     page = layout_page(pattern, args.paper)
     data = pdf_bytes(page) if suffix == ".pdf" else png_bytes(page, args.dpi)
-    _write_atomic(out, data)
+    write_bytes(out, data)  # whole or not at all
     width, height = page.target_box[2:]
     print(
         f"wrote {out}: {pattern.describe()} with {pattern.square_mm:g} mm squares "
@@ -84,20 +83,3 @@ def run(args: argparse.Namespace) -> int:
         "print at 100% and check the scale bar"
     )
     return 0
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise UserError(f"cannot write {path}: folder {folder} does not exist")
-    handle, temp = tempfile.mkstemp(prefix=".target-", suffix=path.suffix, dir=folder)
-    mask = os.umask(0)
-    os.umask(mask)
-    os.chmod(temp, 0o666 & ~mask)  # mkstemp makes 0600; give the usual mode
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.replace(temp, path)
-    finally:
-        if os.path.exists(temp):
-            os.unlink(temp)
