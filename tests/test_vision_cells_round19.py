@@ -50,8 +50,9 @@ def test_the_hue_never_names_the_greyest_suit():
 
 
 def test_an_unclear_hue_names_nothing():
-    # Between blue and grey: as near one as the other (over PAWN_COLOUR_CLEAR).
+    # Between blue and grey: nearer blue, but not by HUE_CLEAR (0.58 of the way to grey).
     colours = {s: np.asarray(v) for s, v in (("moons", MOONS), ("arms", ARMS), ("suns", SUNS))}
-    assert hue_suit(np.array([-100.0, 9.0, -16.0]), colours, GREY) is None
+    assert hue_suit(np.array([-100.0, 9.5, -22.0]), colours, GREY) is None
+    assert hue_suit(np.array([-100.0, 9.5, -24.0]), colours, GREY) == "arms"  # 0.46
     assert hue_suit(np.array([-100.0, 9.0, -30.0]), colours, GREY) == "arms"
     assert hue_suit(np.array([-40.0, 60.0, 40.0]), colours, GREY) == "suns"

@@ -2213,8 +2213,16 @@ def pawn_colour(crop: np.ndarray) -> np.ndarray:
 _LOOK_INSIDE = LOOK_MASK[..., 0] > 0.5
 
 
+#: See :func:`hue_suit`: the colour terms name a suit when the nearest suit's are at most this
+#: share of the distance to the next. Tune (acrylic 0-49, piecepackr 0-34, the pawn-like
+#: cells whose lightness named no suit): the one pawn whose colour terms name another suit
+#: within 0.9 does so at 0.604 (an acrylic moons pawn taken for arms); at 0.55, 65 acrylic
+#: and 11 piecepackr pawns are named, all right (0.5: 54 and 9; 0.6: 72 and 14).
+HUE_CLEAR = 0.55
+
+
 def hue_suit(c: np.ndarray, colours: dict[str, np.ndarray], grey: np.ndarray) -> str | None:
-    """The suit a pawn's colour names by its colour terms alone (a, b; see ``PAWN_COLOUR_CLEAR``),
+    """The suit a pawn's colour names by its colour terms alone (a, b; see ``HUE_CLEAR``),
     unless that is the greyest suit's (its learned colour nearest ``grey``, where a colourless
     thing lies in the relative a, b of :func:`relative_lab`), else None.
 
@@ -2222,9 +2230,8 @@ def hue_suit(c: np.ndarray, colours: dict[str, np.ndarray], grey: np.ndarray) ->
     shade: far darker than its learned colour, so that the lightness (see
     :func:`_pawn_by_colour`) takes it for the darkest suit's. A shade dims a colour but
     keeps its hue, and moves it only toward grey: the colour terms still name a coloured
-    suit, but may not name the greyest one (any deep shade turns grey). Tune (mixed 0-79,
-    piecepackr 0-34, acrylic 0-49; the pawn-like cells whose lightness named no suit): 54
-    acrylic pawns, 9 piecepackr and 31 mixed so named, none named wrongly.
+    suit, but may not name the greyest one (any deep shade turns grey). See ``HUE_CLEAR``
+    for the tune figures (round 19).
 
     >>> colours = {"moons": np.array([-100.0, 10.0, 8.0]), "arms": np.array([-60.0, 8.0, -30.0])}
     >>> grey = np.array([12.0, 10.0])
@@ -2234,7 +2241,7 @@ def hue_suit(c: np.ndarray, colours: dict[str, np.ndarray], grey: np.ndarray) ->
     True
     """
     dist = sorted((float(np.linalg.norm(c[1:] - v[1:])), s) for s, v in colours.items())
-    if len(dist) < 2 or dist[0][0] > PAWN_COLOUR_CLEAR * dist[1][0]:
+    if len(dist) < 2 or dist[0][0] > HUE_CLEAR * dist[1][0]:
         return None
     greyest = min(colours, key=lambda s: float(np.linalg.norm(colours[s][1:] - grey)))
     return None if dist[0][1] == greyest else dist[0][1]
