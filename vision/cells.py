@@ -2215,9 +2215,9 @@ _LOOK_INSIDE = LOOK_MASK[..., 0] > 0.5
 
 #: See :func:`hue_suit`: the colour terms name a suit when the nearest suit's are at most this
 #: share of the distance to the next. Tune (acrylic 0-49, piecepackr 0-34, the pawn-like
-#: cells whose lightness named no suit): the one pawn whose colour terms name another suit
-#: within 0.9 does so at 0.604 (an acrylic moons pawn taken for arms); at 0.55, 65 acrylic
-#: and 11 piecepackr pawns are named, all right (0.5: 54 and 9; 0.6: 72 and 14).
+#: cells whose lightness named no suit): of the pawns whose colour terms name another suit,
+#: the nearest does so at 0.604 (an acrylic moons pawn taken for arms; the next at 0.82); at
+#: 0.55, 65 acrylic and 11 piecepackr pawns are named, all right (0.5: 54 and 9; 0.6: 72, 14).
 HUE_CLEAR = 0.55
 
 
