@@ -1227,6 +1227,7 @@ def measure(
     shade = shade_tints(colours, refs.tile_ab, refs.light)
     glare = glare_tints(colours, refs.tile_ab)
     T, labels = looks.templates()
+    grey = (128.0 - np.asarray(refs.tile_ab, np.float64)) * CHROMA_WEIGHT  # see hue_suit
     all_sims = np.zeros((N * N, len(OFFSETS), T.shape[1]), np.float32)
     all_sims[wanted] = similarities(crops if cells is None else crops[wanted], T, looks)
     sims = all_sims.max(axis=1)  # best shift per template
@@ -1280,7 +1281,7 @@ def measure(
         # cell is empty or unknown whatever fits it); the drawn stand-ins model no art.
         busy = ratio[i] >= looks.empty_ratio or d.similarity >= looks.strong_similarity
         if d.best[:1] == ("pawn",) and looks.learned and busy:
-            _pawn_by_colour(d, crops[i, CENTRE_SHIFT], sims[i], labels, looks)
+            _pawn_by_colour(d, crops[i, CENTRE_SHIFT], sims[i], labels, looks, grey)
         d.covered = bool(covered[i])
         d.lit_beside = bool(lit[i])
         d.shaded = bool(shaded[i])
@@ -2212,8 +2213,47 @@ def pawn_colour(crop: np.ndarray) -> np.ndarray:
 _LOOK_INSIDE = LOOK_MASK[..., 0] > 0.5
 
 
+#: See :func:`hue_suit`: the colour terms name a suit when the nearest suit's are at most this
+#: share of the distance to the next. Tune (acrylic 0-49, piecepackr 0-34, the pawn-like
+#: cells whose lightness named no suit): of the pawns whose colour terms name another suit,
+#: the nearest does so at 0.604 (an acrylic moons pawn taken for arms; the next at 0.82); at
+#: 0.55, 65 acrylic and 11 piecepackr pawns are named, all right (0.5: 54 and 9; 0.6: 72, 14).
+HUE_CLEAR = 0.55
+
+
+def hue_suit(c: np.ndarray, colours: dict[str, np.ndarray], grey: np.ndarray) -> str | None:
+    """The suit a pawn's colour names by its colour terms alone (a, b; see ``HUE_CLEAR``),
+    unless that is the greyest suit's (its learned colour nearest ``grey``, where a colourless
+    thing lies in the relative a, b of :func:`relative_lab`), else None.
+
+    A pawn leaning far (near a corner, under a tilted camera) shows its side, in its own
+    shade: far darker than its learned colour, so that the lightness (see
+    :func:`_pawn_by_colour`) takes it for the darkest suit's. A shade dims a colour but
+    keeps its hue, and moves it only toward grey: the colour terms still name a coloured
+    suit, but may not name the greyest one (any deep shade turns grey). See ``HUE_CLEAR``
+    for the tune figures (round 19).
+
+    >>> colours = {"moons": np.array([-100.0, 10.0, 8.0]), "arms": np.array([-60.0, 8.0, -30.0])}
+    >>> grey = np.array([12.0, 10.0])
+    >>> hue_suit(np.array([-130.0, 9.0, -22.0]), colours, grey)  # a dark blue side
+    'arms'
+    >>> hue_suit(np.array([-130.0, 11.0, 6.0]), colours, grey) is None  # grey: any suit's shade
+    True
+    """
+    dist = sorted((float(np.linalg.norm(c[1:] - v[1:])), s) for s, v in colours.items())
+    if len(dist) < 2 or dist[0][0] > HUE_CLEAR * dist[1][0]:
+        return None
+    greyest = min(colours, key=lambda s: float(np.linalg.norm(colours[s][1:] - grey)))
+    return None if dist[0][1] == greyest else dist[0][1]
+
+
 def _pawn_by_colour(
-    d: CellDecision, crop: np.ndarray, sims: np.ndarray, labels: list[tuple], looks: PieceLooks
+    d: CellDecision,
+    crop: np.ndarray,
+    sims: np.ndarray,
+    labels: list[tuple],
+    looks: PieceLooks,
+    grey: np.ndarray | None = None,
 ) -> None:
     """Name a pawn's suit by its colour when the colour is clear (see PAWN_COLOUR_CLEAR).
 
@@ -2221,7 +2261,9 @@ def _pawn_by_colour(
     corner under a tilted camera) as much as by its suit, and two dark suits (black, dark
     blue) can fit alike. The colour does not lean. When it names a suit, that suit's pawn
     look stands for the cell and competes only with the other kinds (the margin is over
-    the best coin look); an unclear colour leaves the looks to decide as before.
+    the best coin look); an unclear colour leaves the looks to decide as before. With
+    ``grey`` (a colourless thing's relative a, b on this board), a colour whose lightness
+    names no suit may still name one by its hue (see :func:`hue_suit`).
     """
     colours = looks.pawn_colours()
     c = pawn_colour(crop)
@@ -2230,7 +2272,13 @@ def _pawn_by_colour(
         return
     if dist[0][0] < PAWN_COLOUR_AGAINST * dist[1][0]:
         d.colour_suit = dist[0][1]
-    if dist[0][0] > PAWN_COLOUR_CLEAR * dist[1][0]:
+    hue = None
+    if dist[0][0] > PAWN_COLOUR_CLEAR * dist[1][0] and grey is not None:
+        hue = hue_suit(c, colours, grey)
+        if hue is not None:
+            d.colour_suit = hue
+            dist = [(0.0, hue)]
+    if hue is None and dist[0][0] > PAWN_COLOUR_CLEAR * dist[1][0]:
         if dist[0][1] != d.best[1] and dist[0][0] < PAWN_COLOUR_AGAINST * dist[1][0]:
             # The colour leans to another suit than the look: neither names the suit (a
             # shaded light pawn fits a dark suit's look), though the cell is no less a piece.
