@@ -110,6 +110,14 @@ def test_no_card_is_rejected():
         vc.read_card(noise)
 
 
+@pytest.mark.parametrize("side", [1, 8])
+def test_a_photo_a_few_pixels_wide_is_rejected(tmp_path, side):
+    path = tmp_path / "tiny.png"
+    cv2.imwrite(str(path), np.full((side, side), 200, np.uint8))
+    with pytest.raises(UserError, match="too small to hold a card"):
+        vc.load_photo(path)
+
+
 def test_cut_off_grid_is_rejected(easy_photo):
     grey, truth = easy_photo
     c = np.array(truth["corners_px"][0])

@@ -129,6 +129,11 @@ def _cell_order(name: str) -> tuple[int, int]:
 # ----------------------------------------------------------------------------- loading
 
 
+# Fewer pixels than this across cannot hold two 10x10 grids of 2 px cells and their labels;
+# the finder's resizing would fail on a photo a few pixels wide.
+MIN_PHOTO_PX = 48
+
+
 def load_photo(path: str | Path, min_side: int = 1600) -> tuple[np.ndarray, float]:
     """Decode a photo to greyscale, at half size when it is large (for speed).
 
@@ -144,13 +149,19 @@ def load_photo(path: str | Path, min_side: int = 1600) -> tuple[np.ndarray, floa
 
 def decode_photo(data: np.ndarray, min_side: int = 1600, name: str = "image"):
     """:func:`load_photo` from bytes already in memory."""
-    grey = cv2.imdecode(data, cv2.IMREAD_REDUCED_GRAYSCALE_2)
+    try:
+        grey = cv2.imdecode(data, cv2.IMREAD_REDUCED_GRAYSCALE_2)
+    except cv2.error:  # an image a pixel wide cannot be halved: decode it whole below
+        grey = np.zeros((0, 0), np.uint8)
     scale = 0.5
     if grey is None:
         raise UserError(f"{name}: not an image OpenCV can read")
     if min(grey.shape) < min_side / 2 or max(grey.shape) < min_side:
         grey = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE)
         scale = 1.0
+    if min(grey.shape) < MIN_PHOTO_PX:
+        height, width = grey.shape
+        raise UserError(f"{name}: {width}x{height} px is too small to hold a card")
     return grey, scale
 
 
