@@ -416,16 +416,25 @@ def expand_image_paths(items: Sequence[str | os.PathLike]) -> list[Path]:
 
 
 def detect_in_images(paths: Sequence[str | os.PathLike], pattern: Pattern) -> list[View]:
-    """Load and detect every image; raise UserError for unreadable files, mixed sizes,
+    """Load and detect every image; raise UserError for missing files, mixed sizes,
     or a chessboard that is visibly larger than ``pattern`` says.
 
-    Images are processed on all cores (OpenCV releases the GIL); errors are reported
-    for the first offending image in the given order.
+    A file that is not an image (or is corrupt) becomes a view without the pattern whose
+    ``reason`` says so: one bad photo among thirty should not stop a calibration. When no
+    file at all is an image, the first one's error is raised. Images are processed on all
+    cores (OpenCV releases the GIL); errors are reported for the first offending image in
+    the given order.
     """
     paths = list(paths)
+    for path in paths:  # a missing file is a typo on the command line: refuse at once
+        if not Path(path).is_file():
+            raise UserError(f"cannot read image {path}: no such file")
 
     def work(index: int) -> tuple[View, str | None]:
-        gray = load_gray(paths[index])
+        try:
+            gray = load_gray(paths[index])
+        except UserError as error:
+            return _unreadable(paths[index], error), None
         view = detect_pattern(gray, pattern, name=str(paths[index]))
         check = view.found and pattern.kind == "chessboard" and index < LARGER_CHECKS
         return view, larger_chessboard(gray, pattern) if check else None
@@ -433,7 +442,9 @@ def detect_in_images(paths: Sequence[str | os.PathLike], pattern: Pattern) -> li
     workers = max(1, min(len(paths), os.cpu_count() or 1))
     with ThreadPoolExecutor(max_workers=workers) as pool:
         results = list(pool.map(work, range(len(paths))))
-    views = [view for view, _ in results]
+    views = [view for view, _ in results if view.image_size != UNREAD]
+    if not views:
+        load_gray(paths[0])  # raises the first file's own error
     for view in views[1:]:
         if view.image_size != views[0].image_size:
             first = views[0]
@@ -452,7 +463,18 @@ def detect_in_images(paths: Sequence[str | os.PathLike], pattern: Pattern) -> li
             f"the photos show a chessboard with at least {larger[0]} inner corners, not "
             f"{pattern.cols}x{pattern.rows}: fix --pattern (COLSxROWS counts inner corners)"
         )
-    return views
+    return [view for view, _ in results]
+
+
+# The image size of a file that could not be read as an image.
+UNREAD = (0, 0)
+
+
+def _unreadable(path: str | os.PathLike, error: UserError) -> View:
+    """A view of a file that is no image: nothing found, and the reason why."""
+    empty = np.zeros((0, 2), np.float32)
+    reason = str(error).split(": ", 1)[-1]  # "not an image or corrupt"
+    return View(str(path), UNREAD, empty, np.zeros((0, 3), np.float32), reason)
 
 
 def larger_chessboard(gray: np.ndarray, pattern: Pattern) -> str | None:
@@ -514,7 +536,7 @@ def calibrate_detected(
             "at least 3 are needed (check --pattern, or add photos)"
         )
     fit = calibrate_views(
-        found, views[0].image_size, flags=flags, reject_ratio=reject_ratio, model=model
+        found, found[0].image_size, flags=flags, reject_ratio=reject_ratio, model=model
     )
     missing = [Rejection(v.name, v.reason) for v in views if not v.found]
     fit.rejected = missing + fit.rejected

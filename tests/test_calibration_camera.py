@@ -167,10 +167,21 @@ def test_images_of_different_sizes(tmp_path, capsys):
 def test_unreadable_file(tmp_path, capsys):
     junk = tmp_path / "junk.jpg"
     junk.write_bytes(b"this is not a JPEG")
-    line = _run_bad(capsys, tmp_path, [LEFT[0], junk])
+    empty = tmp_path / "empty.jpg"
+    empty.write_bytes(b"")
+    line = _run_bad(capsys, tmp_path, [junk, empty])  # no image at all: the first one's error
     assert "junk.jpg" in line and "cannot read" in line
     line = _run_bad(capsys, tmp_path, [LEFT[0], tmp_path / "missing.jpg"])
     assert "missing.jpg" in line and "no such file" in line
+
+
+@needs_data
+def test_a_corrupt_photo_among_good_ones_is_rejected_not_fatal(tmp_path):
+    junk = tmp_path / "junk.jpg"
+    junk.write_bytes(b"this is not a JPEG")
+    fit = calibrate_images([junk, *LEFT[:5]], parse_pattern("chessboard:9x6", 25))
+    assert (fit.rejected[0].name, fit.rejected[0].reason) == (str(junk), "not an image or corrupt")
+    assert len(fit.views) == 5
 
 
 def test_malformed_pattern_text(tmp_path, capsys):
