@@ -1,0 +1,141 @@
+"""Calibration round 11: the reviewer's surviving mutations in ``vision/learn.py`` (which
+cells around the board count as tile, ``TILE_LIKE``; the fewest crosses a grid in doubt
+may have to be told by its layout, ``FIT_CROSSES``; a placement putting a piece off the
+board cannot fit), and the upper bound of a plain tile pixel's lightness (``cells``)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from piecebridge.calibration.board import calibration_layout
+from piecebridge.calibration.geometry import N
+from piecebridge.calibration.pose import BoardPose
+from piecebridge.vision import learn
+from piecebridge.vision.cells import CHROMA_WEIGHT, BoardRefs, tile_pixels
+from piecebridge.vision.locate import FewCrosses, find_board
+from piecebridge.vision.raster import CELL_ORDER
+
+LOCATE = Path(__file__).resolve().parents[1] / "fixtures" / "images" / "locate"
+
+#: The synthetic board: pixels per cell and where its north-west corner lies.
+S, X0 = 40, 160
+TILE_LAB = np.array([200.0, 128.0, 150.0])  # a cream tile (OpenCV's 8-bit Lab)
+
+
+def _lab_to_bgr(lab: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(np.uint8([[np.clip(lab, 0, 255)]]), cv2.COLOR_LAB2BGR)[0, 0]
+
+
+def _distance(bgr: np.ndarray, other: np.ndarray) -> float:
+    """Distance as ``_busy_map`` measures it (Lab, chroma weighted, lightness at half)."""
+    lab = cv2.cvtColor(np.uint8([[bgr, other]]), cv2.COLOR_BGR2LAB)[0].astype(float)
+    d = (lab[0] - lab[1]) * [0.5, CHROMA_WEIGHT, CHROMA_WEIGHT]
+    return float(np.linalg.norm(d))
+
+
+def _board_photo(table_lab: np.ndarray) -> tuple[np.ndarray, BoardPose]:
+    """A plain tile-coloured board (8x8 cells of S px) on a plain table, and its pose."""
+    size = 2 * X0 + N * S
+    photo = np.empty((size, size, 3), np.uint8)
+    photo[:] = _lab_to_bgr(table_lab)
+    photo[X0 : X0 + N * S, X0 : X0 + N * S] = _lab_to_bgr(TILE_LAB)
+    pose = BoardPose(np.array([[S, 0.0, X0], [0.0, S, X0], [0.0, 0.0, 1.0]]))
+    return photo, pose
+
+
+@pytest.mark.parametrize(
+    "table_b, board",
+    [(150 + 16 / CHROMA_WEIGHT, True), (150 + 30 / CHROMA_WEIGHT, False)],
+    ids=["tile-like", "table"],
+)
+def test_cells_around_the_board_count_as_board_only_in_the_tile_colour(table_b, board):
+    """``_busy_map`` takes a cell around the board as board when its corners show the
+    tile's colour (TILE_LIKE): tune tiles' cells differ from the board's typical colour by
+    2-16, tables by 35-45 (round 10). A table 30 away is no board, a cell 16 away is (a
+    bound moved outside that range fails one of the two)."""
+    photo, pose = _board_photo(np.array([200.0, 128.0, table_b]))
+    far = _distance(photo[0, 0], photo[X0 + 1, X0 + 1])
+    assert (far < 20) == board  # the colours are what the test says they are
+    _, counted = learn._busy_map(photo, pose)
+    inside = np.zeros_like(counted)
+    inside[learn.RING : learn.RING + N, learn.RING : learn.RING + N] = True
+    assert counted[inside].all()
+    assert (counted[~inside] == board).all()
+
+
+def _layout_busy(pieces: float) -> tuple[np.ndarray, np.ndarray]:
+    """A busy map of the layout in place (busy ``pieces`` over the empty cells' 0.05) with a
+    checked cloth west and south of the board, and the board's cells."""
+    occ = np.array([c in calibration_layout() for c in CELL_ORDER]).reshape(N, N)
+    busy = np.pad(np.where(occ, pieces, 0.05), learn.RING, constant_values=3.0)
+    board = np.zeros(busy.shape, bool)
+    board[learn.RING : learn.RING + N, learn.RING : learn.RING + N] = True
+    return busy, board
+
+
+#: The placements of CELL_SHIFTS that put some of the layout's pieces (columns a-g, rows
+#: 1-4) off the board.
+OFF_BOARD = {(-1, 0): "a cell west", (-2, 0): "a tile west", (0, 1): "a cell south"}
+
+
+def test_a_placement_putting_a_piece_off_the_board_cannot_fit():
+    """Pieces stand on tiles: the layout moved so that some of its pieces fall beyond the
+    board's cells does not fit at all (-inf), however busy the table there."""
+    busy, board = _layout_busy(pieces=1.0)
+    assert learn._placement_fit(busy, 0, 0, board) > 0
+    for sx, sy in OFF_BOARD:
+        assert learn._placement_fit(busy, sx, sy, board) == -np.inf
+    assert learn._placement_fit(busy, 1, 0, board) > -np.inf  # column h is board
+
+
+def test_the_cell_off_check_never_names_a_placement_off_the_board(monkeypatch):
+    """Even where the layout in place fits no better than the empty cells (glare washing it
+    out), a placement that would put pieces on the table is not named: the check refuses a
+    photo only for a placement on the board fitting as well."""
+    busy, board = _layout_busy(pieces=0.0)
+    assert learn._placement_fit(busy, 0, 0, board) < 0
+    monkeypatch.setattr(learn, "_busy_map", lambda *a: (busy, board))
+    monkeypatch.setattr(learn, "CELL_SHIFTS", OFF_BOARD)
+    assert learn._cell_off(None, None) is None
+
+
+@pytest.fixture(scope="module")
+def r316() -> tuple[np.ndarray, BoardPose]:
+    """Tune acrylic calibration photo of rig 316 and the board found in it (in place)."""
+    photo = cv2.imread(str(LOCATE / "acrylic_tune_r316_cal.jpg"))
+    return photo, find_board(photo, thorough=True)
+
+
+@pytest.mark.parametrize("crosses", [5, 6])
+def test_a_grid_in_doubt_is_told_by_its_layout_from_six_crosses(monkeypatch, r316, crosses):
+    """A grid fitted on the full frame from 6 crosses or more (``FIT_CROSSES``: the least
+    ``fit_pose`` fits from; tune acrylic glare=1 rig 7 calibrates with 7) goes on to the
+    layout's pieces; with fewer, the pose is the small frame's outline alone, and the
+    search's refusal stands."""
+    photo, found = r316
+    pose = replace(found, crosses_found=crosses, tile_offsets=found.tile_offsets.copy())
+
+    def doubt(*_a, **_k):
+        raise FewCrosses("few crosses", pose)
+
+    monkeypatch.setattr(learn, "find_board", doubt)
+    if crosses < 6:
+        with pytest.raises(FewCrosses):
+            learn.learn_setup(photo)
+    else:
+        _, report = learn.learn_setup(photo)
+        assert report["read_back"] >= learn.MIN_READ_BACK
+
+
+def test_a_pixel_much_lighter_than_the_tile_is_not_plain_tile():
+    """``tile_pixels``: the tile lit a little more than the typical cell (uneven light,
+    1.1 times) is plain tile; a neutral patch a quarter lighter is not (a white glove or a
+    sheet over a cream tile, glare on a coin): it is something over the tile, whose colour
+    merely comes close to the tile's once scaled to its lightness."""
+    refs = BoardRefs(np.array([128.0, 150.0]), 1.0, 1.0, 180.0)
+    lit = np.array([[[1.1 * 180.0, 0.0, 0.0], [1.25 * 180.0, 0.0, 0.0]]])
+    assert tile_pixels(lit, refs).tolist() == [[True, False]]
