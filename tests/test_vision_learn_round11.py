@@ -14,7 +14,7 @@ import pytest
 from piecebridge.calibration.board import calibration_layout
 from piecebridge.calibration.geometry import N
 from piecebridge.calibration.pose import BoardPose
-from piecebridge.vision import learn
+from piecebridge.vision import learn, locate
 from piecebridge.vision.cells import CHROMA_WEIGHT, BoardRefs, tile_pixels
 from piecebridge.vision.locate import FewCrosses, find_board
 from piecebridge.vision.raster import CELL_ORDER
@@ -139,3 +139,28 @@ def test_a_pixel_much_lighter_than_the_tile_is_not_plain_tile():
     refs = BoardRefs(np.array([128.0, 150.0]), 1.0, 1.0, 180.0)
     lit = np.array([[[1.1 * 180.0, 0.0, 0.0], [1.25 * 180.0, 0.0, 0.0]]])
     assert tile_pixels(lit, refs).tolist() == [[True, False]]
+
+
+def _lined_board(width: int) -> tuple[np.ndarray, BoardPose]:
+    """A tile-coloured board with dark lines at every cell's edge on a dark table, in a
+    frame ``width`` pixels wide (the board's east side flush with it at X0 + N S)."""
+    photo, pose = _board_photo(np.array([60.0, 128.0, 128.0]))
+    for k in range(1, N):
+        photo[X0 : X0 + N * S, X0 + k * S - 1 : X0 + k * S + 1] = 40
+        photo[X0 + k * S - 1 : X0 + k * S + 1, X0 : X0 + N * S] = 40
+    return photo[:, :width].copy(), pose
+
+
+def test_a_side_at_the_frame_edge_shows_no_tiles_beyond_it():
+    """``_tiles_beyond`` (a board side with tile colour beyond it: tiles left out of a grid
+    a tile off) counts only sides whose strip beyond lies in the frame: past the frame the
+    rectification repeats the photo's edge, and a board reaching the edge showed its own
+    tiles repeated beyond that side, as if the grid had left a column of tiles out."""
+    photo, pose = _lined_board(X0 + N * S)  # the east side flush with the frame
+    rect = pose.rectify(photo, locate.ONE_TILE_PX, 0.5)
+    assert locate._tiles_beyond(rect, locate.ONE_TILE_PX, 0.5) == 1  # east: the edge repeated
+    assert locate._sides_seen(pose, photo.shape).tolist() == [True, False, True, True]
+    assert locate._tiles_beyond_at(photo, pose, locate.ONE_TILE_PX) == 0
+    whole, _ = _lined_board(2 * X0 + N * S)
+    assert locate._sides_seen(pose, whole.shape).all()
+    assert locate._tiles_beyond_at(whole, pose, locate.ONE_TILE_PX) == 0
