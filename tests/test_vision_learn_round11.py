@@ -13,11 +13,14 @@ import numpy as np
 import pytest
 from piecebridge.calibration.board import calibration_layout
 from piecebridge.calibration.geometry import N
+from piecebridge.calibration.looks import SUITS
 from piecebridge.calibration.pose import BoardPose
 from piecebridge.vision import learn, locate
 from piecebridge.vision.cells import CHROMA_WEIGHT, BoardRefs, tile_pixels
 from piecebridge.vision.locate import FewCrosses, find_board
 from piecebridge.vision.raster import CELL_ORDER
+
+from piecebridge.synth.reflec import Difficulty, calibration_sample
 
 LOCATE = Path(__file__).resolve().parents[1] / "fixtures" / "images" / "locate"
 
@@ -164,3 +167,40 @@ def test_a_side_at_the_frame_edge_shows_no_tiles_beyond_it():
     whole, _ = _lined_board(2 * X0 + N * S)
     assert locate._sides_seen(pose, whole.shape).all()
     assert locate._tiles_beyond_at(whole, pose, locate.ONE_TILE_PX) == 0
+
+
+def test_a_coin_laid_off_its_cell_middle_is_read_back_by_its_face():
+    """Tune acrylic calibration photo of rig 49: the moons coin on e2 lies nearly half a
+    cell west of its cell's middle. In its cell's window it reads as a dark piece at the
+    window's edge, as the moons pawn leaning away does: the read-back took it for that
+    pawn and missed it (27 of 28; such misses, with glare's, are what refuses a photo). Cut
+    out where its rim is, its face is a moons coin's: read back 28."""
+    shot = calibration_sample("tune", 49, Difficulty.realistic(), art="acrylic")
+    _, report = learn.learn_setup(shot.image)
+    assert report["read_back"] == 28
+    assert report["read_by_face"] >= 1
+
+
+def _agree_at(photo: np.ndarray, pose: BoardPose, sx: int) -> dict[str, bool]:
+    """``_faces_agree`` with the grid at ``pose`` moved ``sx`` cells east."""
+    moved = replace(pose, H=pose.H @ np.array([[1.0, 0, sx], [0, 1.0, 0], [0, 0, 1.0]]))
+    moved.tile_offsets = pose.tile_offsets.copy()
+    _, views, _ = learn._views_and_ratios(photo, moved)
+    centres = {}
+    for suit in SUITS:
+        cells = [c for c, (k, s) in calibration_layout().items() if k == "coin" and s == suit]
+        centres[suit] = learn._coin_looks(views, [CELL_ORDER.index(c) for c in cells])[2]
+    return learn._faces_agree(views, centres)
+
+
+def test_a_grid_a_column_off_reads_no_coin_by_its_face(r316):
+    """With the grid a column east the layout's f column falls on the pawns, and a column
+    west, its a column on the table beside the board: every suit's six then hold a piece
+    without its coins' face, and no coin counts by its face (the other five are coins
+    whose looks that grid spoilt: counted, they let it pass the read-back). In place, every
+    suit's coins do."""
+    photo, found = r316
+    _, pose, _, _ = learn._layout_turn(photo, found)
+    assert all(_agree_at(photo, pose, 0).values())
+    assert not any(_agree_at(photo, pose, 1).values())
+    assert not any(_agree_at(photo, pose, -1).values())
