@@ -1878,10 +1878,28 @@ def _refine_full(
     if sx or sy:
         moved = shifted_pose(pose, sx, sy)
         moved.k, moved.centre, moved.scale = pose.k, pose.centre, pose.scale
-        pose = refine_pose(gray, moved, px_per_cell=px, search=0.3, along=along) or pose
+        other = refine_pose(gray, moved, px_per_cell=px, search=0.3, along=along)
+        if other is not None and _no_fewer_crosses(gray, pose, other, px, along):
+            pose = other
     pose.tile_color_lab, pose.inverted = small_pose.tile_color_lab, small_pose.inverted
     _check_in_frame(pose, gray.shape)
     return pose
+
+
+def _no_fewer_crosses(
+    gray: np.ndarray, pose: BoardPose, moved: BoardPose, px: int, along: Along
+) -> bool:
+    """Whether ``moved`` (``pose`` moved a cell and fitted again there, search 0.3) fits at
+    least as many tile crosses as ``pose`` fitted again in place the same way.
+
+    The lattice parity (:func:`lattice_shift`) tells ink from tile gaps by colour; pale
+    tiles with white lines on a pale table under glare show both alike, and it moved boards
+    in place a cell off: tune acrylic calibration photos of rigs 86, 753, 792, 834 and 836
+    (in place 9-16 crosses, 0.1 cell off; moved 6-10, 1.1-1.6 cells off; 834 stayed so
+    and was refused as not showing the layout). A cell off, the crosses the fit finds are
+    where a printed line meets a tile gap, never more than the board's own."""
+    here = refine_pose(gray, pose, px_per_cell=px, search=0.3, along=along)
+    return here is None or moved.crosses_found >= here.crosses_found
 
 
 def _find_small(
