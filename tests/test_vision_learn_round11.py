@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import cv2
 import numpy as np
@@ -16,7 +17,7 @@ from piecebridge.calibration.geometry import N, cell_centre
 from piecebridge.calibration.looks import SUITS
 from piecebridge.calibration.pose import BoardPose
 from piecebridge.vision import learn, locate
-from piecebridge.vision.cells import CHROMA_WEIGHT, BoardRefs, tile_pixels
+from piecebridge.vision.cells import CHROMA_WEIGHT, BoardRefs, CellDecision, tile_pixels
 from piecebridge.vision.locate import FewCrosses, find_board
 from piecebridge.vision.raster import CELL_ORDER
 
@@ -239,3 +240,44 @@ def _off_by(setup, truth: dict) -> float:
     centres = synth["cell_centers_px"]
     got = setup.pose.to_image(np.array([cell_centre(c) for c in centres]))
     return float(np.linalg.norm(got - np.array(list(centres.values())), axis=1).max() / cell)
+
+
+def _read_back_with_faces(monkeypatch, size: tuple[int, int], own: bool) -> tuple:
+    """learn's read-back of the layout with every coin missed by the cell reading (left
+    unknown, its best look a pawn: its own suit's if ``own``, else the next suit's) and
+    every suit's faces agreeing, on a board of S px cells at X0 in a frame of ``size``."""
+    layout = calibration_layout()
+    decisions = []
+    for cell in CELL_ORDER:
+        want = layout.get(cell)
+        if want is None:
+            decisions.append(CellDecision(cell, "empty", best=("coin", "suns"), similarity=0.3))
+        elif want[0] == "coin":
+            suit = want[1] if own else SUITS[(SUITS.index(want[1]) + 1) % len(SUITS)]
+            decisions.append(CellDecision(cell, "unknown", best=("pawn", suit), similarity=0.8))
+        else:
+            decisions.append(CellDecision(cell, "pawn", want[1], best=want, similarity=0.95))
+    monkeypatch.setattr(learn, "measure", lambda *a, **k: None)
+    monkeypatch.setattr(learn, "decide_all", lambda *a, **k: decisions)
+    monkeypatch.setattr(learn, "_faces_agree", lambda *a: dict.fromkeys(layout, True))
+    looks = SimpleNamespace(min_similarity=0.7)
+    monkeypatch.setattr(learn.PieceLooks, "of", staticmethod(lambda _: looks))
+    pose = BoardPose(np.array([[S, 0.0, X0], [0.0, S, X0], [0.0, 0.0, 1.0]]))
+    setup = SimpleNamespace(looks=looks, pose=pose, image_size=size)
+    return learn._read_back(None, setup, centres={})
+
+
+def test_only_coins_in_the_frame_taken_for_their_own_suit_count_by_their_faces(monkeypatch):
+    """A coin counts by its face only where the cell reading took it for a piece of its own
+    suit (its pawn: the class the face check is for), and only where its cell's middle lies
+    in the frame: past the frame the rectification repeats the photo's edge alike in every
+    cell, which then agree as faces (tune piecepackr calibration photo of rig 39 with the
+    grid a tile south: two rows of it read back by their "faces")."""
+    whole = (2 * X0 + N * S, 2 * X0 + N * S)
+    matched, *_, by_face = _read_back_with_faces(monkeypatch, whole, own=True)
+    assert (matched, by_face) == (28, 24)
+    cut = (2 * X0 + N * S, X0 + 6 * S + S // 4)  # rows 1 and 2 (the south ones) past it
+    matched, *_, by_face = _read_back_with_faces(monkeypatch, cut, own=True)
+    assert (matched, by_face) == (16, 12)
+    matched, *_, by_face = _read_back_with_faces(monkeypatch, whole, own=False)
+    assert (matched, by_face) == (4, 0)

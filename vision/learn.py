@@ -470,11 +470,18 @@ def _read_back(
     itself, read with what was just learned from it (see ``MAX_WASHED_OUT``).
 
     ``centres`` (per suit, its coins' centres as :func:`_coin_looks` cut them out): a
-    layout coin the cell reading misses, but not surely empty, counts as read when its
-    face at its own centre is its suit's (:func:`_faces_agree`)."""
+    layout coin the cell reading takes for a piece of its own suit all the same, but not
+    the coin (its pawn, or under the similarity bar), counts as read when its face at its
+    own centre is its suit's (:func:`_faces_agree`) and its cell's middle lies in the
+    frame: past it the rectification repeats the photo's edge, alike in every cell there
+    (tune piecepackr calibration photo of rig 39 with the grid a tile south: two rows of
+    the photo's edge repeated, read back 28 by their "faces")."""
     layout = calibration_layout()
     looks = PieceLooks.of(setup.looks)
-    agree = _faces_agree(views, centres) if centres is not None else {}
+    agree, seen = {}, {}
+    if centres is not None:
+        agree = _faces_agree(views, centres)
+        seen = _cells_in_frame(setup.pose, setup.image_size)
     matched = washed = unsure = claimed = by_face = 0
     for d in decide_all(measure(views, looks, setup.pose.inverted), looks):
         want = layout.get(d.cell)
@@ -484,7 +491,7 @@ def _read_back(
             matched += 1  # kind and suit only: facing is what the setup is about to learn
         elif d.kind == "empty" and d.confidence > 0.5:
             continue  # surely no piece: against the layout
-        elif agree.get(d.cell, False):
+        elif agree.get(d.cell, False) and seen[d.cell] and d.best[1:] == want[1:]:
             matched += 1
             by_face += 1
         elif d.glared and d.kind in ("unknown", "empty"):
@@ -492,6 +499,14 @@ def _read_back(
         else:
             unsure += d.best[1:] == want[1:]  # its own suit (best is () when none fits)
     return matched, washed, unsure, claimed, by_face
+
+
+def _cells_in_frame(pose: BoardPose, size: tuple[int, int]) -> dict[str, bool]:
+    """Per cell (name), whether its middle at ``pose`` lies in a frame of ``size`` (w, h)."""
+    at = np.array([((i % N) + 0.5, (i // N) + 0.5) for i in range(N * N)])
+    x, y = pose.to_image(at).T
+    inside = (x >= 0) & (x < size[0]) & (y >= 0) & (y < size[1])
+    return dict(zip(CELL_ORDER, inside.tolist(), strict=True))
 
 
 #: See :func:`_faces_agree`: the least normalised correlation (fine detail inside the coin
