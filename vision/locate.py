@@ -1894,10 +1894,11 @@ def _no_fewer_crosses(
 
     The lattice parity (:func:`lattice_shift`) tells ink from tile gaps by colour; pale
     tiles with white lines on a pale table under glare show both alike, and it moved boards
-    in place a cell off: tune acrylic calibration photos of rigs 86, 753, 792, 834 and 836
-    (in place 9-16 crosses, 0.1 cell off; moved 6-10, 1.1-1.6 cells off; 834 stayed so
-    and was refused as not showing the layout). A cell off, the crosses the fit finds are
-    where a printed line meets a tile gap, never more than the board's own."""
+    in place a cell off: tune acrylic calibration photos of rigs 86, 753, 792, 834, 836
+    and 881 (fitted again in place 12-16 crosses, 0.1-0.2 cell off; moved 6-11, 1.1-2.3
+    cells off; 834 stayed so and was refused as not showing the layout; no piecepackr or
+    mixed photo had a move proposed). A cell off, the fit finds crosses only where a
+    printed line meets a tile gap: on tune, fewer than the board's own."""
     here = refine_pose(gray, pose, px_per_cell=px, search=0.3, along=along)
     return here is None or moved.crosses_found >= here.crosses_found
 
