@@ -320,17 +320,40 @@ def _busy_map(frame_bgr: np.ndarray, pose: BoardPose) -> tuple[np.ndarray, np.nd
     inside[RING : RING + N, RING : RING + N] = True
     tile = np.median(cells[inside][:, _CORNERS].reshape(-1, 3), axis=0)
 
-    def tile_like(px: np.ndarray) -> bool:
-        off = np.median(px.reshape(-1, 3), axis=0) - tile
-        return bool(np.hypot(0.5 * off[0], np.hypot(off[1], off[2])) < TILE_LIKE)
+    def off(px: np.ndarray, ref: np.ndarray) -> np.ndarray:
+        return np.median(px.reshape(-1, 3), axis=0) - ref
+
+    def far(d: np.ndarray) -> float:
+        return float(np.hypot(0.5 * d[0], np.hypot(d[1], d[2])))
+
+    def tile_like(px: np.ndarray, inner: np.ndarray | None = None) -> bool:
+        if far(off(px, tile)) < TILE_LIKE:
+            return True
+        # Beside the grid, a line as its neighbour inside the grid where that one is the
+        # tile lit more (glare lifts lightness, keeps the hue): glare over a side washes
+        # both alike (tune acrylic glare=0.7 rig 2, the grid a cell east: the real first
+        # column 23.6 from the typical tile, 1.5 from the grid's own first column). A grid
+        # that took table in has table as that neighbour, darker or of another hue.
+        if inner is None:
+            return False
+        lit = off(inner, tile)
+        return (
+            lit[0] > 0
+            and far(lit * [0, 1, 1]) < TILE_LIKE / 2
+            and far(off(px, np.median(inner.reshape(-1, 3), axis=0))) < TILE_LIKE / 2
+        )
 
     # A line of cells beside the board is tile when its corners are, taken together: a coin
     # or a pawn's lean, or a tile gap, may change one cell's (tune acrylic rig 106, a grid a
     # tile off); a cell beyond two sides at once is taken alone.
     board = inside.copy()
+    beside = {RING - 1: RING, RING + N: RING + N - 1}  # ring line -> the grid's line by it
     for k in [*range(RING), *range(RING + N, n)]:
-        board[RING : RING + N, k] = tile_like(cells[RING : RING + N, k][:, _CORNERS])
-        board[k, RING : RING + N] = tile_like(cells[k, RING : RING + N][:, _CORNERS])
+        near = beside.get(k)
+        col_in = None if near is None else cells[RING : RING + N, near][:, _CORNERS]
+        row_in = None if near is None else cells[near, RING : RING + N][:, _CORNERS]
+        board[RING : RING + N, k] = tile_like(cells[RING : RING + N, k][:, _CORNERS], col_in)
+        board[k, RING : RING + N] = tile_like(cells[k, RING : RING + N][:, _CORNERS], row_in)
         for j in [*range(RING), *range(RING + N, n)]:
             board[k, j] = tile_like(cells[k, j][_CORNERS])
     # Past the frame the rectification repeats the photo's edge, pieces and tiles included:
