@@ -281,3 +281,32 @@ def test_only_coins_in_the_frame_taken_for_their_own_suit_count_by_their_faces(m
     assert (matched, by_face) == (16, 12)
     matched, *_, by_face = _read_back_with_faces(monkeypatch, whole, own=False)
     assert (matched, by_face) == (4, 0)
+
+
+def test_a_grid_a_cell_off_beside_a_glared_side_is_refused(monkeypatch):
+    """Tune acrylic calibration photo of rig 2 at glare 0.7, the grid found a cell east:
+    its setup read the layout back 21 of 28 with glare's allowance and was learned without
+    a word. Glare over the west side lifts the real first column's corners 44 in
+    lightness, off the typical tile's colour, so that line did not count as board and the
+    layout a cell west (in place) could not be placed. Beside the grid, a line as the
+    grid's own line by it, the tile lit more, is board: the check names the way back."""
+    shot = calibration_sample("tune", 2, Difficulty.parse("glare=0.7"), art="acrylic")
+    setup, _ = learn.learn_setup(shot.image)
+    T = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    moved = replace(setup.pose, H=setup.pose.H @ T, tile_offsets=setup.pose.tile_offsets.copy())
+    monkeypatch.setattr(learn, "find_board", lambda *a, **k: moved)
+    with pytest.raises(UserError, match="a cell west"):
+        learn.learn_setup(shot.image)
+
+
+def test_a_grid_that_took_table_in_does_not_make_the_table_beside_it_board():
+    """Beside a grid moved a cell east, off the board, its own last column is table: the
+    line of table beyond it is as that column, but that column is no tile lit more (darker,
+    another hue), so the table stays off the board; the real first column, west of the
+    grid, is tile."""
+    photo, pose = _board_photo(np.array([90.0, 140.0, 110.0]))
+    moved = replace(pose, H=pose.H @ np.array([[1.0, 0, 1], [0, 1.0, 0], [0, 0, 1.0]]))
+    _, counted = learn._busy_map(photo, moved)
+    rows = slice(learn.RING, learn.RING + N)
+    assert not counted[rows, learn.RING + N].any()  # table beyond the moved grid
+    assert counted[rows, learn.RING - 1].all()  # the board's real first column
