@@ -70,8 +70,11 @@ def pose_error(pose, truth: dict) -> float:
     return float(np.linalg.norm(got - want, axis=1).max() / cell)
 
 
-def calibrate(split: str, rig: int, difficulty: str, cache: Path, art: str | None) -> str:
-    """``"ok"``, ``"WRONG SETUP"`` or the reason the rig's calibration photo was refused."""
+def calibrate(
+    split: str, rig: int, difficulty: str, cache: Path, art: str | None
+) -> tuple[str, dict]:
+    """(``"ok"``, ``"WRONG SETUP"`` or the reason the rig's calibration photo was refused;
+    the setup's report, empty when refused)."""
     from piecebridge.synth.reflec import Difficulty, calibration_sample
 
     tag = image_tag(split, rig, difficulty, art)
@@ -80,15 +83,37 @@ def calibrate(split: str, rig: int, difficulty: str, cache: Path, art: str | Non
         cache / f"{tag}-cal", lambda: calibration_sample(split, rig, diff, art=art)
     )
     try:
-        setup, _ = learn_setup(photo)
+        setup, report = learn_setup(photo)
     except UserError as error:
         print(f"  rig {rig}: {error}", file=sys.stderr)
-        return reason(str(error))
+        return reason(str(error)), {}
     err = pose_error(setup.pose, truth)
     if err > WRONG_CELLS:
         print(f"  rig {rig}: WRONG SETUP, {err:.2f} cells off", file=sys.stderr)
-        return "WRONG SETUP"
-    return "ok"
+        return "WRONG SETUP", report
+    return "ok", report
+
+
+def margin_text(reports: list[dict]) -> str:
+    """How much of the layout the learned setups read back (the margin that keeps a photo
+    from being refused: ``learn.MIN_READ_BACK``), one markdown line.
+
+    >>> text = margin_text([{"read_back": 28, "unsure_own_suit": 0, "read_by_face": 1},
+    ...                     {"read_back": 26, "unsure_own_suit": 1, "read_by_face": 0}])
+    >>> for part in text.split("; "):
+    ...     print(part)
+    read back (photos): 28: 1, 26: 1
+    pieces unsure as their own suit: 1
+    photos with coins read by their faces: 1
+    """
+    counts = collections.Counter(r["read_back"] for r in reports)
+    back = ", ".join(f"{n}: {counts[n]}" for n in sorted(counts, reverse=True))
+    unsure = sum(r.get("unsure_own_suit", 0) for r in reports)
+    by_face = sum(r.get("read_by_face", 0) > 0 for r in reports)
+    return (
+        f"read back (photos): {back}; pieces unsure as their own suit: {unsure}; "
+        f"photos with coins read by their faces: {by_face}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -107,15 +132,17 @@ def main(argv: list[str] | None = None) -> int:
     rigs = range(args.first_rig, args.first_rig + args.rigs)
     if args.half != "all":
         rigs = [r for r in rigs if r % 2 == (args.half == "odd")]
-    outcomes = collections.Counter(
-        calibrate(args.split, r, args.difficulty, cache, args.art) for r in rigs
-    )
+    results = [calibrate(args.split, r, args.difficulty, cache, args.art) for r in rigs]
+    outcomes = collections.Counter(outcome for outcome, _ in results)
     n = sum(outcomes.values())
     print(f"Machine: {describe()}\n")
     print(f"{args.split}, art {args.art or 'mixed'}, {args.difficulty}, rigs {rigs}")
     print("| outcome | photos | share |\n|---|---|---|")
     for outcome, count in outcomes.most_common():
         print(f"| {outcome} | {count} | {100 * count / n:.1f} % |")
+    reports = [report for _, report in results if report]
+    if reports:
+        print(f"\n{margin_text(reports)}")
     return 0
 
 

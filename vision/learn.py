@@ -269,7 +269,7 @@ def _learn_at(
     )
     looks.turn_alike = _turn_alike(looks)
     setup = BoardSetup(pose, size, tile_color_lab, looks, camera_calibration)
-    matched, washed, unsure, claimed = _read_back(views, setup)
+    matched, washed, unsure, claimed, by_face = _read_back(views, setup, centres)
     report = {
         "empty_ratio": round(empty_ratio, 3),
         "busiest_empty": round(hi_empty, 3),
@@ -277,6 +277,7 @@ def _learn_at(
         "read_back": matched,
         "washed_out": washed,
         "unsure_own_suit": unsure,
+        "read_by_face": by_face,
         "claimed": claimed,
     }
     return setup, report
@@ -319,17 +320,40 @@ def _busy_map(frame_bgr: np.ndarray, pose: BoardPose) -> tuple[np.ndarray, np.nd
     inside[RING : RING + N, RING : RING + N] = True
     tile = np.median(cells[inside][:, _CORNERS].reshape(-1, 3), axis=0)
 
-    def tile_like(px: np.ndarray) -> bool:
-        off = np.median(px.reshape(-1, 3), axis=0) - tile
-        return bool(np.hypot(0.5 * off[0], np.hypot(off[1], off[2])) < TILE_LIKE)
+    def off(px: np.ndarray, ref: np.ndarray) -> np.ndarray:
+        return np.median(px.reshape(-1, 3), axis=0) - ref
+
+    def far(d: np.ndarray) -> float:
+        return float(np.hypot(0.5 * d[0], np.hypot(d[1], d[2])))
+
+    def tile_like(px: np.ndarray, inner: np.ndarray | None = None) -> bool:
+        if far(off(px, tile)) < TILE_LIKE:
+            return True
+        # Beside the grid, a line as its neighbour inside the grid where that one is the
+        # tile lit more (glare lifts lightness, keeps the hue): glare over a side washes
+        # both alike (tune acrylic glare=0.7 rig 2, the grid a cell east: the real first
+        # column 23.6 from the typical tile, 1.5 from the grid's own first column). A grid
+        # that took table in has table as that neighbour, darker or of another hue.
+        if inner is None:
+            return False
+        lit = off(inner, tile)
+        return (
+            lit[0] > 0
+            and far(lit * [0, 1, 1]) < TILE_LIKE / 2
+            and far(off(px, np.median(inner.reshape(-1, 3), axis=0))) < TILE_LIKE / 2
+        )
 
     # A line of cells beside the board is tile when its corners are, taken together: a coin
     # or a pawn's lean, or a tile gap, may change one cell's (tune acrylic rig 106, a grid a
     # tile off); a cell beyond two sides at once is taken alone.
     board = inside.copy()
+    beside = {RING - 1: RING, RING + N: RING + N - 1}  # ring line -> the grid's line by it
     for k in [*range(RING), *range(RING + N, n)]:
-        board[RING : RING + N, k] = tile_like(cells[RING : RING + N, k][:, _CORNERS])
-        board[k, RING : RING + N] = tile_like(cells[k, RING : RING + N][:, _CORNERS])
+        near = beside.get(k)
+        col_in = None if near is None else cells[RING : RING + N, near][:, _CORNERS]
+        row_in = None if near is None else cells[near, RING : RING + N][:, _CORNERS]
+        board[RING : RING + N, k] = tile_like(cells[RING : RING + N, k][:, _CORNERS], col_in)
+        board[k, RING : RING + N] = tile_like(cells[k, RING : RING + N][:, _CORNERS], row_in)
         for j in [*range(RING), *range(RING + N, n)]:
             board[k, j] = tile_like(cells[k, j][_CORNERS])
     # Past the frame the rectification repeats the photo's edge, pieces and tiles included:
@@ -458,14 +482,30 @@ MAX_EMPTY_CLAIMED = 2
 MAX_WASHED_OUT = 4
 
 
-def _read_back(views: BoardViews, setup: BoardSetup) -> tuple[int, int, int, int]:
+def _read_back(
+    views: BoardViews,
+    setup: BoardSetup,
+    centres: dict[str, list[tuple[float, float]]] | None = None,
+) -> tuple[int, int, int, int, int]:
     """(pieces read as the layout says, the layout's pieces washed out by glare and read as
     no piece, the layout's pieces read unsure as their own suit, empty cells read as a
-    piece) of the calibration photo itself, read with what was just learned from it (see
-    ``MAX_WASHED_OUT``)."""
+    piece, and of the first the coins read by their faces) of the calibration photo
+    itself, read with what was just learned from it (see ``MAX_WASHED_OUT``).
+
+    ``centres`` (per suit, its coins' centres as :func:`_coin_looks` cut them out): a
+    layout coin the cell reading takes for a piece of its own suit all the same, but not
+    the coin (its pawn, or under the similarity bar), counts as read when its face at its
+    own centre is its suit's (:func:`_faces_agree`) and its cell's middle lies in the
+    frame: past it the rectification repeats the photo's edge, alike in every cell there
+    (tune piecepackr calibration photo of rig 39 with the grid a tile south: two rows of
+    the photo's edge repeated, read back 28 by their "faces")."""
     layout = calibration_layout()
     looks = PieceLooks.of(setup.looks)
-    matched = washed = unsure = claimed = 0
+    agree, seen = {}, {}
+    if centres is not None:
+        agree = _faces_agree(views, centres)
+        seen = _cells_in_frame(setup.pose, setup.image_size)
+    matched = washed = unsure = claimed = by_face = 0
     for d in decide_all(measure(views, looks, setup.pose.inverted), looks):
         want = layout.get(d.cell)
         if want is None:
@@ -474,11 +514,86 @@ def _read_back(views: BoardViews, setup: BoardSetup) -> tuple[int, int, int, int
             matched += 1  # kind and suit only: facing is what the setup is about to learn
         elif d.kind == "empty" and d.confidence > 0.5:
             continue  # surely no piece: against the layout
+        elif agree.get(d.cell, False) and seen[d.cell] and d.best[1:] == want[1:]:
+            matched += 1
+            by_face += 1
         elif d.glared and d.kind in ("unknown", "empty"):
             washed += 1
         else:
             unsure += d.best[1:] == want[1:]  # its own suit (best is () when none fits)
-    return matched, washed, unsure, claimed
+    return matched, washed, unsure, claimed, by_face
+
+
+def _cells_in_frame(pose: BoardPose, size: tuple[int, int]) -> dict[str, bool]:
+    """Per cell (name), whether its middle at ``pose`` lies in a frame of ``size`` (w, h)."""
+    at = np.array([((i % N) + 0.5, (i // N) + 0.5) for i in range(N * N)])
+    x, y = pose.to_image(at).T
+    inside = (x >= 0) & (x < size[0]) & (y >= 0) & (y < size[1])
+    return dict(zip(CELL_ORDER, inside.tolist(), strict=True))
+
+
+#: See :func:`_faces_agree`: the least normalised correlation (fine detail inside the coin
+#: disc) of each of a suit's six calibration coins' cut-outs with the look of the other
+#: five. Tune calibration photos (round 11; acrylic rigs 0-59, piecepackr and mixed 0-29,
+#: 111 calibrated): the least of a suit's six is 0.5 or more for 94 % of suits (acrylic),
+#: 86 % (piecepackr), 94 % (mixed); with the grid a column east or west, at most 0.41 (888
+#: suits' rows: a pawn or empty tile among the six).
+FACE_AGREE = 0.5
+#: ... and the median distance (cells) of the six coins' centres from their cells' middles
+#: must be at most this. Tune calibration photos (round 11): 0.14 at most in acrylic's
+#: realistic mix (192 suits); tune acrylic tilt=1 rig 66, its south rows of tiles fitted
+#: 0.3-0.44 cell off, 0.31 and 0.38 (the cell reading missed 6 coins there; counted by
+#: their faces, that grid was learned).
+FACE_GRID_OFF = 0.2
+
+
+def _cell_middle(i: int) -> tuple[float, float]:
+    """Cell ``i``'s middle in the rectified board at FACE_PX (as ``coin_centre`` measures)."""
+    return ((MARGIN + i % N + 0.5) * FACE_PX, (MARGIN + i // N + 0.5) * FACE_PX)
+
+
+def _faces_agree(
+    views: BoardViews, centres: dict[str, list[tuple[float, float]]]
+) -> dict[str, bool]:
+    """Per layout coin (cell name), whether its suit's six coins' cut-outs at their own
+    centres each fit the look of the other five (median, as :func:`_coin_looks` makes a
+    look) by ``FACE_AGREE`` or more, and better than any other suit's look.
+
+    A coin laid off its cell's middle reads, in its cell's window, as a piece at the
+    window's edge, like a pawn leaning away from the camera: a dark coin was then taken for
+    its own suit's pawn (tune acrylic calibration photos, round 10: 53 of 300 read pieces
+    unsure as their own suit, nearly all moons coins taken for their pawn). Its face, cut
+    out where its rim is, is its suit's all the same."""
+    layout = calibration_layout()
+    mask = np.repeat(FACE_MASK, 3, axis=2)
+    cuts, faces, offs = {}, {}, {}
+    for suit in SUITS:
+        cells = [c for c, (kind, s) in layout.items() if kind == "coin" and s == suit]
+        middles = [_cell_middle(CELL_ORDER.index(c)) for c in cells]
+        offs[suit] = float(np.median(np.hypot(*(np.subtract(centres[suit], middles).T))) / FACE_PX)
+        cut = [cv2.getRectSubPix(views.rel_hi, (FACE_CROP, FACE_CROP), c) for c in centres[suit]]
+        cuts[suit] = list(zip(cells, cut, strict=True))
+        faces[suit] = fine_detail(np.median(cut, axis=0).astype(np.float32))
+
+    def fit(cut: np.ndarray, face: np.ndarray) -> float:
+        return float(cv2.matchTemplate(cut, face, cv2.TM_CCORR_NORMED, mask=mask)[0, 0])
+
+    agree = {}
+    for suit in SUITS:
+        fits = []
+        for k, (_, cut) in enumerate(cuts[suit]):
+            others = [c for j, (_, c) in enumerate(cuts[suit]) if j != k]
+            own = fine_detail(np.median(others, axis=0).astype(np.float32))
+            detail = fine_detail(cut)
+            best_other = max(fit(detail, faces[s]) for s in SUITS if s != suit)
+            fits.append(fit(detail, own) >= max(FACE_AGREE, best_other))
+        # A suit's six coins all show its face, or none counts by it: a grid a column or a
+        # row off puts a piece that is no coin, or empty tile, in every suit's six or a
+        # whole suit's, and the rest are coins whose looks it spoilt (read back, these
+        # counted, would let such a grid pass where the read-back refused it). Nor when
+        # the six lie off their cells' middles as one: the grid is off there, not a coin.
+        agree.update((cell, all(fits) and offs[suit] <= FACE_GRID_OFF) for cell, _ in cuts[suit])
+    return agree
 
 
 def annotate(frame_bgr: np.ndarray, setup: BoardSetup) -> np.ndarray:

@@ -1585,8 +1585,8 @@ def _one_tile_over(bgr: np.ndarray, pose: BoardPose) -> BoardPose:
         # Nor may it show more sides alike inside and out (ONE_TILE_PX): a shift off the
         # board puts a column of table inside it, and the tiles it left beyond it.
         if table_sides is None:
-            table_sides = _tiles_beyond(in_place.rectify(bgr, ONE_TILE_PX, 0.5), ONE_TILE_PX, 0.5)
-        if _tiles_beyond(other.rectify(bgr, ONE_TILE_PX, 0.5), ONE_TILE_PX, 0.5) > table_sides:
+            table_sides = _tiles_beyond_at(bgr, in_place, ONE_TILE_PX)
+        if _tiles_beyond_at(bgr, other, ONE_TILE_PX) > table_sides:
             continue
         best, most = other, other.crosses_found
     return best
@@ -1878,10 +1878,29 @@ def _refine_full(
     if sx or sy:
         moved = shifted_pose(pose, sx, sy)
         moved.k, moved.centre, moved.scale = pose.k, pose.centre, pose.scale
-        pose = refine_pose(gray, moved, px_per_cell=px, search=0.3, along=along) or pose
+        other = refine_pose(gray, moved, px_per_cell=px, search=0.3, along=along)
+        if other is not None and _no_fewer_crosses(gray, pose, other, px, along):
+            pose = other
     pose.tile_color_lab, pose.inverted = small_pose.tile_color_lab, small_pose.inverted
     _check_in_frame(pose, gray.shape)
     return pose
+
+
+def _no_fewer_crosses(
+    gray: np.ndarray, pose: BoardPose, moved: BoardPose, px: int, along: Along
+) -> bool:
+    """Whether ``moved`` (``pose`` moved a cell and fitted again there, search 0.3) fits at
+    least as many tile crosses as ``pose`` fitted again in place the same way.
+
+    The lattice parity (:func:`lattice_shift`) tells ink from tile gaps by colour; pale
+    tiles with white lines on a pale table under glare show both alike, and it moved boards
+    in place a cell off: tune acrylic calibration photos of rigs 86, 753, 792, 834, 836
+    and 881 (fitted again in place 12-16 crosses, 0.1-0.2 cell off; moved 6-11, 1.1-2.3
+    cells off; 834 stayed so and was refused as not showing the layout; no piecepackr or
+    mixed photo had a move proposed). A cell off, the fit finds crosses only where a
+    printed line meets a tile gap: on tune, fewer than the board's own."""
+    here = refine_pose(gray, pose, px_per_cell=px, search=0.3, along=along)
+    return here is None or moved.crosses_found >= here.crosses_found
 
 
 def _find_small(
@@ -1947,7 +1966,7 @@ def _find_small(
         edges = find_edges(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), px, 0.5)
         edges_ok = int((np.abs(np.nan_to_num(edges, nan=1.0)) < EDGE_IN_PLACE).sum())
         # Tile gaps are edges too, so also: beyond a true edge lies table, not more tiles.
-        tiles_beyond = _tiles_beyond(rect, px, 0.5)
+        tiles_beyond = _tiles_beyond(rect, px, 0.5, _sides_seen(pose, small.shape))
         score = pose.crosses_found + 2 * edges_ok - 3 * tiles_beyond
         if score > best_score:
             best, best_score, best_kind = pose, score, kind
@@ -2142,7 +2161,7 @@ def _unless_table_taken_in(
         return moved
 
     def alike(moved: BoardPose) -> int:
-        return _tiles_beyond(moved.rectify(bgr, ONE_TILE_PX, 0.5), ONE_TILE_PX, 0.5)
+        return _tiles_beyond_at(bgr, moved, ONE_TILE_PX)
 
     moved = moved_by(*shift)
     if not _in_frame(moved, bgr.shape):
@@ -2189,11 +2208,16 @@ def _near_any(quad: np.ndarray, others: list[np.ndarray], cells: float = 0.4) ->
     return bool(gaps.min() < cells * cell)
 
 
-def _tiles_beyond(rect_bgr: np.ndarray, px: int, margin: float) -> int:
+def _tiles_beyond(
+    rect_bgr: np.ndarray, px: int, margin: float, seen: np.ndarray | None = None
+) -> int:
     """How many board sides have tile-like colour just beyond them (0-4).
 
     Compares a strip outside each side (0.1-0.4 cells out) with the strip just inside;
     when the table has the tiles' colour every side looks alike and all score the same.
+    ``seen`` (N, E, S, W; see :func:`_sides_seen`): only those sides count. Past the frame
+    the rectification repeats the photo's edge, so a board reaching the frame's edge shows
+    its own tiles repeated beyond that side, tile-like though nothing there is seen.
     """
     lab = lab_image(rect_bgr)
     m, n = round(margin * px), N * px
@@ -2206,12 +2230,41 @@ def _tiles_beyond(rect_bgr: np.ndarray, px: int, margin: float) -> int:
         (lab[lo:hi, m - b : m - a], lab[lo:hi, m + a : m + b]),  # west
     ]
     count = 0
-    for outside, inside in strips:
+    for side, (outside, inside) in enumerate(strips):
+        if seen is not None and not seen[side]:
+            continue
         o = median_colour(outside.reshape(-1, 3))
         i = median_colour(inside.reshape(-1, 3))
         diff = o - i
         count += bool(np.sqrt(0.25 * diff[0] ** 2 + diff[1] ** 2 + diff[2] ** 2) < 6.0)
     return count
+
+
+def _sides_seen(pose: BoardPose, shape: tuple[int, ...]) -> np.ndarray:
+    """Which sides of ``pose`` (N, E, S, W) have the strip :func:`_tiles_beyond` looks at
+    beyond them wholly in a frame of ``shape``.
+
+    >>> pose = BoardPose(np.array([[40.0, 0, 100], [0, 40.0, 20], [0, 0, 1]]))
+    >>> _sides_seen(pose, (500, 425)).tolist()  # north 0.5 cells from the top, east flush
+    [True, False, True, True]
+    """
+    h, w = shape[:2]
+    along = np.linspace(1.0, 7.0, 7)
+    out = np.full(7, -0.4)
+    far = np.full(7, N + 0.4)
+    sides = [(along, out), (far, along), (along, far), (out, along)]
+    seen = []
+    for x, y in sides:
+        p = pose.to_image(np.stack([x, y], -1))
+        seen.append(bool(((p >= 0) & (p <= [w - 1, h - 1])).all()))
+    return np.array(seen)
+
+
+def _tiles_beyond_at(image: np.ndarray, pose: BoardPose, px: int) -> int:
+    """:func:`_tiles_beyond` of ``pose`` rectified from ``image`` at ``px`` per cell, over
+    the sides whose strip beyond lies in the frame."""
+    rect = pose.rectify(image, px, 0.5)
+    return _tiles_beyond(rect, px, 0.5, _sides_seen(pose, image.shape))
 
 
 def find_edges(
