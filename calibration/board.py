@@ -84,13 +84,22 @@ class BoardSetup:
             raise UserError(f"setup {path} is not JSON: {e}") from None
         if not isinstance(d, dict) or d.get("format") != SETUP_FORMAT:
             raise UserError(f"setup {path} is not a {SETUP_FORMAT} file")
-        try:
-            return cls(
-                pose=BoardPose.from_json(d["pose"]),
-                image_size=(int(d["image_size"][0]), int(d["image_size"][1])),
-                tile_color_lab=np.asarray(d["tile_color_lab"], dtype=np.float64),
-                looks=LearnedLooks.from_json(d["looks"]),
-                camera_calibration=d.get("camera_calibration"),
-            )
-        except (KeyError, ValueError, TypeError, IndexError, AttributeError) as e:
-            raise UserError(f"setup {path} is damaged: {e}") from None
+        readers = {
+            "pose": BoardPose.from_json,
+            "image_size": lambda v: (int(v[0]), int(v[1])),
+            "tile_color_lab": lambda v: np.asarray(v, dtype=np.float64),
+            "looks": LearnedLooks.from_json,
+        }
+        fields: dict[str, Any] = {}
+        for key, read in readers.items():
+            if key not in d:
+                raise UserError(f"setup {path} is damaged: it has no {key!r}")
+            try:
+                fields[key] = read(d[key])
+            except KeyError as e:
+                raise UserError(f"setup {path} is damaged: its {key!r} has no {e}") from None
+            except ValueError as e:  # ours say what is wrong ("must be a finite 3x3 matrix")
+                raise UserError(f"setup {path} is damaged: its {key!r}: {e}") from None
+            except (TypeError, IndexError, AttributeError):  # Python's would not help a user
+                raise UserError(f"setup {path} is damaged: its {key!r} is malformed") from None
+        return cls(**fields, camera_calibration=d.get("camera_calibration"))

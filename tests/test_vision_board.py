@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from piecebridge.calibration.board import BoardSetup, calibration_layout
 from piecebridge.calibration.geometry import CANONICAL_CORNERS, cell_centre, north_up, project
+from piecebridge.calibration.pose import BoardPose
 from piecebridge.vision.learn import learn_setup
 from piecebridge.vision.locate import BoardCutOff, BoardNotFound, find_board
 from piecebridge.vision.reader import BoardReader
@@ -230,6 +231,36 @@ def test_cli_unreadable_file_is_one_line_exit_1(tmp_path, capsys, content):
     assert main(["see", str(p)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "cannot read image" in err[0]
+
+
+def test_cli_a_folder_is_no_image(tmp_path, capsys):
+    assert main(["see", str(tmp_path)]) == 1
+    assert "a folder, not an image file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("damage", "said"),
+    [
+        ({"pose": None}, "it has no 'pose'"),
+        ({"pose": {}}, "its 'pose' has no 'homography'"),
+        ({"pose": {"homography": 3}}, "its 'pose': homography must be a finite 3x3 matrix"),
+        ({"image_size": 640}, "its 'image_size' is malformed"),
+    ],
+)
+def test_a_damaged_setup_says_which_part(tmp_path, damage, said):
+    setup = {
+        "format": "piecebridge-setup/1",
+        "image_size": [640, 480],
+        "pose": BoardPose(np.eye(3)).to_json(),
+        "tile_color_lab": [200, 128, 140],
+    }
+    setup.update(damage)
+    setup = {key: value for key, value in setup.items() if value is not None}
+    path = tmp_path / "setup.json"
+    path.write_text(json.dumps(setup))
+    with pytest.raises(UserError, match="damaged") as error:
+        BoardSetup.load(path)
+    assert str(error.value) == f"setup {path} is damaged: {said}"
 
 
 def test_cli_no_board_exit_1_and_nothing_written(tmp_path, capsys):

@@ -573,6 +573,8 @@ def cell_polygons(pose: BoardPose) -> dict[str, np.ndarray]:
 def load_frame(path: str | os.PathLike) -> np.ndarray:
     """Read a BGR image; a missing or unreadable file raises UserError (one line)."""
     p = Path(path)
+    if p.is_dir():
+        raise UserError(f"cannot read image {path}: a folder, not an image file")
     if not p.is_file():
         raise UserError(f"cannot read image {path}: no such file")
     data = np.fromfile(str(p), dtype=np.uint8)
