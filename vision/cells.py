@@ -1912,8 +1912,9 @@ def _off_symbol_dropped(
 #: sure reads of both centres (1,201): a centre a few pixels off (2.5 and more, 1.5 more
 #: than the other's) still reads the mark right 66 times in 68, so it is no veto alone;
 #: where two sure reads disagree (3 coins) the nearer centre's was right each time (rim
-#: 3.8 / 7.6 / 2.8 px off, the look's fit 1.4 / 1.0 / 2.0); acrylic 0-49: 2 coins, the
-#: nearer right in both (rim 5.9 / 0.4, fit 1.1 / 1.2: the second left undecided).
+#: 3.8 / 7.6 / 2.8 px off, the look's fit 1.4 / 1.0 / 2.0). Acrylic 0-49, 2 coins: rim 5.9
+#: and fit 1.1 px off, the fit's right; rim 0.4 and fit 1.2, the fit's right (the nearer
+#: wrong, but within OFF_SYMBOL: both stand, undecided as before).
 OFF_SYMBOL = 1.5
 
 
