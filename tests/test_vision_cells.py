@@ -398,6 +398,8 @@ def test_two_weak_mark_reads_that_lean_the_looks_way_agree(monkeypatch):
             cells, "mark_facing", lambda views, i, centre=None, spot=None: fit if centre else rim
         )
         monkeypatch.setattr(cells, "look_centre", lambda *a: (0.0, 0.0))
+        # No image: both reads stand (see cells._off_symbol_dropped).
+        monkeypatch.setattr(cells, "_off_symbol_dropped", lambda v, i, c, rim, fit: (rim, fit))
         d = _measured(best=("coin", "arms"), facing="south", facing_margin=0.05)
         cells._check_mark(d, None, 0, PieceLooks.default())
         return d.mark
@@ -418,6 +420,8 @@ def test_the_mark_chooses_among_the_turns_the_look_cannot_rule_out(monkeypatch):
             cells, "mark_facing", lambda views, i, centre=None, spot=None: fit if centre else rim
         )
         monkeypatch.setattr(cells, "look_centre", lambda *a: (0.0, 0.0))
+        # No image: both reads stand (see cells._off_symbol_dropped).
+        monkeypatch.setattr(cells, "_off_symbol_dropped", lambda v, i, c, rim, fit: (rim, fit))
         d = _measured(best=("coin", "arms"), facing="west", facing_margin=facing_margin)
         d.turn_leads = leads  # north, east, south, west
         cells._check_mark(d, None, 0, PieceLooks.default())

@@ -74,6 +74,8 @@ def _marks(monkeypatch, rim, fit):
         cells, "mark_facing", lambda views, i, centre=None, spot=None: fit if centre else rim
     )
     monkeypatch.setattr(cells, "look_centre", lambda *a: (0.0, 0.0))
+    # No image: both reads stand (see cells._off_symbol_dropped).
+    monkeypatch.setattr(cells, "_off_symbol_dropped", lambda v, i, c, rim, fit: (rim, fit))
 
 
 def _by_hand(d: CellDecision) -> CellDecision:
