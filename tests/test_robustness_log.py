@@ -129,3 +129,17 @@ def test_a_log_another_referee_still_writes_is_not_resumed(log, capsys):
     finally:
         first.close()
     hold(log).close()  # free again once the first one ends
+
+
+def test_a_file_system_without_locks_referees_unlocked(log, monkeypatch):
+    # NFS without a lock daemon says ENOLCK: that is no other referee, so the game goes on
+    import errno
+    import fcntl
+
+    from piecebridge.referee.gamelog import hold
+
+    def refuse(fd: int, operation: int) -> None:
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(fcntl, "flock", refuse)
+    assert hold(log) is None

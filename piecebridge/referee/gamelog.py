@@ -19,6 +19,7 @@ A misread the players confirmed is ``{"referee": {"confirmed": [cells], "aliases
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from collections import Counter
@@ -122,7 +123,9 @@ def hold(path: str | os.PathLike[str]) -> IO[bytes] | None:
     the process ends, a crash included), so a second referee resuming a game still being
     refereed is refused instead of interleaving its lines with the first's.
 
-    Returns the handle to keep open (None where the system has no ``flock``).
+    Returns the handle to keep open (None where the system has no ``flock``, or where the
+    file system refuses locks: NFS without a lock daemon, some network mounts; the game then
+    goes on unlocked, as it did before logs were held).
     """
     try:
         import fcntl
@@ -131,11 +134,13 @@ def hold(path: str | os.PathLike[str]) -> IO[bytes] | None:
     handle = open(path, "rb")  # noqa: SIM115 - held for the whole session
     try:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
+    except OSError as error:
         handle.close()
-        raise UserError(
-            f"{path}: another referee is still writing this game (stop it first)"
-        ) from None
+        if error.errno in (errno.EWOULDBLOCK, errno.EAGAIN):  # another process holds it
+            raise UserError(
+                f"{path}: another referee is still writing this game (stop it first)"
+            ) from None
+        return None
     return handle
 
 
