@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
+import secrets
+import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -54,10 +55,21 @@ def check_output(
 
 
 def write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically (temporary file beside it, fsync, rename)."""
-    p = check_output(path)
+    """Write ``data`` to ``path`` atomically (temporary file beside it, fsync, rename).
+
+    A symbolic link is followed (the file it names is replaced, the link kept), an existing
+    file keeps its permissions, and a target that is no regular file (``/dev/stdout``, a
+    pipe) is written in place: a rename would replace the device's name, not feed it.
+    """
+    p = Path(os.path.realpath(check_output(path)))
+    if p.exists() and not p.is_file():
+        _write_in_place(p, data)
+        return
+    mode = stat.S_IMODE(p.stat().st_mode) if p.exists() else None
+    tmp = p.parent / f".{p.name}.{secrets.token_hex(4)}.part"
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".part", dir=p.parent)
+        # os.open applies the umask to 0o666, as open() does for a new file.
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     except OSError as error:
         raise UserError(f"cannot write {p}: {error.strerror}") from None
     try:
@@ -65,16 +77,22 @@ def write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        with contextlib.suppress(OSError):  # mkstemp makes it private; give it umask's mode
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
+        if mode is not None:
+            os.chmod(tmp, mode)
         os.replace(tmp, p)
     except OSError as error:
         raise UserError(f"cannot write {p}: {error.strerror}") from None
     finally:  # an error or Ctrl-C before the rename: no half file left behind
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+
+
+def _write_in_place(p: Path, data: bytes) -> None:
+    try:
+        with open(p, "wb") as handle:
+            handle.write(data)
+    except OSError as error:
+        raise UserError(f"cannot write {p}: {error.strerror}") from None
 
 
 def write_text(path: str | os.PathLike[str], text: str) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -64,6 +65,25 @@ def test_a_write_interrupted_before_the_rename_leaves_the_old_file_and_no_part(
         outputs.write_text(target, "new")
     assert target.read_text() == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["setup.json"]
+
+
+def test_a_link_is_followed_and_a_file_keeps_its_mode(tmp_path):
+    target = tmp_path / "setup.json"
+    target.write_text("old")
+    target.chmod(0o600)
+    link = tmp_path / "current.json"
+    link.symlink_to(target)
+    outputs.write_text(link, "new")
+    assert link.is_symlink() and target.read_text() == "new"
+    assert target.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_device_is_written_in_place_not_renamed_over(tmp_path):
+    link = tmp_path / "out.json"  # as `--out /dev/stdout` would be, through a link
+    link.symlink_to(os.devnull)
+    outputs.write_text(link, "anything")
+    assert link.is_symlink() and Path(os.devnull).exists() and not Path(os.devnull).is_file()
+    assert [p.name for p in tmp_path.iterdir()] == ["out.json"]
 
 
 def test_write_image_by_suffix_and_refusals(tmp_path):
