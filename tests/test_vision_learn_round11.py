@@ -232,6 +232,18 @@ def test_the_lattice_parity_does_not_move_a_board_onto_fewer_crosses():
     assert report["read_back"] == 28
 
 
+@pytest.mark.parametrize(
+    ("here", "moved", "made"), [(12, 11, False), (12, 12, True), (12, 13, True), (None, 6, True)]
+)
+def test_the_parity_move_needs_no_fewer_crosses_than_in_place(monkeypatch, here, moved, made):
+    # The rule's boundary: as many crosses moved as in place is a move made (the parity
+    # decides then); one fewer is not; no fit in place leaves the parity to decide.
+    fitted = None if here is None else SimpleNamespace(crosses_found=here)
+    monkeypatch.setattr(locate, "refine_pose", lambda *a, **k: fitted)
+    pose = SimpleNamespace(crosses_found=moved)
+    assert locate._no_fewer_crosses(None, None, pose, 40, None) is made
+
+
 def _off_by(setup, truth: dict) -> float:
     """Largest distance (cells) of the setup's cell centres from the renderer's."""
     synth = truth["synth"]
