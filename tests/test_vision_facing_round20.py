@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 from piecebridge.vision import cells
 from piecebridge.vision.cells import CellDecision, PieceLooks, board_views
 from piecebridge.vision.facing import mark_blob, symbol_offset
@@ -71,6 +72,21 @@ def test_of_two_disagreeing_mark_reads_the_one_off_the_symbol_is_dropped():
     got = cells._off_symbol_dropped(views, 0, (cx + 5.0, cy - 4.0), rim, fit)
     assert got == (rim, (None, 0.0))  # the rim circle is on the coin; the fit is off
     assert cells._off_symbol_dropped(views, 0, (cx + 1.0, cy), rim, fit) == (rim, fit)
+
+
+@pytest.mark.parametrize(("rim_off", "fit_off", "kept"), [
+    (2.0, 1.0, "both"), (3.0, 1.0, "fit"), (1.0, 3.0, "rim"), (1.0, 2.0, "both")])  # fmt: skip
+def test_a_read_is_dropped_only_a_margin_farther_off_the_symbol(
+    monkeypatch, rim_off, fit_off, kept
+):
+    # OFF_SYMBOL's boundary: a centre 1 px farther off than the other's (the tune's
+    # acrylic counter-case was 0.8) leaves both reads standing; 2 px drops the farther.
+    monkeypatch.setattr(cells, "mark_centre", lambda *a: "rim")
+    monkeypatch.setattr(cells, "symbol_offset", lambda v, c: rim_off if c == "rim" else fit_off)
+    rim, fit = ("south", 0.95), ("north", 0.9)
+    got = cells._off_symbol_dropped(None, 0, "fit", rim, fit)
+    want = {"both": (rim, fit), "fit": ((None, 0.0), fit), "rim": (rim, (None, 0.0))}[kept]
+    assert got == want
 
 
 def test_a_sure_read_from_the_centred_fit_then_agrees_with_the_look(monkeypatch):
