@@ -43,6 +43,38 @@ def load_json(path: str | os.PathLike[str]) -> Any:
         ) from None
 
 
+def parses(line: str) -> bool:
+    """Whether ``line`` is one JSON value.
+
+    >>> parses('{"action": "end"}'), parses('{"action": "en')
+    (True, False)
+    """
+    try:
+        json.loads(line)
+    except json.JSONDecodeError:
+        return False
+    return True
+
+
+def complete_lines(text: str) -> tuple[list[str], bool]:
+    """The lines of a JSON-lines ``text`` without a last line a crash cut off mid-write,
+    and whether there was one.
+
+    Only a last line lacking its newline that does not parse counts as cut off: lines are
+    written whole with their newline (:func:`append_jsonl`), so any other bad line is
+    damage for the reader to name.
+
+    >>> complete_lines('{"a": 1}\\n{"b"')
+    (['{"a": 1}'], True)
+    >>> complete_lines('{"a": 1}\\n{"b"\\n')
+    (['{"a": 1}', '{"b"'], False)
+    """
+    lines = text.splitlines()
+    if lines and not text.endswith("\n") and not parses(lines[-1]):
+        return lines[:-1], True
+    return lines, False
+
+
 def append_jsonl(path: str | os.PathLike[str], item: Any) -> None:
     """Append one JSON line and fsync it, so a crash never loses a committed line."""
     line = json.dumps(item, separators=(", ", ": ")) + "\n"

@@ -77,6 +77,16 @@ def test_check_still_refuses_a_broken_line_that_ends_in_a_newline(log, capsys):
     assert "line 3" in capsys.readouterr().err
 
 
+def test_resume_refuses_a_broken_line_that_ends_in_a_newline(log):
+    # Not torn by a crash (lines are written whole with their newline) but damaged: set
+    # aside silently, it stayed in the file and the lines resumed after it made a log
+    # that `reflec check` refused.
+    with open(log, "a") as f:
+        f.write('{"action": "pla\n')
+    with pytest.raises(UserError, match="line 3"):
+        read_log(log)
+
+
 def test_kill_9_mid_game_then_resume_keeps_every_line_and_finishes(tmp_path):
     """The referee killed with SIGKILL (no cleanup at all), its last line then torn as a
     power cut would leave it: resuming keeps every whole line byte for byte, appends only,

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from piecebridge.errors import UserError
-from piecebridge.jsonio import load_json, read_text
+from piecebridge.jsonio import complete_lines, load_json, read_text
 from piecebridge.rules import reflec
 
 
@@ -77,14 +77,6 @@ def run_fire(args: argparse.Namespace) -> int:
     return 0
 
 
-def _parses(line: str) -> bool:
-    try:
-        json.loads(line)
-    except json.JSONDecodeError:
-        return False
-    return True
-
-
 def _describe_end(end: dict[str, Any]) -> str:
     if end["kind"] == "edge":
         return "the beam leaves the board"
@@ -94,11 +86,8 @@ def _describe_end(end: dict[str, Any]) -> str:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    text = read_text(args.record)
-    lines = text.splitlines()
-    if lines and not text.endswith("\n") and not _parses(lines[-1]):
-        # cut off mid-write (a crash, a full disk): the lines before it are the record
-        lines.pop()
+    lines, cut_off = complete_lines(read_text(args.record))
+    if cut_off:  # mid-write (a crash, a full disk): the lines before it are the record
         print(
             f"piecebridge: note: {args.record}: its last line is cut off (a crash "
             "mid-write?) and was not checked; `piecebridge referee --resume` repairs a "

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from piecebridge.errors import UserError
-from piecebridge.jsonio import append_jsonl, read_text
+from piecebridge.jsonio import append_jsonl, complete_lines, parses, read_text
 from piecebridge.rules import reflec as R
 
 
@@ -75,7 +75,7 @@ class GameLog:
         end = data.rfind(b"\n") + 1
         if end < len(data):
             with open(p, "r+b") as f:
-                if _parses(data[end:].decode("utf-8", "replace")):
+                if parses(data[end:].decode("utf-8", "replace")):
                     f.seek(0, os.SEEK_END)
                     f.write(b"\n")  # whole but unterminated: keep it
                 else:
@@ -164,9 +164,9 @@ def read_log(path: str | os.PathLike[str]) -> Resumed:
     :class:`UserError` naming the line.
     """
     p = Path(path)
-    lines = read_text(p).splitlines()  # missing, a folder, not UTF-8: one line each
-    if lines and not _parses(lines[-1]):
-        lines = lines[:-1]  # torn by the crash: it was never fsync'd whole
+    # Missing, a folder, not UTF-8: one line each. A last line the crash tore is set aside
+    # (GameLog.reopen cuts it off the file alike); any other bad line is named below.
+    lines, _ = complete_lines(read_text(p))
     if not any(line.strip() for line in lines):
         raise UserError(f"no game recorded in {p}: it holds no complete line")
     try:
@@ -283,14 +283,6 @@ def _is_cell(name: Any) -> bool:
     try:
         R.parse_cell(name)
     except (R.ReflecError, TypeError, AttributeError, ValueError):
-        return False
-    return True
-
-
-def _parses(line: str) -> bool:
-    try:
-        json.loads(line)
-    except json.JSONDecodeError:
         return False
     return True
 
