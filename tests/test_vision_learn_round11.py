@@ -13,13 +13,14 @@ import cv2
 import numpy as np
 import pytest
 from piecebridge.calibration.board import calibration_layout
-from piecebridge.calibration.geometry import N, cell_centre
+from piecebridge.calibration.geometry import N
 from piecebridge.calibration.looks import SUITS
 from piecebridge.calibration.pose import BoardPose
 from piecebridge.vision import learn, locate
 from piecebridge.vision.cells import CHROMA_WEIGHT, BoardRefs, CellDecision, tile_pixels
 from piecebridge.vision.locate import FewCrosses, find_board
 from piecebridge.vision.raster import CELL_ORDER
+from vision_support import setup_off_by
 
 from piecebridge.errors import UserError
 from piecebridge.synth.reflec import Difficulty, calibration_sample
@@ -227,7 +228,7 @@ def test_the_lattice_parity_does_not_move_a_board_onto_fewer_crosses():
     was refused as not showing the layout. A move onto fewer crosses is not made."""
     shot = calibration_sample("tune", 834, Difficulty.realistic(), art="acrylic")
     setup, report = learn.learn_setup(shot.image)
-    assert _off_by(setup, shot.truth) < 0.2
+    assert setup_off_by(setup, shot.truth) < 0.2
     assert report["crosses_found"] == 16
     assert report["read_back"] == 28
 
@@ -242,16 +243,6 @@ def test_the_parity_move_needs_no_fewer_crosses_than_in_place(monkeypatch, here,
     monkeypatch.setattr(locate, "refine_pose", lambda *a, **k: fitted)
     pose = SimpleNamespace(crosses_found=moved)
     assert locate._no_fewer_crosses(None, None, pose, 40, None) is made
-
-
-def _off_by(setup, truth: dict) -> float:
-    """Largest distance (cells) of the setup's cell centres from the renderer's."""
-    synth = truth["synth"]
-    corners = np.array(synth["board_corners_px"])
-    cell = np.linalg.norm(np.roll(corners, -1, axis=0) - corners, axis=1).mean() / 8
-    centres = synth["cell_centers_px"]
-    got = setup.pose.to_image(np.array([cell_centre(c) for c in centres]))
-    return float(np.linalg.norm(got - np.array(list(centres.values())), axis=1).max() / cell)
 
 
 def _read_back_with_faces(monkeypatch, size: tuple[int, int], own: bool) -> tuple:

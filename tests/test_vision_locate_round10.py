@@ -14,7 +14,6 @@ import cv2
 import numpy as np
 import pytest
 from piecebridge.calibration.board import calibration_layout
-from piecebridge.calibration.geometry import cell_centre
 from piecebridge.calibration.looks import SUITS
 from piecebridge.calibration.pose import BoardPose
 from piecebridge.vision import learn
@@ -22,6 +21,7 @@ from piecebridge.vision.cells import CellDecision
 from piecebridge.vision.learn import learn_setup
 from piecebridge.vision.locate import MIN_CROSSES, BoardCutOff, find_board
 from piecebridge.vision.raster import CELL_ORDER
+from vision_support import setup_off_by
 
 from piecebridge.commands.calibrate_board import _summary
 from piecebridge.errors import UserError
@@ -154,16 +154,6 @@ def test_pieces_read_unsure_as_their_own_suit_are_reported_not_counted(monkeypat
     assert report["read_back"] == 21 and not learn._reads_back(report)
 
 
-def _off_by(setup, truth: dict) -> float:
-    """Largest distance (cells) of the setup's cell centres from the renderer's."""
-    synth = truth["synth"]
-    corners = np.array(synth["board_corners_px"])
-    cell = np.linalg.norm(np.roll(corners, -1, axis=0) - corners, axis=1).mean() / 8
-    centres = synth["cell_centers_px"]
-    got = setup.pose.to_image(np.array([cell_centre(c) for c in centres]))
-    return float(np.linalg.norm(got - np.array(list(centres.values())), axis=1).max() / cell)
-
-
 def test_a_calibration_grid_of_few_crosses_is_told_by_its_layout():
     """Tune acrylic calibration photo of rig 7 at the renderer's strongest glare: glare
     washes out five tiles' lines and the layout covers more, so the board's full-frame fit
@@ -172,7 +162,7 @@ def test_a_calibration_grid_of_few_crosses_is_told_by_its_layout():
     shot = calibration_sample("tune", 7, Difficulty.parse("glare=1"), art="acrylic")
     setup, report = learn_setup(shot.image)
     assert report["crosses_found"] < MIN_CROSSES
-    assert _off_by(setup, shot.truth) < 0.3
+    assert setup_off_by(setup, shot.truth) < 0.3
 
 
 def test_a_board_fitted_out_of_square_on_the_full_frame_gives_way():
@@ -183,7 +173,7 @@ def test_a_board_fitted_out_of_square_on_the_full_frame_gives_way():
     shot = calibration_sample("tune", 542, Difficulty.realistic(), art="acrylic")
     setup, report = learn_setup(shot.image)
     assert report["read_back"] == 28
-    assert _off_by(setup, shot.truth) < 0.3
+    assert setup_off_by(setup, shot.truth) < 0.3
 
 
 def test_calibrate_board_says_how_much_of_the_layout_it_read_back():
