@@ -45,8 +45,10 @@ def test_a_blob_in_the_ring_is_not_outbid_by_one_past_it():
     img, c = _coin(10, rim_piece=True)
     views = board_views(img)
     assert mark_blob(views, (c, c), spot=(11.5, 11.0, 1.0))[0] == "east"
-    img, c = _coin(13, rim_piece=True)  # both past the ring: the farther, as in the ring
-    assert mark_blob(board_views(img), (c, c), spot=(12.0, 11.0, 1.0))[0] is not None
+    # Both past the ring, about as far out: whichever is taken, the other leaves it
+    # doubtful (its lead near 0), so no sure facing comes of a rim line's piece there.
+    img, c = _coin(13, rim_piece=True)
+    assert mark_blob(board_views(img), (c, c), spot=(12.0, 11.0, 1.0))[1] < 0.1
 
 
 def _board_with_coin() -> tuple[np.ndarray, tuple[float, float]]:
