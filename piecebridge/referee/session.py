@@ -173,17 +173,7 @@ def run_session(opts: SessionOptions, console: Console | None = None) -> Session
     if isinstance(source, RecordingSource) and opts.stop_after is not None:
         source.stop_after = opts.stop_after
     reader = _reader(source, opts.setup, opts.camera_calibration)
-    if resumed is not None:
-        log_path = Path(opts.resume)  # type: ignore[arg-type]
-        held = hold(log_path)  # before a torn tail is cut: it may be another's line
-        judge = Judge.resume(resumed, GameLog.reopen(log_path))
-    else:
-        log_path = Path(opts.log) if opts.log else default_log_path()
-        judge = Judge(
-            _new_game(source, opts.players),
-            GameLog.create(log_path, _new_game(source, opts.players)),
-        )
-        held = hold(log_path)
+    judge, log_path, held = _open_game(opts, source, resumed)
     view = TerminalView(console, live=opts.live, quiet=opts.quiet)
     started = time.monotonic()
     try:
@@ -191,25 +181,7 @@ def run_session(opts: SessionOptions, console: Console | None = None) -> Session
             what = "resuming " + str(log_path) if resumed else "new game"
             view.note(f"{source.description}; {what}; {judge.summary()}", "info")
         with open_referee_display(opts.display, console) as (display, presser, leds, board):
-            tracker = StableTracker(
-                hold_s=opts.hold,
-                hold_frames=opts.hold_frames,
-                read_after=opts.read_after,
-                partial=opts.partial_reads,
-            )
-            referee = Referee(
-                judge,
-                reader,
-                display,
-                view,
-                tracker,
-                presser,
-                max_fps=opts.max_fps,
-            )
-            if opts.observer is not None:
-                referee.observers.append(opts.observer)
-            if opts.commands:
-                referee.start_terminal_input()
+            referee = _referee(opts, judge, reader, display, view, presser)
             interrupted = False
             try:
                 stats = referee.run(source, opts.speed)
@@ -230,6 +202,37 @@ def run_session(opts: SessionOptions, console: Console | None = None) -> Session
     return SessionResult(
         judge, stats, log_path, png, picture, seconds, led_frames, interrupted=interrupted
     )
+
+
+def _open_game(opts: SessionOptions, source: FrameSource, resumed: Any) -> tuple[Judge, Path, Any]:
+    """The judge, its log's path and the lock held on the log: the resumed game's, or a new
+    game's (``--log`` or the default path)."""
+    if resumed is not None:
+        log_path = Path(opts.resume)  # type: ignore[arg-type]
+        held = hold(log_path)  # before a torn tail is cut: it may be another's line
+        return Judge.resume(resumed, GameLog.reopen(log_path)), log_path, held
+    log_path = Path(opts.log) if opts.log else default_log_path()
+    game = _new_game(source, opts.players)
+    judge = Judge(game, GameLog.create(log_path, game))
+    return judge, log_path, hold(log_path)
+
+
+def _referee(
+    opts: SessionOptions, judge: Judge, reader: Any, display: Any, view: Any, presser: Any
+) -> Referee:
+    """The referee loop's object, with the session's tracker, observers and terminal input."""
+    tracker = StableTracker(
+        hold_s=opts.hold,
+        hold_frames=opts.hold_frames,
+        read_after=opts.read_after,
+        partial=opts.partial_reads,
+    )
+    referee = Referee(judge, reader, display, view, tracker, presser, max_fps=opts.max_fps)
+    if opts.observer is not None:
+        referee.observers.append(opts.observer)
+    if opts.commands:
+        referee.start_terminal_input()
+    return referee
 
 
 def _write_png(leds: Any, where: str | None, log_path: Path) -> Path | None:
