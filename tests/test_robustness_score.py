@@ -125,3 +125,18 @@ def test_scoring_a_node_off_the_grid_is_a_user_error():
     options = ScoreOptions(symbols=("x", "o"), nodes=(["Z99"], ["A1"]))
     with pytest.raises(UserError, match="Z99"):
         score_card1(card, options)
+
+
+def test_photos_finished_before_the_break_keep_their_result_once():
+    collected, finished, failed, lost = Future(), Future(), Future(), Future()
+    collected.set_result({"path": "a.jpg", "ok": True})
+    finished.set_result({"path": "b.jpg", "ok": True})
+    failed.set_exception(BrokenProcessPool("worker gone"))
+    futures = {collected: "a.jpg", finished: "b.jpg", failed: "c.jpg", lost: "d.jpg"}
+    items = list(score._left_after_break(futures, {collected}))
+    assert [(i["path"], i["ok"]) for i in items] == [
+        ("b.jpg", True),  # finished before the break: kept, not re-reported
+        ("c.jpg", False),
+        ("d.jpg", False),
+    ]
+    assert all("process died" in i["error"] for i in items[1:])

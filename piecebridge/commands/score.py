@@ -25,7 +25,7 @@ import multiprocessing
 import os
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
@@ -269,16 +269,28 @@ def _scored(work: list, jobs: int):
                     yield item
             except BrokenProcessPool:  # a worker killed: by Ctrl-C (the parent's comes next)
                 time.sleep(0.5)  # or by something else: report the photos left, not scored
-                why = "not scored: a scoring process died (killed, or out of memory?)"
-                for f, path in futures.items():
-                    if f in done:
-                        continue
-                    if f.done() and not f.cancelled() and f.exception() is None:
-                        yield f.result()  # finished before the break, not yet collected
-                    else:
-                        yield {"path": path, "ok": False, "error": why}
+                yield from _left_after_break(futures, done)
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _left_after_break(futures: dict[Future, str], done: set[Future]):
+    """The items of the photos not yet collected when the pool broke: a photo whose worker
+    finished before the break keeps its result, every other one is reported not scored.
+
+    >>> ok, lost = Future(), Future()
+    >>> ok.set_result({"path": "a.jpg", "ok": True})
+    >>> [item["ok"] for item in _left_after_break({ok: "a.jpg", lost: "b.jpg"}, set())]
+    [True, False]
+    """
+    why = "not scored: a scoring process died (killed, or out of memory?)"
+    for f, path in futures.items():
+        if f in done:
+            continue
+        if f.done() and not f.cancelled() and f.exception() is None:
+            yield f.result()  # finished before the break, not yet collected
+        else:
+            yield {"path": path, "ok": False, "error": why}
 
 
 def _write_report(report: Path, results: list[dict], paths: list[str]) -> None:
