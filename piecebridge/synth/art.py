@@ -1,8 +1,9 @@
 """Piece art for the renderer: suit symbols, coin faces, tile faces, piece colours.
 
-Five styles.  The first three are the renderer's random mix (both splits draw from them, and
-vision was developed on them); the last two are reached only with an explicit ``art=``, so
-vision can be measured on art it was never tuned on:
+Six styles.  The first three are the renderer's random mix (both splits draw from them, and
+vision was developed on them); the other three are reached only with an explicit ``art=``, so
+vision can be measured on art it was never developed on (piecepackr and acrylic have since been
+tuned on; woodburned was added later, and measured before anything was tuned on it):
 
 * ``"classic"`` -- wooden tiles with thin black grid crosses; cream wooden coins with the
   suit symbol (sun, moon, crown, fleur-de-lis) and a dot at the top; glossy pawns in suit
@@ -25,12 +26,19 @@ vision can be measured on art it was never tuned on:
   or triangle; pale ice-blue tiles with thin, low-contrast white engraved lines running to
   the square-cut edges; glossy flat-topped cylinder pawns.  It breaks the assumptions the
   others share: a pale coin ground, a dark symbol, dark grid lines, a dome or head on a pawn.
+* ``"woodburned"`` -- as hand-pyrographed (or laser-engraved) maple sets are made: pale, strongly
+  grained maple tiles with the *whole* 2x2 grid burnt in dark brown (a frame 2.5 mm in from the
+  edges as well as the cross), the burn leaving a faint scorched halo; maple coins with a burnt
+  ring near the rim and the suit symbol burnt in *one* brown for every suit (a dark outline round
+  a paler scorched fill), so suits differ by symbol shape only; a burnt caret (an open V) at the
+  top; matte skittle pawns of oil-stained wood in muted suit colours (mahogany, ebonised, olive,
+  slate blue).
 
 >>> tex = coin_face(ART["classic"], "crowns", 64)
 >>> tex.shape, tex.dtype
 ((64, 64, 3), dtype('uint8'))
 >>> MIXED_ARTS, sorted(set(ART) - set(MIXED_ARTS))
-(('classic', 'french', 'ebony'), ['acrylic', 'piecepackr'])
+(('classic', 'french', 'ebony'), ['acrylic', 'piecepackr', 'woodburned'])
 >>> coin_ground(ART["acrylic"], "crowns") == ART["acrylic"].suit_bgr["crowns"]
 True
 """
@@ -210,9 +218,10 @@ class PieceArt:
     """Colours (BGR 0-255) and symbols of one Piecepack design.
 
     ``mark`` is the directional mark drawn at the top of a coin's suit side: ``"dot"``,
-    ``"triangle"`` or ``"bar"`` (a notch in from the rim).  Pawn ``profile`` is
-    ``(height_mm, radius_mm)`` from the table up.  ``coin_grounds`` gives each suit's coins
-    their own colour (acrylic), ``ink_bgr`` one colour for every symbol (white engraving).
+    ``"triangle"``, ``"bar"`` (a notch in from the rim) or ``"chevron"`` (an open V).  Pawn
+    ``profile`` is ``(height_mm, radius_mm)`` from the table up.  ``coin_grounds`` gives each
+    suit's coins their own colour (acrylic), ``ink_bgr`` one colour for every symbol (white
+    engraving, or a burn).
     """
 
     name: str
@@ -236,6 +245,11 @@ class PieceArt:
     tile_thickness_mm: float = 2.5
     coin_grounds: dict[str, BGR8] | None = None  # per-suit coin colour (None: coin_bgr)
     ink_bgr: BGR8 | None = None  # symbol and mark colour on coins (None: the suit colour)
+    # burnt in (woodburned): a symbol is a dark outline round a paler scorched fill of this
+    # colour, with a faint scorch halo round it (None: a solid symbol in the ink)
+    burn_fill_bgr: BGR8 | None = None
+    tile_frame_mm: float | None = None  # a line framing the tile's 2x2 grid, this far in
+    tile_line_halo: float = 0.0  # darkening of the wood round burnt grid lines (0: none)
 
 
 _CLASSIC_PAWN = (
@@ -255,6 +269,16 @@ _DOME = tuple(
 )
 _DOME_PAWN = ((0.0, 6.3), (1.0, 6.3), (11.5, 6.0), (12.3, 5.3), *_DOME)
 _CYLINDER_PAWN = ((0.0, 6.0), (15.4, 6.0), (16.0, 5.5), (16.2, 0.0))
+# A turned wooden skittle: a bellied body, a thin neck and a ball head, from the table up.
+_BALL = tuple(
+    (round(20.0 + 4.2 * math.sin(t), 2), round(4.2 * math.cos(t), 2))
+    for t in np.radians(np.linspace(-45, 90, 8))
+)
+_SKITTLE_PAWN = ((0.0, 6.0), (1.2, 6.0), (1.6, 5.6), (5.0, 6.2), (9.0, 5.6), (13.5, 3.4),
+                 (15.0, 2.9), (16.0, 3.0), *_BALL)  # fmt: skip
+
+#: Burnt wood: the dark of a pyrography pen's line and the paler brown of its shading.
+_BURNT, _SCORCH = (22, 42, 72), (70, 115, 165)
 
 ART: dict[str, PieceArt] = {
     "classic": PieceArt(
@@ -390,6 +414,37 @@ ART: dict[str, PieceArt] = {
         },
         ink_bgr=(245, 245, 245),
     ),
+    "woodburned": PieceArt(
+        name="woodburned",
+        # oil stains on the pawns: mahogany, ebonised, olive, slate blue (muted, not printed)
+        suit_bgr={
+            "suns": (38, 52, 138),
+            "moons": (30, 34, 44),
+            "crowns": (58, 104, 82),
+            "arms": (112, 78, 52),
+        },
+        symbols={"suns": sun, "moons": moon, "crowns": crown, "arms": fleur},
+        coin_bgr=(176, 212, 234),  # pale maple, a shade off the tiles (another board)
+        coin_edge_bgr=(112, 150, 184),
+        coin_rim_bgr=_BURNT,
+        mark="chevron",
+        tile_bgr=(170, 208, 232),
+        tile_line_bgr=_BURNT,
+        tile_line_mm=1.3,
+        tile_line_margin_mm=2.5,
+        tile_border_bgr=None,
+        tile_grain=0.8,
+        pawn_profile=_SKITTLE_PAWN,
+        pawn_gloss=0.25,
+        coin_gloss=0.15,
+        tile_gloss=0.2,
+        tile_corner_mm=1.0,
+        tile_thickness_mm=4.0,
+        ink_bgr=_BURNT,
+        burn_fill_bgr=_SCORCH,
+        tile_frame_mm=2.5,
+        tile_line_halo=0.3,
+    ),
 }
 
 #: The arts a rig picks from at random (``reflec.make_rig``): both splits are drawn from these.
@@ -425,6 +480,20 @@ def _coin_blank(art: PieceArt, size: int, suit: str = "suns") -> np.ndarray:
     return img
 
 
+def _burn(img: np.ndarray, mask: np.ndarray, art: PieceArt, halo_px: float) -> np.ndarray:
+    """``img`` with ``mask`` (uint8) burnt in: a faint scorch round it, a paler fill inside a
+    dark outline (a pen's outline and shading, as woodburned sets are drawn)."""
+    m = mask.astype(np.float32) / 255
+    k = max(3, round(halo_px * 2) | 1)
+    inner = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    edge = np.clip(m - inner.astype(np.float32) / 255, 0, 1)[..., None]
+    scorch = 0.25 * cv2.GaussianBlur(m, (0, 0), halo_px)[..., None]
+    out = img.astype(np.float32) * (1 - scorch)
+    out = out * (1 - m[..., None]) + np.float32(art.burn_fill_bgr) * m[..., None]
+    out = out * (1 - edge) + np.float32(art.ink_bgr) * edge
+    return np.clip(out + 0.5, 0, 255).astype(np.uint8)
+
+
 def coin_face(art: PieceArt, suit: str, size: int = 128) -> np.ndarray:
     """Suit side of a coin, ``size`` px square across the diameter, top = up (BGR uint8)."""
     img = _coin_blank(art, size, suit)
@@ -432,8 +501,17 @@ def coin_face(art: PieceArt, suit: str, size: int = 128) -> np.ndarray:
     col = coin_ink(art, suit)
     if art.coin_rim_bgr is not None:
         _circle(img, (c, c), size * 0.46, art.coin_rim_bgr, max(1, size // 48))
-    art.symbols[suit](img, c, c + size * 0.05, size * 0.56, col, coin_ground(art, suit))
-    if art.mark == "dot":
+    if art.burn_fill_bgr is not None:
+        mask = np.zeros((size, size), np.uint8)
+        art.symbols[suit](mask, c, c + size * 0.05, size * 0.56, 255, 0)
+        img = _burn(img, mask, art, size * 0.02)
+    else:
+        art.symbols[suit](img, c, c + size * 0.05, size * 0.56, col, coin_ground(art, suit))
+    if art.mark == "chevron":  # a caret burnt with the pen: an open V pointing to the top
+        pts = np.array([_pt(c - size * 0.09, size * 0.18), _pt(c, size * 0.08),
+                        _pt(c + size * 0.09, size * 0.18)], np.int32)  # fmt: skip
+        cv2.polylines(img, [pts], False, col, max(2, round(size * 0.035)), cv2.LINE_AA, SHIFT)
+    elif art.mark == "dot":
         _circle(img, (c, size * 0.12), size * 0.055, col)
     elif art.mark == "bar":  # a notch cut in from the rim, engraved like the symbol
         w, y0, y1 = size * 0.035, size * 0.03, size * 0.15

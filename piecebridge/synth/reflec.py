@@ -442,11 +442,48 @@ def _tile_texture(art: artmod.PieceArt, px: int, rng: np.random.Generator) -> np
         round(m * s),
         round((px - 1 - m) * s),
     )
-    cv2.rectangle(img, (lo, a0), (hi, a1), col, -1, cv2.LINE_AA, 4)
-    cv2.rectangle(img, (a0, lo), (a1, hi), col, -1, cv2.LINE_AA, 4)
+    if art.tile_frame_mm is not None or art.tile_line_halo > 0:
+        img = _burnt_grid(img, art, (lo, hi, a0, a1), col, rng)
+    else:
+        cv2.rectangle(img, (lo, a0), (hi, a1), col, -1, cv2.LINE_AA, 4)
+        cv2.rectangle(img, (a0, lo), (a1, hi), col, -1, cv2.LINE_AA, 4)
     if art.tile_border_bgr is not None:
         cv2.rectangle(img, (0, 0), (px - 1, px - 1), art.tile_border_bgr, max(1, round(0.4 / mm)))
     return np.dstack([img, alpha])
+
+
+def _burnt_grid(
+    img: np.ndarray,
+    art: artmod.PieceArt,
+    cross: tuple[int, int, int, int],
+    col: list[int],
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """The grid burnt into a tile (woodburned art): the cross ``(lo, hi, a0, a1)`` (1/16 px,
+    as drawn for the other arts) and a frame ``tile_frame_mm`` in from the edges, darker where
+    the pen dwelt, with a scorched halo round the lines."""
+    px = img.shape[0]
+    mm = TILE_MM / px
+    lo, hi, a0, a1 = cross
+    mask = np.zeros((px, px), np.uint8)
+    if art.tile_frame_mm is not None:
+        half = art.tile_line_mm / 2 / mm
+        f0, f1 = art.tile_frame_mm / mm - half, px - 1 - art.tile_frame_mm / mm + half
+        cv2.rectangle(mask, _px16(f0, f0), _px16(f1, f1), 255, -1, cv2.LINE_AA, 4)
+        g0, g1 = f0 + 2 * half, f1 - 2 * half
+        cv2.rectangle(mask, _px16(g0, g0), _px16(g1, g1), 0, -1, cv2.LINE_AA, 4)
+    cv2.rectangle(mask, (lo, a0), (hi, a1), 255, -1, cv2.LINE_AA, 4)
+    cv2.rectangle(mask, (a0, lo), (a1, hi), 255, -1, cv2.LINE_AA, 4)
+    a = mask.astype(np.float32) / 255
+    a *= np.clip(0.88 + 0.1 * _noise(rng, (px, px), (8, 8)), 0.6, 1.0)  # the pen's dwell
+    halo = art.tile_line_halo * cv2.GaussianBlur(a, (0, 0), 0.5 / mm)
+    out = img.astype(np.float32) * (1 - halo[..., None])
+    out = out * (1 - a[..., None]) + np.float32(col) * a[..., None]
+    return np.clip(out + 0.5, 0, 255).astype(np.uint8)
+
+
+def _px16(x: float, y: float) -> tuple[int, int]:
+    return round(x * 16), round(y * 16)
 
 
 def _board_overlay(
