@@ -575,7 +575,8 @@ def main(argv: list[str] | None = None) -> int:
         "--art",
         choices=sorted(ART),
         help="render every rig in this piece art (default: the split's mix of "
-        f"{', '.join(MIXED_ARTS)})",
+        f"{', '.join(MIXED_ARTS)}; the others, {', '.join(sorted(set(ART) - set(MIXED_ARTS)))}, "
+        "are never in it: art vision was not developed on)",
     )
     ap.add_argument(
         "--hand-colour",

@@ -1,10 +1,13 @@
-"""The piece arts vision was not developed on (``piecepackr``, ``acrylic``): only by name, drawn
-as their docstrings say, deterministic, and a calibration photo in them still calibrates."""
+"""The piece arts vision was not developed on (``piecepackr``, ``acrylic``, ``woodburned``): only
+by name, drawn as their docstrings say, deterministic, and a calibration photo in them still
+calibrates; adding one left the other arts' drawing as it was."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 
+import cv2
 import numpy as np
 import pytest
 
@@ -20,7 +23,7 @@ NEW_ARTS = sorted(set(artmod.ART) - set(artmod.MIXED_ARTS))
 
 
 def test_the_new_arts_are_never_drawn_at_random():
-    assert NEW_ARTS == ["acrylic", "piecepackr"]
+    assert NEW_ARTS == ["acrylic", "piecepackr", "woodburned"]
     drawn = {rig_for(split, i).art for split in ("tune", "test") for i in range(40)}
     assert drawn == set(artmod.MIXED_ARTS)
 
@@ -105,3 +108,110 @@ def test_the_fixtures_command_renders_a_new_art(tmp_path):
     out = ["--count", "1", "--size", "320x180", "--out", str(tmp_path), "--png"]
     assert main(["fixtures", "reflec", "--art", "piecepackr", *out]) == 0
     assert json.loads((tmp_path / "tune-00000.json").read_text())["synth"]["art"] == "piecepackr"
+
+
+def _digest(*images: np.ndarray) -> str:
+    h = hashlib.sha1()
+    for img in images:
+        h.update(np.ascontiguousarray(img).tobytes())
+    return h.hexdigest()[:12]
+
+
+#: The five older arts' coin faces (both sides, all suits) and one tile, as drawn at 4f96475
+#: before woodburned was added (OpenCV 5.0): the new art's fields and branches must not move
+#: a pixel of theirs (their images are every figure's baseline).
+OLD_ART_DIGESTS = {
+    "classic": ("15a3130ff77d", "017eada420b0"),
+    "french": ("f4d50e84815d", "acc1d8cc87f1"),
+    "ebony": ("8468fc7fdce6", "37ea67c43ce1"),
+    "piecepackr": ("af543cec80f0", "9cfe2bd96268"),
+    "acrylic": ("01ab8d06e0c7", "b3a1b31ec0b7"),
+}
+
+
+def _old_art_digests(name: str) -> tuple[str, str]:
+    from piecebridge.synth.reflec import _tile_texture
+
+    a = artmod.ART[name]
+    faces = [artmod.coin_face(a, s, 96) for s in artmod.SUITS]
+    faces += [
+        artmod.coin_value_face(a, s, v, 96) for s, v in zip(artmod.SUITS, (0, 1, 3, 5), strict=True)
+    ]
+    return _digest(*faces), _digest(_tile_texture(a, 256, np.random.default_rng(7)))
+
+
+@pytest.mark.skipif(not cv2.__version__.startswith("5.0"), reason="digests taken with OpenCV 5.0")
+@pytest.mark.parametrize("name", sorted(OLD_ART_DIGESTS))
+def test_the_older_arts_are_drawn_as_before(name):
+    assert _old_art_digests(name) == OLD_ART_DIGESTS[name]
+
+
+def _burnt(face: np.ndarray, art: artmod.PieceArt) -> np.ndarray:
+    """Pixels of a coin face nearer the burn colours than the maple."""
+    f = face.astype(int)
+    wood = np.abs(f - art.coin_bgr).sum(-1)
+    burn = np.minimum(np.abs(f - art.ink_bgr).sum(-1), np.abs(f - art.burn_fill_bgr).sum(-1))
+    return burn < wood
+
+
+def test_woodburned_coins_differ_by_symbol_shape_only():
+    wb = artmod.ART["woodburned"]
+    n = 128
+    yy, xx = np.mgrid[0:n, 0:n]
+    inner = np.hypot(xx - (n - 1) / 2, yy - (n - 1) / 2) < 0.4 * n
+    masks = {}
+    for suit in artmod.SUITS:
+        face = artmod.coin_face(wb, suit, n)
+        burnt = _burnt(face, wb) & inner
+        assert 0.06 < burnt[inner].mean() < 0.6, suit  # a symbol, not a filled coin
+        # one brown for every suit: the burnt pixels' mean colour is the same within 12
+        colour = face[burnt].mean(0)
+        masks[suit] = (burnt, colour)
+    colours = np.array([c for _, c in masks.values()])
+    assert np.ptp(colours, axis=0).max() < 12, colours
+    # ... and the shapes differ: any two suits' symbols share under 70 % of their area
+    for i, a in enumerate(artmod.SUITS):
+        for b in artmod.SUITS[i + 1 :]:
+            ma, mb = masks[a][0], masks[b][0]
+            assert (ma & mb).sum() / (ma | mb).sum() < 0.7, (a, b)
+
+
+def test_woodburned_symbol_is_outlined_and_the_caret_points_up():
+    wb = artmod.ART["woodburned"]
+    n = 128
+    face = artmod.coin_face(wb, "crowns", n).astype(int)
+    # the crown's band: dark outline at its edge, the paler scorch in its middle
+    c = n // 2
+    dark = np.abs(face - wb.ink_bgr).sum(-1) < 60
+    pale = np.abs(face - wb.burn_fill_bgr).sum(-1) < 60
+    assert dark[c - 20 : c + 30, c - 40 : c + 40].sum() > 150
+    assert pale[c - 20 : c + 30, c - 40 : c + 40].sum() > 300
+    # the caret: burnt at the top centre, and its open V leaves wood below the apex
+    apex = dark[round(0.07 * n) : round(0.11 * n), c - 3 : c + 3]
+    arms = dark[round(0.15 * n) : round(0.19 * n), c - 14 : c - 8]
+    inside = dark[round(0.15 * n) : round(0.18 * n), c - 2 : c + 2]
+    assert apex.mean() > 0.5 and arms.mean() > 0.3 and inside.mean() < 0.2
+    # ... and nothing like it at the bottom, so the top is told apart
+    assert dark[round(0.82 * n) : round(0.93 * n), c - 12 : c + 12].mean() < 0.05
+
+
+def test_woodburned_tiles_frame_their_grid_and_pawns_take_stained_colours():
+    from piecebridge.synth.reflec import TILE_MM, _tile_texture
+
+    wb = artmod.ART["woodburned"]
+    px = 254
+    tile = _tile_texture(wb, px, np.random.default_rng(3))[..., :3].astype(int)
+    dark = np.abs(tile - wb.tile_line_bgr).sum(-1) < 90
+    at = round(wb.tile_frame_mm * px / TILE_MM)  # the frame line, this far in from each edge
+    quarter = slice(px // 8, 3 * px // 8)
+    for line in (tile[at, quarter], tile[px - 1 - at, quarter], tile[quarter, at]):
+        assert (np.abs(line - wb.tile_line_bgr).sum(-1) < 90).mean() > 0.9
+    assert dark[px // 2, quarter].mean() > 0.9  # the cross
+    assert dark[quarter, quarter].mean() < 0.05  # plain wood inside a square
+    # outside the frame, wood again (not burnt to the edge)
+    assert dark[2 : at - 3, quarter].mean() < 0.05
+    # pawns: muted stains, four different colours
+    cols = np.array([wb.suit_bgr[s] for s in artmod.SUITS], float)
+    assert min(np.abs(a - b).sum() for i, a in enumerate(cols) for b in cols[i + 1 :]) > 60
+    sat = cols.max(1) - cols.min(1)
+    assert sat.max() < 110  # nothing printed-bright
