@@ -234,15 +234,45 @@ def test_a_stored_network_continues_in_training_exactly_as_it_was(tmp_path):
     np.testing.assert_allclose(got[1], want[1], atol=TOL)
 
 
-def test_the_shipped_model_reads_the_third_plane_with_one_network():
-    """v13: v12 with its network B4 continued on three planes (the other two read two)."""
+def test_the_shipped_model_mixes_two_three_and_four_plane_networks(tmp_path):
+    """v14: v13's three networks (two, three and two input planes) and N', which reads
+    four; the model reads four planes and each network the first ones it was trained on,
+    so v14's reading is the mean of v13's networks on their planes and N' on all four
+    (with v13's own weight of three in four), through the shipped batched path."""
     net = cc.default_classifier()
-    assert net.info["model"] == "v13"
-    assert net.planes == 3
-    assert [m["conv0_w"].shape[1] for m in net.members] == [2, 3, 2]
+    assert net.info["model"] == "v14"
+    assert net.planes == 4
+    assert [m["conv0_w"].shape[1] for m in net.members] == [2, 3, 2, 4]
+    assert net.min_confidence == pytest.approx(0.45)
     continued = net.info["members"][1]
     assert "third input plane" in continued["trained_on"]
     assert continued["continued_from"].endswith(":1")
+    four = net.info["members"][3]
+    assert "a fourth" in four["trained_on"] and four["continued_from"].endswith("runN4.pt")
+    rng = np.random.default_rng(14)
+    half, scalars = _grid_inputs(rng)
+    extra = rng.uniform(0, 1.2, (2, *half.shape[1:])).astype(np.float32)
+    half4 = np.concatenate([half, extra])
+    pm, ps = net.read_half(half4, scalars, mirror=True, turned=False)
+    v13 = cc.CellNet(net.members[:3], use_dnn=False).read_half(half4[:3], scalars, True, False)
+    n4 = cc.CellNet(net.members[3:], use_dnn=False).read_half(half4, scalars, True, False)
+    np.testing.assert_allclose(pm, (3 * v13[0] + n4[0]) / 4, atol=TOL)
+    np.testing.assert_allclose(ps, (3 * v13[1] + n4[1]) / 4, atol=TOL)
+    # the fourth plane reaches N' only, and does reach it
+    changed = half4.copy()
+    changed[3] += 0.5
+    np.testing.assert_allclose(
+        cc.CellNet(net.members[:3]).read_half(changed, scalars, True, False)[0], v13[0], atol=TOL
+    )
+    assert np.abs(net.read_half(changed, scalars, True, False)[0] - pm).max() > 1e-3
+    # three-plane maps are refused in words, not read without N's fourth kernels
+    with pytest.raises(ValueError, match="reads 4 input planes"):
+        net.read_half(half4[:3], scalars, True, False)
+    # and the file holds them all: saved and loaded back, the same model
+    net.save(tmp_path / "v14.npz")
+    back = cc.CellNet.load(tmp_path / "v14.npz")
+    assert [m["conv0_w"].shape[1] for m in back.members] == [2, 3, 2, 4]
+    assert cc.MODEL_PATH.stat().st_size < 1_000_000
 
 
 def test_predicting_leaves_frozen_batch_norms_frozen():

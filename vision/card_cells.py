@@ -25,8 +25,9 @@ statistics) gives ``mark`` (7 classes incl. none) and ``shaded``. It is trained
 with PyTorch by ``benchmarks/card_train.py`` on the tuning split of the fixture
 renderer, heavily augmented, and runs here in plain numpy and OpenCV. A model may
 hold several such networks trained apart (other seeds), their probabilities
-averaged (v8 held two; v9 one; v10, shipped, three: v9 and two networks that also
-learned the alt-style hand and triangles pointing every way); each is also read
+averaged (v8 held two; v9 one; v10 three: v9 and two networks that also learned the
+alt-style hand and triangles pointing every way; v14, shipped, four: v13's three, which
+read two, three and two input planes, and one that reads four); each is also read
 over the grid's mirror image. Cells whose best answer is below the confidence
 threshold are reported as unknown, not guessed. A grid's readings (every network,
 mirrored and turned) run as one batch (:meth:`CellNet.read_half`): the network with its
@@ -37,7 +38,7 @@ use.
 >>> net = default_classifier()
 >>> maps, scalars = cell_maps(rect, planes=net.planes)  # the planes its networks read
 >>> maps.shape, scalars.shape
-((3, 416, 416), (100, 34))
+((4, 416, 416), (100, 34))
 >>> probs, shaded = net.predict_maps(maps, scalars)
 >>> MARK_CLASSES[int(probs[0].argmax())], bool(shaded[0] > 0.5)
 (None, False)
@@ -72,7 +73,8 @@ MODEL_PATH = Path(__file__).with_name("card_cells_model.npz")
 NET_CHANNELS = (8, 16, 32)  # convolution widths, each followed by a 2x2 max-pool
 NET_HIDDEN = 64
 #: input planes a network may read (:func:`cell_maps`): v12 and before read two, v13's
-#: network B4p3 three
+#: network B4p3 three, v14's fourth network (N') four; one model may mix them (each
+#: network reads the first planes of the model's maps)
 KNOWN_PLANES = (2, 3, 4)
 #: :func:`local_contrast`: the Gaussian window (cells) and the spread taken off with the mean
 LOCAL_SIGMA_CELLS = 0.75
