@@ -9,6 +9,14 @@ Runs the whole command path (JPEG file -> ``read_card`` -> ``card/1``) on every
 photo and compares with the truth beside it. Reports per-cell error (``mark``
 and ``shaded`` together; an ``unknown`` cell counts as an error in
 ``cell error`` and is also shown apart), exact grids, rejected photos.
+
+Beside the strict figure, *grids exact where visible*: a shaded cell whose shading the
+photo does not show (the renderer's ``shading_seen`` below
+:data:`~piecebridge.synth.card.SEEN_VISIBLE`: its mean darkening in the final photo is
+less than the paper's noise there) is judged on its mark only, its ``shaded`` read
+either way; an unknown still counts. It says how much of the gap to the target is not
+in the pixels; the strict figure stays the target. The truths get ``shading_seen`` on
+first use (each photo rendered again, ``card_data.add_seen``); ``--no-seen`` skips it.
 """
 
 from __future__ import annotations
@@ -27,12 +35,22 @@ from card_data import load_truth, match_views, style_photo_path, use_model
 from piecebridge.vision import card as vc
 
 from piecebridge.errors import UserError
-from piecebridge.synth.card import SPLITS
+from piecebridge.synth.card import SEEN_VISIBLE, SPLITS
 from piecebridge.synth.card_styles import STYLES
 
 
 def _code(cell: dict) -> str:
     return f"{cell['mark']}{'*' if cell['shaded'] else ''}"
+
+
+def hidden_shading(truth_grid: dict) -> set[str]:
+    """The shaded cells of a truth grid whose shading the photo does not show (empty
+    when the truth does not say: an older truth is judged strictly).
+
+    >>> sorted(hidden_shading({"cells": {}, "shading_seen": {"C7": 0.3, "D7": 4.0}}))
+    ['C7']
+    """
+    return {c for c, v in truth_grid.get("shading_seen", {}).items() if v < SEEN_VISIBLE}
 
 
 def evaluate(path: Path) -> dict:
@@ -50,11 +68,13 @@ def evaluate(path: Path) -> dict:
         return out
     got = reading.to_card1()
     wrong = unknown = 0
-    exact = 0
+    exact = exact_seen = hidden = hidden_bad = 0
     confusions = Counter()
     for g, t in zip(got["grids"], truth["grids"], strict=True):
         unk = set(g.get("unknown", []))
-        bad = 0
+        unseen = hidden_shading(t)
+        hidden += len(unseen)
+        bad = bad_seen = 0
         for r in range(1, 11):
             for c in "ABCDEFGHIJ":
                 name = f"{c}{r}"
@@ -62,14 +82,22 @@ def evaluate(path: Path) -> dict:
                 if name in unk:
                     unknown += 1
                     bad += 1
+                    bad_seen += 1
+                    hidden_bad += name in unseen
                     continue
                 x = g["cells"].get(name, {"mark": None, "shaded": False})
                 if (x["mark"], x["shaded"]) != (w["mark"], w["shaded"]):
                     wrong += 1
                     bad += 1
+                    hidden_bad += name in unseen
                     confusions[f"{_code(w)}->{_code(x)}"] += 1
+                    # shading the photo does not show: judged on the mark alone
+                    bad_seen += name not in unseen or x["mark"] != w["mark"]
         exact += bad == 0
+        exact_seen += bad_seen == 0
     out.update(wrong=wrong, unknown=unknown, exact=exact, confusions=dict(confusions))
+    out.update(exact_seen=exact_seen, hidden=hidden, hidden_bad=hidden_bad)
+    out.update(seen_known=all("shading_seen" in t for t in truth["grids"]))
     return out
 
 
@@ -83,6 +111,11 @@ def main() -> None:
     ap.add_argument("--json", help="write per-photo results here")
     ap.add_argument("--model", help="cell model (.npz) instead of the shipped one")
     ap.add_argument(
+        "--no-seen",
+        action="store_true",
+        help="do not add shading_seen to the truths (no 'exact where visible' figure)",
+    )
+    ap.add_argument(
         "--style",
         default="classic",
         choices=["classic", *STYLES],
@@ -92,7 +125,8 @@ def main() -> None:
     a = ap.parse_args()
     use_model(a.model)
     size = tuple(int(v) for v in a.size.split("x"))
-    todo = [(a.split, i, size, a.style) for i in range(a.start, a.start + a.photos)]
+    seen = not a.no_seen
+    todo = [(a.split, i, size, a.style, seen) for i in range(a.start, a.start + a.photos)]
     t0 = time.time()
     with Pool(a.jobs, initializer=use_model, initargs=(a.model,)) as pool:  # spawn-safe
         paths = pool.starmap(style_photo_path, todo, chunksize=1)  # renders what is not cached
@@ -113,6 +147,16 @@ def main() -> None:
     print(f"cell error (wrong + unknown): {(wrong + unknown) / cells:.3%} of {cells} cells")
     print(f"  wrong answers: {wrong / cells:.3%}; unknown: {unknown / cells:.3%}")
     print(f"grids read exactly: {exact / grids:.1%} ({exact} of {grids})")
+    if all(r.get("seen_known", "error" in r) for r in results) and seen:
+        exact_seen = sum(r.get("exact_seen", 0) for r in results)
+        hidden = sum(r.get("hidden", 0) for r in results)
+        hidden_bad = sum(r.get("hidden_bad", 0) for r in results)
+        print(
+            f"grids read exactly where visible: {exact_seen / grids:.1%} ({exact_seen} of "
+            f"{grids}; {hidden} shaded cells show their shading under {SEEN_VISIBLE} x the "
+            f"paper's noise, judged on their mark only; {hidden_bad} of them read wrong or "
+            "unknown strictly)"
+        )
     print(f"top confusions (truth->read): {conf.most_common(12)}")
     worst = sorted(results, key=lambda r: -(r.get("wrong", 100) + r.get("unknown", 0)))[:5]
     print(

@@ -31,21 +31,30 @@ def use_model(path: str | Path | None) -> None:
         cc.default_classifier.cache_clear()
 
 
-def photo_path(split: str, index: int, size: tuple[int, int]) -> Path:
-    """Path of the cached JPEG (rendered on first use); the truth is beside it."""
-    # the renderer's version in the name: an older renderer's photos are other photos
-    folder = CACHE / f"{split}_r{RENDER_VERSION}_{size[0]}x{size[1]}"
+def _cached(folder: Path, split: str, index: int, size, style: str, seen: bool) -> Path:
+    """The cached JPEG of a split photo in ``folder``, rendered on first use (with each
+    shaded cell's ``shading_seen`` in its truth when ``seen``); the truth is beside it."""
     path = folder / f"{split}_{index:05d}.jpg"
     if not (path.exists() and path.with_suffix(".json").exists()):
         folder.mkdir(parents=True, exist_ok=True)
-        img, truth = split_photo(split, index, size)
+        img, truth = split_photo(split, index, size, style=style, seen=seen)
         path.with_suffix(".json").write_text(json.dumps(truth))
         # The renderer already JPEG-compressed the photo; store it near-losslessly, and
         # atomically, so a parallel reader never sees half a file.
         tmp = path.with_suffix(f".{os.getpid()}.tmp.jpg")
         cv2.imwrite(str(tmp), img, [cv2.IMWRITE_JPEG_QUALITY, 97])
         os.replace(tmp, path)
+    elif seen:
+        add_seen(path, split, index, size, style)
     return path
+
+
+def photo_path(split: str, index: int, size: tuple[int, int], seen: bool = False) -> Path:
+    """Path of the cached JPEG (rendered on first use); the truth is beside it, with
+    each shaded cell's ``shading_seen`` when ``seen`` (:func:`add_seen`)."""
+    # the renderer's version in the name: an older renderer's photos are other photos
+    folder = CACHE / f"{split}_r{RENDER_VERSION}_{size[0]}x{size[1]}"
+    return _cached(folder, split, index, size, "classic", seen)
 
 
 def load_truth(path: Path) -> dict:
@@ -104,18 +113,35 @@ def rects_of(path: Path) -> dict:
     return {"path": str(path), "rects": rects, "mark": mark, "shaded": shaded}
 
 
-def style_photo_path(split: str, index: int, size: tuple[int, int], style: str) -> Path:
+def has_seen(truth: dict) -> bool:
+    """Whether a truth says how much of each shaded cell's shading its photo shows."""
+    return all("shading_seen" in g for g in truth["grids"])
+
+
+def add_seen(path: Path, split: str, index: int, size: tuple[int, int], style: str) -> None:
+    """Give the truth beside a cached photo its ``shading_seen`` (rendered again with
+    ``split_photo(..., seen=True)``, which draws the very same photo; checked against
+    the cached one), unless it has it; the truth file is rewritten atomically."""
+    truth = load_truth(path)
+    if has_seen(truth):
+        return
+    img, seen = split_photo(split, index, size, style=style, seen=True)
+    cached = cv2.imread(str(path))
+    if cached is None or np.abs(cached.astype(np.int16) - img).mean() > 2.0:
+        raise RuntimeError(f"{path}: the renderer no longer draws this photo")
+    if [g["cells"] for g in seen["grids"]] != [g["cells"] for g in truth["grids"]]:
+        raise RuntimeError(f"{path}: the renderer no longer draws this truth")
+    tmp = path.with_suffix(f".{os.getpid()}.tmp.json")
+    tmp.write_text(json.dumps(seen))
+    os.replace(tmp, path.with_suffix(".json"))
+
+
+def style_photo_path(
+    split: str, index: int, size: tuple[int, int], style: str, seen: bool = False
+) -> Path:
     """:func:`photo_path` for a photo of another hand and card
-    (:mod:`piecebridge.synth.card_styles`); ``"classic"`` is :func:`photo_path` itself."""
+    (:mod:`piecebridge.synth.card_styles`); ``"classic"`` is :func:`photo_path` itself.
+    ``seen``: the truth also holds each shaded cell's ``shading_seen`` (:func:`add_seen`)."""
     if style == "classic":
-        return photo_path(split, index, size)
-    folder = CACHE / f"{split}_{style}_{size[0]}x{size[1]}"
-    path = folder / f"{split}_{index:05d}.jpg"
-    if not (path.exists() and path.with_suffix(".json").exists()):
-        folder.mkdir(parents=True, exist_ok=True)
-        img, truth = split_photo(split, index, size, style=style)
-        path.with_suffix(".json").write_text(json.dumps(truth))
-        tmp = path.with_suffix(f".{os.getpid()}.tmp.jpg")
-        cv2.imwrite(str(tmp), img, [cv2.IMWRITE_JPEG_QUALITY, 97])
-        os.replace(tmp, path)
-    return path
+        return photo_path(split, index, size, seen)
+    return _cached(CACHE / f"{split}_{style}_{size[0]}x{size[1]}", split, index, size, style, seen)

@@ -139,3 +139,51 @@ def test_x_and_plus_strokes_stay_nearer_their_own_class(mark, monkeypatch):
     free, _ = _drawn_leans(mark, 150, seed=4)
     assert (free > bound).mean() > 0.05
     assert np.array_equal(paths[free <= bound], free[free <= bound])  # the others untouched
+
+
+@pytest.mark.parametrize("style", ["classic", "alt"])
+def test_shading_seen_is_told_beside_the_same_photo(style):
+    """``seen=True`` draws the very same photo and truth, and gives every shaded cell
+    (and only those) how much of its shading the photo shows; in an ordinary photo most
+    shading stands well above the paper's noise."""
+    plain, truth = split_photo("tune", 7, (800, 600), style)
+    img, seen = split_photo("tune", 7, (800, 600), style, seen=True)
+    assert np.array_equal(plain, img)
+    assert [g["cells"] for g in seen["grids"]] == [g["cells"] for g in truth["grids"]]
+    values = []
+    for grid in seen["grids"]:
+        shaded = {c for c, item in grid["cells"].items() if item["shaded"]}
+        assert set(grid["shading_seen"]) == shaded
+        values += grid["shading_seen"].values()
+    assert len(values) > 10
+    assert np.median(values) > 2 * synth.SEEN_VISIBLE
+
+
+def test_shading_blown_out_by_the_light_is_not_seen():
+    """The same card photographed with three times the exposure: the paper and the light
+    shading clip to white, and their shading_seen falls below SEEN_VISIBLE; at the
+    ordinary exposure the same cells show it."""
+    from piecebridge.synth.photo import PhotoStyle
+
+    contents = [{f"{c}{r}": {"mark": None, "shaded": True} for c in "BCDE" for r in (2, 3)}, {}]
+
+    def seen(exposure: float) -> np.ndarray:
+        rng = np.random.default_rng(12)
+        card = render_card(rng, px_per_mm=10, contents=contents, glare=False, unshaded=True)
+        style = PhotoStyle(exposure=exposure, noise_sigma=0.004, shot_noise=0.01)
+        _, truth = synth.photograph_card(
+            rng, image_size=(800, 600), card=card, difficulty=0, style=style, seen=True
+        )
+        return np.array(list(truth["grids"][0]["shading_seen"].values()))
+
+    ordinary, blown = seen(1.0), seen(3.0)
+    assert len(ordinary) == 8
+    assert ordinary.min() > synth.SEEN_VISIBLE
+    assert blown.max() < synth.SEEN_VISIBLE
+
+
+def test_photographing_for_shading_seen_needs_the_twin():
+    rng = np.random.default_rng(3)
+    card = render_card(rng, px_per_mm=6)
+    with pytest.raises(ValueError, match="unshaded=True"):
+        synth.photograph_card(rng, image_size=(320, 240), card=card, seen=True)

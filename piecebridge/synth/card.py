@@ -23,6 +23,7 @@ True
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass, replace
 
@@ -54,6 +55,12 @@ class CardTexture:
     truth: dict
     graphite: np.ndarray
     curl: Curl | None = None  # how the texture was bent (:func:`curl_card`), if it was
+    #: the same face with every cell's shading left out (marks, print, paper, glare and
+    #: curl as they are), when asked for (``render_card(..., unshaded=True)``): the twin
+    #: whose photo tells how much of the shading survives (:func:`shading_seen`)
+    unshaded_rgb: np.ndarray | None = None
+    #: and with no pencil at all (print and paper only): where the paper's own noise is read
+    paper_rgb: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -362,12 +369,14 @@ def render_card(
     layout: CardLayout | None = None,
     contents: list[dict] | None = None,
     glare: bool | None = None,
+    unshaded: bool = False,
 ) -> CardTexture:
     """Print a board and pencil a game onto it; returns the flat card and its truth.
 
     ``contents`` defaults to :func:`random_contents`; ``layout`` to
     :func:`random_layout`. Cells listed as ``{"erased": True}`` get a ghost mark
-    and are blank in the truth.
+    and are blank in the truth. ``unshaded`` also draws the card's twin without its
+    shading (``unshaded_rgb``); the card itself and the random draws stay the same.
     """
     layout = layout or random_layout(rng)
     contents = contents if contents is not None else random_contents(rng, len(layout.grid_origins))
@@ -375,6 +384,7 @@ def render_card(
     h, w = printed.shape
     cell_px = layout.cell_mm * px_per_mm
     density = np.zeros((h, w), np.float32)
+    bare = np.zeros((h, w), np.float32) if unshaded else None  # the twin: no shading
     pencils = [Pencil.random(rng), Pencil.random(rng)]
     truth_grids = []
     for g, cells in enumerate(contents):
@@ -393,43 +403,69 @@ def render_card(
             origin = np.array([gx, gy]) * px_per_mm - [x0, y0]
             canvas = _Canvas((y1 - y0, x1 - x0), cell_px, origin)
             tl = np.array([col, row], float)
+            plain = canvas  # what the twin gets: the same unless the cell is shaded
             if spec.get("erased"):
                 _erased(canvas, tl + 0.5, pencils[0], rng)
             else:
                 if spec.get("shaded"):
                     _shade(canvas, tl, pencils[1], rng)
+                    if bare is not None:
+                        plain = _Canvas((y1 - y0, x1 - x0), cell_px, origin)
                 if spec.get("mark"):
                     pencil = pencils[int(rng.integers(0, 2))]
+                    if plain is not canvas:  # the same mark, from the same random draws
+                        _draw_mark(plain, spec["mark"], tl + 0.5, pencil, copy.deepcopy(rng))
                     _draw_mark(canvas, spec["mark"], tl + 0.5, pencil, rng)
                 truth[name] = {"mark": spec.get("mark"), "shaded": bool(spec.get("shaded"))}
             sub = density[y0:y1, x0:x1]
             sub[:] = 1 - (1 - sub) * (1 - canvas.density)
+            if bare is not None:
+                sub = bare[y0:y1, x0:x1]
+                sub[:] = 1 - (1 - sub) * (1 - plain.density)
         truth_grids.append({"cells": truth})
     if layout.angle_deg or any(layout.offset_mm):
         m = cv2.getRotationMatrix2D((w / 2, h / 2), layout.angle_deg, 1.0)
         m[:, 2] += np.asarray(layout.offset_mm) * px_per_mm  # same tilt as the print
         density = cv2.warpAffine(density, m, (w, h), flags=cv2.INTER_LINEAR)
+        if bare is not None:
+            bare = cv2.warpAffine(bare, m, (w, h), flags=cv2.INTER_LINEAR)
     # Paper tooth: graphite catches on the raised fibres, so strokes look grainy.
     tooth = rng.uniform(0.55, 1.0, (h, w)).astype(np.float32)
     tooth = cv2.GaussianBlur(tooth, (0, 0), 0.6)
     density *= np.clip(tooth * 1.25, 0, 1)
+    if bare is not None:
+        bare *= np.clip(tooth * 1.25, 0, 1)
     paper = np.array([rng.uniform(235, 252), rng.uniform(232, 250), rng.uniform(225, 248)])
     fibre = cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0), 2.0)
     base = printed[..., None] * (paper / 255) * (1 + 0.015 * fibre[..., None])
     graphite_tint = np.array([0.93, 0.95, 1.0])  # graphite is a cool dark grey
     if glare is None:
         glare = rng.random() < 0.35
-    seen = density.copy()
+    pale = None
     if glare:  # graphite is shiny: under a light's reflection it turns pale
         cy, cx = rng.uniform(0, h), rng.uniform(0, w)
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         lobe = np.exp(-((yy - cy) ** 2 + (xx - cx) ** 2) / (2 * (rng.uniform(0.1, 0.3) * w) ** 2))
-        seen = density * (1 - rng.uniform(0.2, 0.55) * lobe)
-    face = base * (1 - seen[..., None] * graphite_tint)
-    rgb = np.clip(face * 255, 0, 255).astype(np.uint8)
+        pale = 1 - rng.uniform(0.2, 0.55) * lobe
+
+    def face(graphite: np.ndarray) -> np.ndarray:
+        seen = graphite.copy() if pale is None else graphite * pale
+        return np.clip(base * (1 - seen[..., None] * graphite_tint) * 255, 0, 255).astype(np.uint8)
+
     alpha = np.full((h, w), 255, np.uint8)
     truth = {"format": "card/1", "grids": truth_grids}
-    return CardTexture(rgb, alpha, px_per_mm, layout, truth, density)
+    twin = None if bare is None else face(bare)
+    paper = None if bare is None else face(np.zeros_like(bare))
+    return CardTexture(
+        rgb=face(density),
+        alpha=alpha,
+        px_per_mm=px_per_mm,
+        layout=layout,
+        truth=truth,
+        graphite=density,
+        unshaded_rgb=twin,
+        paper_rgb=paper,
+    )
 
 
 @dataclass(frozen=True)
@@ -513,7 +549,13 @@ def curl_card(card: CardTexture, rng: np.random.Generator, amount: float | None 
     light = 1 - 0.08 * rng.uniform(0, 1) * np.abs(slope) / (np.abs(slope).max() + 1e-6)
     light = light[None, :, None] if curl.along_x else light[:, None, None]
     rgb = np.clip(rgb * light, 0, 255).astype(np.uint8)
-    return replace(card, rgb=rgb, alpha=alpha, graphite=graphite, curl=curl)
+    twins = {}
+    for name in ("unshaded_rgb", "paper_rgb"):
+        twin = getattr(card, name)
+        if twin is not None:  # bent and lit the same way
+            twin = cv2.remap(twin, map_x, map_y, cv2.INTER_LINEAR, borderValue=(0, 0, 0))
+            twins[name] = np.clip(twin * light, 0, 255).astype(np.uint8)
+    return replace(card, rgb=rgb, alpha=alpha, graphite=graphite, curl=curl, **twins)
 
 
 # ----------------------------------------------------------------------------- photo
@@ -572,8 +614,10 @@ def _table_raster(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarra
     return img
 
 
-def _compose_world(card: CardTexture, m_mm: np.ndarray, cam, rng) -> tuple[np.ndarray, tuple]:
-    """The table raster under the camera's whole view, with the card laid on it."""
+def _compose_world(card: CardTexture, m_mm: np.ndarray, cam, rng, faces=None):
+    """The table raster under the camera's whole view, with the card laid on it:
+    ``(world, origin)``, or with ``faces`` (card faces, RGB) one world for each on the
+    very same table: ``(worlds, origin)``."""
     ppm = card.px_per_mm
     x0, y0, x1, y1 = cam.footprint_mm(margin_px=8)
     ww, wh = int((x1 - x0) * ppm) + 2, int((y1 - y0) * ppm) + 2
@@ -589,14 +633,18 @@ def _compose_world(card: CardTexture, m_mm: np.ndarray, cam, rng) -> tuple[np.nd
     bx1, by1 = np.minimum(np.ceil(corners.max(0)).astype(int) + 8, [ww, wh])
     m[:, 2] -= [bx0, by0]
     size = (int(bx1 - bx0), int(by1 - by0))
-    face = cv2.warpAffine(card.rgb[..., ::-1], m, size).astype(np.float32) / 255
     alpha = cv2.warpAffine(card.alpha, m, size).astype(np.float32)[..., None] / 255
-    region = world[by0:by1, bx0:bx1].astype(np.float32) / 255
+    table_region = world[by0:by1, bx0:bx1].astype(np.float32) / 255
     rim = cv2.GaussianBlur(alpha[..., 0], (0, 0), 0.4 * ppm)[..., None]
-    region = region * (1 - 0.7 * np.clip(rim - alpha, 0, 1))  # the card's thin shadow
-    region = region * (1 - alpha) + face * alpha
-    world[by0:by1, bx0:bx1] = np.clip(region * 255, 0, 255).astype(np.uint8)
-    return world, (x0, y0)
+    table_region = table_region * (1 - 0.7 * np.clip(rim - alpha, 0, 1))  # the card's shadow
+    worlds = []
+    for rgb in [card.rgb] if faces is None else faces:
+        out = world if faces is None else world.copy()
+        face = cv2.warpAffine(rgb[..., ::-1], m, size).astype(np.float32) / 255
+        region = table_region * (1 - alpha) + face * alpha
+        out[by0:by1, bx0:bx1] = np.clip(region * 255, 0, 255).astype(np.uint8)
+        worlds.append(out)
+    return (worlds[0] if faces is None else worlds), (x0, y0)
 
 
 def photograph_card(
@@ -606,6 +654,7 @@ def photograph_card(
     card: CardTexture | None = None,
     difficulty: float = 1.0,
     style=None,
+    seen: bool = False,
 ):
     """Photograph a card lying on a busy table with a phone; returns ``(photo, truth)``.
 
@@ -613,10 +662,15 @@ def photograph_card(
     the phone's shadow, glare, blur, noise and JPEG (scaled by ``difficulty`` 0..1).
     ``truth`` is the card's ``card/1`` object plus ``"corners_px"``: each grid's frame
     corners TL, TR, BR, BL in the photo as printed upright (before curl), for checks.
+    With ``seen`` each grid also gets ``"shading_seen"``: for every shaded cell, how much
+    its shading survives in this photo (:func:`shading_seen`; the card needs its
+    ``unshaded_rgb`` twin, drawn when ``card`` is None). The photo is the same either way.
     """
     from piecebridge.synth.photo import Camera, PhotoStyle, ShadowBlob, photograph
 
-    card = card or render_card(rng)
+    card = card or render_card(rng, unshaded=seen)
+    if seen and (card.unshaded_rgb is None or card.paper_rgb is None):
+        raise ValueError("shading_seen needs the card's twin: render_card(..., unshaded=True)")
     if difficulty > 0:
         card = curl_card(card, rng, amount=rng.uniform(0, 2.5 * difficulty))
     ppm = card.px_per_mm
@@ -654,7 +708,12 @@ def photograph_card(
             break
         fill *= 0.9
         cam = cam.fitted(card_pts, fill=fill)
-    world_u8, origin = _compose_world(card, m_mm, cam, rng)
+    if seen:
+        (world_u8, *twin_u8), origin = _compose_world(
+            card, m_mm, cam, rng, faces=[card.rgb, card.unshaded_rgb, card.paper_rgb]
+        )
+    else:
+        world_u8, origin = _compose_world(card, m_mm, cam, rng)
     if style is None:
         d = difficulty
         shadows = ()
@@ -688,10 +747,104 @@ def photograph_card(
             shot_noise=rng.uniform(0.005, 0.03) * d,
             jpeg_quality=int(rng.integers(70, 96)),
         )
+    twin_rng = copy.deepcopy(rng) if seen else None  # the twins get the very same noise
     photo = photograph(world_u8, mm_per_px, cam, style, rng, world_origin_mm=origin)
     truth = dict(card.truth)
     truth["corners_px"] = [photo.project(c).round(1).tolist() for c in corners]
+    if seen:
+        twins = [
+            photograph(w, mm_per_px, cam, style, copy.deepcopy(twin_rng), world_origin_mm=origin)
+            for w in twin_u8
+        ]
+        truth["grids"] = [
+            {**grid, "shading_seen": _grid_seen(card, m_mm, photo, twins, g, grid)}
+            for g, grid in enumerate(truth["grids"])
+        ]
     return photo, truth
+
+
+# ----------------------------------------------------------------------------- shading seen
+
+#: :func:`shading_seen`: the part of a cell measured (its middle, this far in from each side,
+#: in cells: clear of the printed lines and of shading that spills over from a neighbour)
+SEEN_INSET = 0.2
+#: the least paper noise divided by (grey levels, 0..255): where the paper is blown out
+#: to white it has no noise left, and below two levels the photo's 8 bits and its JPEG,
+#: not the paper, set what a reader can tell apart
+SEEN_NOISE_FLOOR = 2.0
+#: shading seen below this is not in the pixels: its mean darkening is less than the
+#: paper's own noise there (``benchmarks/results/card.md``, twelfth session: crops of
+#: cells on both sides)
+SEEN_VISIBLE = 1.0
+
+
+def cell_quads_px(card: CardTexture, m_mm: np.ndarray, project, grid: int, inset: float):
+    """The 100 cells of ``grid`` in the photo, each shrunk by ``inset`` cells a side:
+    ``(100, 4, 2)`` pixels (TL, TR, BR, BL; row-major, A1 first), through the print's
+    tilt, the card's curl (:meth:`Curl.bend`), its place on the table (``m_mm``: card mm
+    to table mm) and the camera (``project``: table mm to pixels)."""
+    lay = card.layout
+    gx, gy = lay.grid_origins[grid]
+    u = np.array([[inset, inset], [1 - inset, inset], [1 - inset, 1 - inset], [inset, 1 - inset]])
+    rows, cols = np.divmod(np.arange(100), 10)
+    cells = (np.stack([cols, rows], 1)[:, None, :] + u[None]) * lay.cell_mm + (gx, gy)
+    pts = cells.reshape(-1, 2) @ lay.transform()[:, :2].T + lay.transform()[:, 2]
+    if card.curl is not None:
+        pts = card.curl.bend(pts * card.px_per_mm) / card.px_per_mm
+    pts = pts @ m_mm[:, :2].T + m_mm[:, 2]
+    return np.asarray(project(pts), float).reshape(100, 4, 2)
+
+
+def shading_seen(photo_bgr, unshaded_bgr, paper_bgr, quads: np.ndarray) -> np.ndarray:
+    """How much shading survives in each quad of a photo: the mean darkening it causes
+    there (the twin photo without the shading minus the photo, grey levels, over the
+    whole quad: a mark on the shading hides the shading under it) over the paper's noise
+    there (the robust spread, 1.4826 x the median absolute deviation, of the twin with no
+    pencil at all, at least :data:`SEEN_NOISE_FLOOR`). The twins are the same card,
+    light, camera and noise draws. 0: the shading is not in the pixels (blown out by
+    light or glare, or too faint); 1: its darkening is as large as the paper's own noise.
+
+    >>> paper = np.full((40, 40, 3), 200, np.uint8)
+    >>> paper[::2] += 8  # paper grain: a spread of 1.4826 x 4 = 5.9 levels
+    >>> unshaded = paper.copy()
+    >>> unshaded[12:16, 10:30] = 60  # a stroke
+    >>> photo = unshaded.copy()
+    >>> photo[10:30, 10:30] -= 12  # shading twelve levels dark on one square
+    >>> quads = np.array([[[10, 10], [29, 10], [29, 29], [10, 29]],
+    ...                   [[0, 0], [9, 0], [9, 9], [0, 9]]], float)
+    >>> shading_seen(photo, unshaded, paper, quads).round(2).tolist()
+    [2.02, 0.0]
+    """
+    grey = [
+        cv2.cvtColor(im, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        for im in (photo_bgr, unshaded_bgr, paper_bgr)
+    ]
+    h, w = grey[0].shape
+    out = np.zeros(len(quads))
+    for i, q in enumerate(quads):
+        x0, y0 = np.clip(np.floor(q.min(0)).astype(int), 0, [w - 1, h - 1])
+        x1, y1 = np.clip(np.ceil(q.max(0)).astype(int) + 1, 1, [w, h])
+        mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillConvexPoly(mask, np.round((q - (x0, y0)) * 16).astype(np.int32), 1, cv2.LINE_8, 4)
+        inside = mask.astype(bool)
+        if not inside.any():
+            continue
+        photo, unshaded, paper = (g[y0:y1, x0:x1][inside] for g in grey)
+        noise = 1.4826 * float(np.median(np.abs(paper - np.median(paper))))
+        out[i] = float(np.mean(unshaded - photo)) / max(noise, SEEN_NOISE_FLOOR)
+    return out
+
+
+def _grid_seen(card, m_mm, photo, twins, g: int, grid: dict) -> dict[str, float]:
+    """``{cell: shading seen}`` for the shaded cells of one truth grid (``twins``: the
+    photos of the card without shading and without pencil)."""
+    shaded = [name for name, item in grid["cells"].items() if item.get("shaded")]
+    if not shaded:
+        return {}
+    quads = cell_quads_px(card, m_mm, photo.project, g, SEEN_INSET)
+    seen = shading_seen(photo.image, twins[0].image, twins[1].image, quads)
+    index = {cell_name(i // 10, i % 10): i for i in range(100)}
+    return {name: round(float(seen[index[name]]), 2) for name in sorted(shaded)}
 
 
 # ----------------------------------------------------------------------------- splits
@@ -706,12 +859,18 @@ PRINT_SPLITS = ("print", "print-tune")
 
 
 def split_photo(
-    split: str, index: int, image_size: tuple[int, int] = (2000, 1500), style: str = "classic"
+    split: str,
+    index: int,
+    image_size: tuple[int, int] = (2000, 1500),
+    style: str = "classic",
+    seen: bool = False,
 ):
     """Photo ``index`` of a named split: ``(bgr_image, truth)``, fully determined by
     ``(split, index, image_size, style)``. ``style`` other than ``"classic"`` (this
     module's hand and print) is another hand and card of
-    :mod:`piecebridge.synth.card_styles`, from seeds of its own.
+    :mod:`piecebridge.synth.card_styles`, from seeds of its own. ``seen`` adds to each
+    truth grid how much of each shaded cell's shading the photo shows
+    (``"shading_seen"``, :func:`shading_seen`); the photo is the same either way.
 
     >>> img, truth = split_photo("tune", 0, (640, 480))
     >>> img.shape, truth["format"]
@@ -722,12 +881,12 @@ def split_photo(
             raise ValueError(f"the {split} split photographs the printed board: no style {style}")
         from piecebridge.synth import card_styles  # it builds on this module
 
-        return card_styles.split_photo(split, index, image_size, style)
+        return card_styles.split_photo(split, index, image_size, style, seen)
     rng = np.random.default_rng([SPLITS[split], index])
     if split in PRINT_SPLITS:
         layout = CardLayout(caption="piecebridge card board")
-        card = render_card(rng, layout=layout)
+        card = render_card(rng, layout=layout, unshaded=seen)
     else:
-        card = render_card(rng)
-    photo, truth = photograph_card(rng, image_size=image_size, card=card)
+        card = render_card(rng, unshaded=seen)
+    photo, truth = photograph_card(rng, image_size=image_size, card=card, seen=seen)
     return photo.image, truth

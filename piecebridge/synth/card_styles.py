@@ -499,12 +499,14 @@ def render_styled_card(
     px_per_mm: float = 16,
     contents: list[dict] | None = None,
     glare: bool | None = None,
+    unshaded: bool = False,
 ) -> CardTexture:
     """Print a board of :func:`random_design` and mark a game on it with other tools.
 
     ``contents`` as in :func:`piecebridge.synth.card.render_card` (the game's look is
     the same; only the hand and the print differ). Pens cannot erase: their
-    ``{"erased": True}`` cells stay blank.
+    ``{"erased": True}`` cells stay blank. ``unshaded`` also gives the face without the
+    shader's layer (``unshaded_rgb``), as ``render_card`` does.
     """
     if style not in STYLES:
         raise ValueError(f"unknown card style {style!r}; known: {sorted(STYLES)}")
@@ -576,7 +578,12 @@ def render_styled_card(
     layers = [(ink["tint"], design.header_tint or (1, 1, 1)), (ink["lines"], design.line_rgb)]
     layers += [(ink["labels"], design.label_rgb)]
     layers += [(d, t.rgb) for d, t in zip(density, tools, strict=True)]
-    for cov, rgb in layers:  # inks filter the light: each multiplies what is under it
+    twins = {}
+    for k, (cov, rgb) in enumerate(layers):  # inks filter the light: each multiplies
+        if unshaded and k == 3:  # the print done, no pencil yet
+            twins["paper_rgb"] = np.clip(face * 255, 0, 255).astype(np.uint8)
+        if unshaded and k == len(layers) - 1:  # the shader's layer (tools[2]) is the last
+            twins["unshaded_rgb"] = np.clip(face * 255, 0, 255).astype(np.uint8)
         face *= 1 - cov[..., None] * (1 - np.asarray(rgb, np.float32))
     rgb_u8 = np.clip(face * 255, 0, 255).astype(np.uint8)
     alpha = np.full((h, w), 255, np.uint8)
@@ -594,12 +601,16 @@ def render_styled_card(
         "shading": sorted(set(shading_used)),
     }
     truth = {"format": "card/1", "grids": truth_grids, "style": style_info}
-    return CardTexture(rgb_u8, alpha, px_per_mm, layout, truth, graphite)
+    return CardTexture(rgb_u8, alpha, px_per_mm, layout, truth, graphite, **twins)
 
 
-def split_photo(split: str, index: int, image_size=(2000, 1500), style: str = "alt"):
+def split_photo(
+    split: str, index: int, image_size=(2000, 1500), style: str = "alt", seen: bool = False
+):
     """Photo ``index`` of a split in ``style``: ``(bgr_image, truth)``, determined by
     ``(split, index, image_size, style)``; never the random stream of a ``classic`` photo.
+    ``seen`` adds each shaded cell's ``shading_seen`` to the truth, as
+    :func:`piecebridge.synth.card.split_photo` does.
 
     >>> img, truth = split_photo("tune", 0, (640, 480))
     >>> img.shape, truth["style"]["name"]
@@ -608,6 +619,6 @@ def split_photo(split: str, index: int, image_size=(2000, 1500), style: str = "a
     if style not in STYLES or split not in SPLITS:
         raise ValueError(f"no card photo of style {style!r} in split {split!r}")
     rng = np.random.default_rng([SPLITS[split], index, STYLES[style]])
-    card = render_styled_card(rng, style)
-    photo, truth = photograph_card(rng, image_size=image_size, card=card)
+    card = render_styled_card(rng, style, unshaded=seen)
+    photo, truth = photograph_card(rng, image_size=image_size, card=card, seen=seen)
     return photo.image, truth
