@@ -86,18 +86,11 @@ def test_render_is_deterministic_per_seed(art):
     assert a.truth["coins"] == c.truth["coins"]  # same position, other art
 
 
-#: Vision tells coin suits apart by colour on its coarse raster; woodburned's suits share one
-#: brown and differ by shape only, and its calibration photo does not read back (tune rig 1,
-#: easy: two coins unknown; see the unseen-art probe in benchmarks/results/vision_reflec.md).
-#: Strict: once vision reads it, this passes unexpectedly and the mark must go.
-_WOODBURNED_UNREAD = pytest.mark.xfail(
-    strict=True, reason="one-brown suits differ by shape only: vision does not read them yet"
-)
-
-
-@pytest.mark.parametrize(
-    "art", ["piecepackr", "acrylic", pytest.param("woodburned", marks=_WOODBURNED_UNREAD)]
-)
+#: woodburned's suits share one brown and differ by shape only: vision reads their suit from
+#: the fine look (cells._fine_suits); its calibration photo did not read back before that
+#: (tune rig 1, easy: two coins unknown; see the unseen-art probe in
+#: benchmarks/results/vision_reflec.md).
+@pytest.mark.parametrize("art", ["piecepackr", "acrylic", "woodburned"])
 def test_a_calibration_photo_in_the_new_art_calibrates_and_reads_back(art):
     from piecebridge.calibration.board import calibration_layout
     from piecebridge.vision.learn import learn_setup

@@ -31,6 +31,8 @@ from piecebridge.calibration.looks import SUITS, LearnedLooks
 from piecebridge.vision.facing import (
     FACING_ROT,
     FACINGS,
+    TWIST_DEG,
+    face_scores_batch,
     face_window,
     mark_centre,
     read_facing_from_mark,
@@ -38,6 +40,7 @@ from piecebridge.vision.facing import (
     read_twisted,
     symbol_offset,
     turned_looks,
+    twisted,
 )
 from piecebridge.vision.occlusion import (
     covered_cells,
@@ -721,6 +724,12 @@ class CellDecision:
     # For a coin-like cell whose nearest look of another kind or suit is its own suit's pawn:
     # its best look's lead over the other coin suits' looks (else -1; see _own_pawn_alone).
     suit_margin: float = -1.0
+    # For a coin-like cell whose best suit's coins share their ink colour with another
+    # suit's (see ink_alike): each suit's best coin fit (SUITS order, -1 without that suit's
+    # look) and the best fit of any other look (a pawn's); its suit is then read from the
+    # fine look (see _fine_suits). Empty when the colour tells the suits apart.
+    suit_fits: tuple[float, ...] = ()
+    other_fit: float = -1.0
     # For a pawn-like cell whose best coin look fits nearly as well: that coin's reading
     # (suit, facing, its lead over the other coin suits): a clear facing names the coin
     # (see _coins_by_their_facing). None when not read.
@@ -1314,6 +1323,7 @@ def measure(
                 facing_jobs.append((d.as_coin, window))
                 rivals.add(id(d.as_coin))
         if d.best[0] == "coin" and maybe:
+            _coarse_suit_fits(d, sims[i], labels, looks)
             best = int(np.argmax(sims[i]))
             shift = int(np.argmax(all_sims[i, :, best]))
             if not looks.learned:
@@ -1333,6 +1343,7 @@ def measure(
                 facing_jobs.append((d, face_window(views, i, CENTRE_SHIFT, extra=FACE_WIDE)))
         out.append(d)
     if facing_jobs:
+        _fine_suits(facing_jobs, turned, looks)
         scores = read_facings(facing_jobs, turned)
         # A coin read with a small lead is read again twisted a little (laid askew), when
         # it could be named at all (the twisted reads cost as much again).
@@ -2197,6 +2208,126 @@ def _kind_fits(d: CellDecision, sims: np.ndarray, labels: list[tuple], looks: Pi
         hit = looks.extra["kind_columns"] = (labels, pawns, coins)
     d.pawn_fits = tuple(float(sims[c].max()) if c else -1.0 for c in hit[1])
     d.coin_fit = float(sims[hit[2]].max()) if hit[2] else -1.0
+
+
+#: Two suits' coins are told apart by shape alone when their inks (see :func:`ink_colour`)
+#: lie within this of each other (relative a, b, weighted by ``CHROMA_WEIGHT``). Tune
+#: calibration photos: woodburned (one brown for every suit) 0.3-8 between any two suits;
+#: the other arts' suits at least 13 apart (ebony's moons and crowns; classic 35, french 27).
+INK_ALIKE = 10.0
+#: A coin whose suit shares its ink with other suits is that suit whose fine look (the
+#: facing's, FACE_PX, best of its turns, twisted as :func:`read_twisted`) fits best, when it
+#: leads the other suits sharing that ink by this; else its suit is left undecided (the cell
+#: unknown). On the coarse raster (``PX``) a one-colour sun and fleur-de-lis are one blob.
+FINE_SUIT_LEAD = 0.1
+#: The share of a coin look's disc taken as its ink: the pixels farthest from its median.
+INK_SHARE = 0.25
+
+
+def ink_colour(look: np.ndarray) -> np.ndarray:
+    """The colour (relative a, b) of a coin look's ink (its symbol, its rim): the
+    ``INK_SHARE`` of the look disc's pixels farthest from the disc's median colour, less
+    that median (the coin's ground), so the tile's colour and the light cancel out.
+
+    >>> look = np.zeros((CROP, CROP, 3), np.float32)
+    >>> look[CROP // 2 - 5 : CROP // 2 + 5, CROP // 2 - 5 : CROP // 2 + 5] = (-40, 30, 12)
+    >>> ink_colour(look).round(1).tolist()
+    [30.0, 12.0]
+    """
+    px = look[LOOK_MASK[..., 0] > 0.5]
+    ground = np.median(px, axis=0)
+    far = np.linalg.norm(px - ground, axis=1)
+    k = max(1, round(INK_SHARE * len(px)))
+    ink = px[np.argpartition(far, len(px) - k)[len(px) - k :]]
+    return (ink.mean(axis=0) - ground)[1:]
+
+
+def ink_alike(looks: PieceLooks) -> dict[str, tuple[str, ...]]:
+    """Per suit, the other suits whose learned coins' ink lies within ``INK_ALIKE`` of its
+    own (:func:`ink_colour`): colour cannot tell those coins apart, only the symbol's
+    shape. Learned looks only (the drawn stand-ins have a colour per suit); made once per
+    coin looks.
+
+    >>> def coin(ab):
+    ...     look = np.zeros((CROP, CROP, 3), np.float32)
+    ...     look[CROP // 2 - 5 : CROP // 2 + 5, CROP // 2 - 5 : CROP // 2 + 5] = (-40, *ab)
+    ...     return look
+    >>> coins = {"suns": coin((4, 5)), "arms": coin((3, 3)), "moons": coin((0, -30))}
+    >>> ink_alike(PieceLooks(coins, {}, learned=True))
+    {'suns': ('arms',), 'arms': ('suns',), 'moons': ()}
+    """
+    hit = looks.extra.get("ink_alike")
+    if hit is not None and hit[0] is looks.coins:
+        return hit[1]
+    inks = {s: ink_colour(t) for s, t in looks.coins.items()} if looks.learned else {}
+    alike = {
+        s: tuple(o for o in inks if o != s and np.linalg.norm(inks[o] - c) < INK_ALIKE)
+        for s, c in inks.items()
+    }
+    looks.extra["ink_alike"] = (looks.coins, alike)  # held: ids are reused
+    return alike
+
+
+def _coarse_suit_fits(
+    d: CellDecision, sims: np.ndarray, labels: list[tuple], looks: PieceLooks
+) -> None:
+    """For a coin-like cell whose best suit shares its ink with other suits (see
+    :func:`ink_alike`): set ``d.suit_fits`` (each suit's best coin fit, SUITS order, -1
+    without its look) and ``d.other_fit`` (the best fit of any other kind), for
+    :func:`_fine_suits`. Nothing otherwise: the coarse look's colour decides the suit."""
+    if not ink_alike(looks).get(d.best[1]):
+        return
+    hit = looks.extra.get("suit_columns")
+    if hit is None or hit[0] is not labels:  # made once per templates
+        cols = [[k for k, lb in enumerate(labels) if lb[:2] == ("coin", s)] for s in SUITS]
+        other = [k for k, lb in enumerate(labels) if lb[0] != "coin"]
+        hit = looks.extra["suit_columns"] = (labels, cols, other)
+    d.suit_fits = tuple(float(sims[c].max()) if c else -1.0 for c in hit[1])
+    d.other_fit = float(sims[hit[2]].max()) if hit[2] else -1.0
+
+
+def _fine_suits(
+    jobs: list[tuple[CellDecision, np.ndarray]], turned: dict, looks: PieceLooks
+) -> None:
+    """Read the suit of each coin-like cell of ``jobs`` (decision, its facing window) whose
+    coins share their ink with other suits' (``suit_fits`` set, see
+    :func:`_coarse_suit_fits`) from its fine look: of those suits, the one whose turned
+    face (twisted too, as :func:`read_twisted`) fits best. Leading the others by
+    ``FINE_SUIT_LEAD``, it becomes the cell's best look (``best``; as ``margin`` the lesser
+    of that lead and the coarse lead of those suits' best fit, ``similarity``, over the
+    other kinds and the suits of other inks); else ``margin`` is 0: the suit is
+    undecided, and so is the cell (see :func:`decide`). Its facing is read afterwards,
+    with that suit's look.
+
+    Replayed on tune before it was written (woodburned 0-29, coins in view): 1091 of 1180
+    coins' best fine look is their suit's, where the coarse read named 766 right and 163
+    wrong."""
+    alike = ink_alike(looks)
+    todo = []
+    for d, window in jobs:
+        if not d.suit_fits:
+            continue
+        suits = [s for s in (d.best[1], *alike.get(d.best[1], ())) if s in turned]
+        if len(suits) > 1:
+            todo.append((d, window, suits))
+    if not todo:
+        return
+    windows = [w for _, w, suits in todo for _ in suits]
+    faces = [turned[s] for _, _, suits in todo for s in suits]
+    plain = face_scores_batch(windows, faces).max(axis=1)
+    askew = face_scores_batch(windows, [twisted(t, TWIST_DEG) for t in faces]).max(axis=1)
+    fits = iter(np.maximum(plain, askew))
+    for d, _, suits in todo:
+        fine = {s: float(next(fits)) for s in suits}
+        order = sorted(suits, key=fine.get, reverse=True)
+        lead = fine[order[0]] - fine[order[1]]
+        suit = order[0]
+        coarse = dict(zip(SUITS, d.suit_fits, strict=True))
+        others = [d.other_fit] + [f for s, f in coarse.items() if s not in suits]
+        # ``similarity`` stays the best coarse fit: those suits are one look there.
+        d.best = ("coin", suit)
+        d.margin = min(d.similarity - max(others), lead) if lead >= FINE_SUIT_LEAD else 0.0
+        d.suit_margin = -1.0  # the suit is the fine look's: not by _own_pawn_alone
 
 
 #: Lightness counts half as much as colour when pawns are told apart by colour: light and
