@@ -90,10 +90,11 @@ def test_a_fine_look_that_fits_two_suits_alike_leaves_the_suit_undecided():
     face = _face(3)
     twin = face + np.float32(0.01) * _face(4)  # the two suits' faces nearly alike
     turned = {"suns": np.asarray(turned_looks(face)), "arms": np.asarray(turned_looks(twin))}
-    d = _coin_cell("suns")
+    d = _coin_cell("arms")  # the coarse look's best: arms; the fine look leans to suns
     d.facing, d.facing_margin = "north", 0.9
     _fine_suits([(d, _window(face))], turned, looks)
     assert d.margin == 0.0
+    assert d.best == ("coin", "arms")  # undecided: the coarse best stays (the read-back's)
     assert decide(d, looks).kind == "unknown"
     # With the fine look leading (the same cell, the arms face unlike), it is read.
     d = _coin_cell("suns")

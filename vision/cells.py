@@ -2321,13 +2321,15 @@ def _fine_suits(
         fine = {s: float(next(fits)) for s in suits}
         order = sorted(suits, key=fine.get, reverse=True)
         lead = fine[order[0]] - fine[order[1]]
-        suit = order[0]
+        d.suit_margin = -1.0  # the suit is the fine look's: not by _own_pawn_alone
+        if lead < FINE_SUIT_LEAD:
+            d.margin = 0.0
+            continue
         coarse = dict(zip(SUITS, d.suit_fits, strict=True))
         others = [d.other_fit] + [f for s, f in coarse.items() if s not in suits]
         # ``similarity`` stays the best coarse fit: those suits are one look there.
-        d.best = ("coin", suit)
-        d.margin = min(d.similarity - max(others), lead) if lead >= FINE_SUIT_LEAD else 0.0
-        d.suit_margin = -1.0  # the suit is the fine look's: not by _own_pawn_alone
+        d.best = ("coin", order[0])
+        d.margin = min(d.similarity - max(others), lead)
 
 
 #: Lightness counts half as much as colour when pawns are told apart by colour: light and
