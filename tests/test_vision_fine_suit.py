@@ -94,7 +94,7 @@ def test_a_fine_look_that_fits_two_suits_alike_leaves_the_suit_undecided():
     d.facing, d.facing_margin = "north", 0.9
     _fine_suits([(d, _window(face))], turned, looks)
     assert d.margin == 0.0
-    assert d.best == ("coin", "arms")  # undecided: the coarse best stays (the read-back's)
+    assert d.best == ("coin", "suns")  # undecided, the fine look's leader all the same
     assert decide(d, looks).kind == "unknown"
     # With the fine look leading (the same cell, the arms face unlike), it is read.
     d = _coin_cell("suns")

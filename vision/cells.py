@@ -2295,9 +2295,9 @@ def _fine_suits(
     face (twisted too, as :func:`read_twisted`) fits best. Leading the others by
     ``FINE_SUIT_LEAD``, it becomes the cell's best look (``best``; as ``margin`` the lesser
     of that lead and the coarse lead of those suits' best fit, ``similarity``, over the
-    other kinds and the suits of other inks); else ``margin`` is 0: the suit is
-    undecided, and so is the cell (see :func:`decide`). Its facing is read afterwards,
-    with that suit's look.
+    other kinds and the suits of other inks); else it is ``best`` all the same, but
+    ``margin`` is 0: the suit is undecided, and so is the cell (see :func:`decide`). Its
+    facing is read afterwards, with that suit's look.
 
     Replayed on tune before it was written (woodburned 0-29, coins in view): 1091 of 1180
     coins' best fine look is their suit's, where the coarse read named 766 right and 163
@@ -2321,15 +2321,14 @@ def _fine_suits(
         fine = {s: float(next(fits)) for s in suits}
         order = sorted(suits, key=fine.get, reverse=True)
         lead = fine[order[0]] - fine[order[1]]
-        d.suit_margin = -1.0  # the suit is the fine look's: not by _own_pawn_alone
-        if lead < FINE_SUIT_LEAD:
-            d.margin = 0.0
-            continue
         coarse = dict(zip(SUITS, d.suit_fits, strict=True))
         others = [d.other_fit] + [f for s, f in coarse.items() if s not in suits]
-        # ``similarity`` stays the best coarse fit: those suits are one look there.
+        # ``similarity`` stays the best coarse fit: those suits are one look there. The fine
+        # look's leader is the best look even when undecided (the calibration read-back
+        # counts it: tune woodburned 0-29, 28 photos read back so, 25 with the coarse one's).
         d.best = ("coin", order[0])
-        d.margin = min(d.similarity - max(others), lead)
+        d.margin = min(d.similarity - max(others), lead) if lead >= FINE_SUIT_LEAD else 0.0
+        d.suit_margin = -1.0  # the suit is the fine look's: not by _own_pawn_alone
 
 
 #: Lightness counts half as much as colour when pawns are told apart by colour: light and
