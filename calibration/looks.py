@@ -39,7 +39,9 @@ class LearnedLooks:
     ``mark_spots``  per marked suit, where its mark sits: (distance from the coin's centre,
       area[, elongation]) in fine-scale pixels;
     ``turn_alike``  per suit, how alike its look is to itself turned a quarter, a half and
-      three quarters clockwise.
+      three quarters clockwise;
+    ``detail_empty``  the fine detail, relative to the board's noise floor of it, under which
+      a tile-coloured cell is empty (the calibration pieces' own detail lowers it).
     """
 
     coins: dict[str, np.ndarray]
@@ -50,6 +52,7 @@ class LearnedLooks:
     marked: tuple[str, ...] = ()
     mark_spots: dict[str, tuple[float, ...]] = field(default_factory=dict)
     turn_alike: dict[str, tuple[float, float, float]] = field(default_factory=dict)
+    detail_empty: float = 2.5
 
     def to_json(self) -> dict[str, Any]:
         """What was learned; decision thresholds stay in vision's code, so a better-tuned
@@ -63,6 +66,7 @@ class LearnedLooks:
             "marked": list(self.marked),
             "mark_spots": {s: list(v) for s, v in self.mark_spots.items()},
             "turn_alike": {s: list(v) for s, v in self.turn_alike.items()},
+            "detail_empty": self.detail_empty,
         }
 
     @classmethod
@@ -77,6 +81,7 @@ class LearnedLooks:
             marked=tuple(d.get("marked", ())),
             mark_spots={s: _spot(v) for s, v in d.get("mark_spots", {}).items()},
             turn_alike={s: _alikeness(v) for s, v in d.get("turn_alike", {}).items()},
+            detail_empty=float(d.get("detail_empty", 2.5)),
         )
 
 

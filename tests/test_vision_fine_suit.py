@@ -9,8 +9,10 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+from piecebridge.calibration.looks import LearnedLooks
 from piecebridge.vision.cells import (
     CROP,
+    DETAIL_EMPTY,
     FACE_WIDE,
     FINE_SUIT_LEAD,
     CellDecision,
@@ -114,14 +116,23 @@ def test_a_coin_whose_ink_is_its_own_is_left_to_the_coarse_look():
     assert (d.best, d.margin) == (("coin", "moons"), 0.3)
 
 
-@pytest.mark.parametrize("art, shared", [("woodburned", True), ("piecepackr", False)])
-def test_a_setup_learns_which_suits_share_an_ink(art, shared):
+@pytest.mark.parametrize("art, one_brown", [("woodburned", True), ("piecepackr", False)])
+def test_a_setup_learns_which_suits_share_an_ink_and_how_little_detail_pieces_show(art, one_brown):
     from piecebridge.vision.learn import learn_setup
 
     shot = calibration_sample("tune", 1, Difficulty.easy(), art=art, image_size=(1280, 720))
     setup, _ = learn_setup(shot.image)
-    alike = ink_alike(PieceLooks.of(setup.looks))
-    if shared:  # one brown: every suit shares it with another (suns and arms at least)
+    looks = PieceLooks.of(setup.looks)
+    alike = ink_alike(looks)
+    if one_brown:  # every suit shares it with another (suns and arms at least)
         assert all(alike[s] for s in alike) and "arms" in alike["suns"]
+        # Burnt symbols show little fine detail: a piece is not empty at 2.5 x the floor.
+        assert 1.2 < looks.detail_empty < DETAIL_EMPTY
     else:
         assert not any(alike.values())
+        assert looks.detail_empty == DETAIL_EMPTY
+    # Saved and loaded with the setup (an older setup, without it, keeps DETAIL_EMPTY).
+    saved = setup.looks.to_json()
+    assert LearnedLooks.from_json(saved).detail_empty == looks.detail_empty
+    del saved["detail_empty"]
+    assert LearnedLooks.from_json(saved).detail_empty == DETAIL_EMPTY

@@ -69,6 +69,8 @@ DEFAULT_SUIT_BGR = {
     "arms": (180, 90, 30),
 }
 CHROMA_WEIGHT = 1.5  # colour matters as much as shape for telling suits apart
+#: See ``PieceLooks.detail_empty`` and :func:`learned_detail_empty`.
+DETAIL_EMPTY = 2.5
 
 
 # --------------------------------------------------------------------------- descriptors
@@ -439,8 +441,9 @@ class PieceLooks(LearnedLooks):
     leaning_pawn_margin: float = 0.15
     # Fine detail (over the board's quietest cells) under which a tile-coloured cell is
     # empty whatever its smooth shading (a shadow): pieces measure 3.4 and up on the tune
-    # split, empty cells beside a pawn or a hand up to ~5.
-    detail_empty: float = 2.5
+    # split, empty cells beside a pawn or a hand up to ~5. A setup learns its own, at most
+    # this (see learned_detail_empty).
+    detail_empty: float = DETAIL_EMPTY
     # A cell whose lines are hidden is empty when its middle is plain tile: colour within
     # this tint once brought to the tile's lightness (see shade_tints), lightness within
     # this range of the board's typical cell (a shadow's). Tune split: empty cells under a
@@ -1195,6 +1198,38 @@ def board_refs(views: BoardViews) -> BoardRefs:
         energy,
         detail,
     )
+
+
+def detail_ratios(views: BoardViews) -> np.ndarray:
+    """Every cell's fine detail over the board's noise floor of it, as :func:`measure` has
+    it (``CellDecision.detail_ratio``), in CELL_ORDER."""
+    refs = board_refs(views)
+    return refs.detail / refs.detail_floor
+
+
+#: See :func:`learned_detail_empty`: the empty cells' and the pieces' detail it weighs.
+DETAIL_EMPTY_CELLS = 95
+DETAIL_PIECES = 10
+
+
+def learned_detail_empty(detail: np.ndarray, occupied: np.ndarray) -> float:
+    """The ``detail_empty`` a setup learns from its calibration photo's cells' fine detail
+    (``detail``, see :func:`detail_ratios`; ``occupied``: the layout's pieces): the geometric
+    mean of the busiest empty cells' (``DETAIL_EMPTY_CELLS`` percentile) and the quietest
+    pieces' (``DETAIL_PIECES`` percentile), at most ``DETAIL_EMPTY``. Symbols burnt in one
+    brown show little detail: tune woodburned calibration photos, pieces from 2.1, empty
+    cells up to 1.7 (the fixed 2.5 called 46 pieces in view empty); the older arts' pieces
+    measure 6 and up, so they keep ``DETAIL_EMPTY``.
+
+    >>> occupied = np.arange(64) < 28
+    >>> learned_detail_empty(np.where(occupied, 2.6, 1.2), occupied)  # one-brown pieces
+    1.766
+    >>> learned_detail_empty(np.where(occupied, 7.0, 1.5), occupied)
+    2.5
+    """
+    empty = float(np.percentile(detail[~occupied], DETAIL_EMPTY_CELLS))
+    pieces = float(np.percentile(detail[occupied], DETAIL_PIECES))
+    return round(min(DETAIL_EMPTY, float(np.sqrt(max(empty, 0.0) * max(pieces, 0.0)))), 3)
 
 
 def measure(

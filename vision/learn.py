@@ -30,7 +30,9 @@ from piecebridge.vision.cells import (
     board_views,
     classify,
     decide_all,
+    detail_ratios,
     energies,
+    learned_detail_empty,
     measure,
 )
 from piecebridge.vision.debug import draw_decisions, draw_grid
@@ -258,6 +260,7 @@ def _learn_at(
     # kept within sane bounds so one odd cell cannot set it.
     empty_ratio = float(np.clip(max(hi_empty, 1.0) ** 0.65 * lo_occ**0.35, 1.8, 6.0))
     marked, spots = _marked(views, centres)
+    detail_empty = learned_detail_empty(detail_ratios(views), occ)  # burnt symbols: little
     looks = PieceLooks(
         coins,
         pawns,
@@ -266,6 +269,7 @@ def _learn_at(
         learned=True,
         marked=marked,
         mark_spots=spots,
+        detail_empty=detail_empty,
     )
     looks.turn_alike = _turn_alike(looks)
     setup = BoardSetup(pose, size, tile_color_lab, looks, camera_calibration)
