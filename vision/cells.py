@@ -2338,22 +2338,20 @@ def _fine_suits(
     coins' best fine look is their suit's, where the coarse read named 766 right and 163
     wrong."""
     alike = ink_alike(looks)
-    todo = []
+    groups: dict[tuple[str, ...], list[tuple[CellDecision, np.ndarray]]] = {}
     for d, window in jobs:
         if not d.suit_fits:
             continue
-        suits = [s for s in (d.best[1], *alike.get(d.best[1], ())) if s in turned]
+        suits = tuple(s for s in SUITS if s in turned and (s == d.best[1] or s in alike[d.best[1]]))
         if len(suits) > 1:
-            todo.append((d, window, suits))
-    if not todo:
-        return
-    windows = [w for _, w, suits in todo for _ in suits]
-    faces = [turned[s] for _, _, suits in todo for s in suits]
-    plain = face_scores_batch(windows, faces).max(axis=1)
-    askew = face_scores_batch(windows, [twisted(t, TWIST_DEG) for t in faces]).max(axis=1)
-    fits = iter(np.maximum(plain, askew))
-    for d, _, suits in todo:
-        fine = {s: float(next(fits)) for s in suits}
+            groups.setdefault(suits, []).append((d, window))
+    todo = []
+    for suits, members in groups.items():
+        fits = _suit_fits(members, suits, turned, looks)
+        for (d, _), fit in zip(members, fits, strict=True):
+            todo.append((d, dict(zip(suits, fit.tolist(), strict=True))))
+    for d, fine in todo:
+        suits = list(fine)
         order = sorted(suits, key=fine.get, reverse=True)
         lead = fine[order[0]] - fine[order[1]]
         coarse = dict(zip(SUITS, d.suit_fits, strict=True))
@@ -2364,6 +2362,34 @@ def _fine_suits(
         d.best = ("coin", order[0])
         d.margin = min(d.similarity - max(others), lead) if lead >= FINE_SUIT_LEAD else 0.0
         d.suit_margin = -1.0  # the suit is the fine look's: not by _own_pawn_alone
+
+
+def _suit_fits(
+    members: list[tuple[CellDecision, np.ndarray]],
+    suits: tuple[str, ...],
+    turned: dict,
+    looks: PieceLooks,
+) -> np.ndarray:
+    """How well each of ``suits``' fine faces fits each member's window (n, suits): the
+    best of its four turns, and of those twisted each way (as :func:`read_twisted`) where
+    the leader is not clear by twice ``FINE_SUIT_LEAD`` (the twisted reads cost twice as
+    much again). All the suits' turns are one looks array (made once per faces): each
+    window is transformed once (see :func:`face_scores_batch`)."""
+    faces = [turned[s] for s in suits]
+    hit = looks.extra.get(("suit_faces", suits))
+    # Held with the faces it was made of, and compared by identity (ids are reused).
+    if hit is None or any(a is not b for a, b in zip(hit[0], faces, strict=True)):
+        hit = looks.extra[("suit_faces", suits)] = (faces, np.concatenate(faces))
+    stacked, k = hit[1], len(suits)
+    windows = [w for _, w in members]
+    fit = face_scores_batch(windows, [stacked] * len(windows)).reshape(len(windows), k, -1).max(2)
+    top = np.sort(fit, axis=1)
+    again = np.flatnonzero(top[:, -1] - top[:, -2] < 2 * FINE_SUIT_LEAD)
+    if len(again):
+        askew = twisted(stacked, TWIST_DEG)  # both twists of every suit's turns, (2 * 4 k)
+        more = face_scores_batch([windows[j] for j in again], [askew] * len(again))
+        fit[again] = np.maximum(fit[again], more.reshape(len(again), 2, k, -1).max(axis=(1, 3)))
+    return fit
 
 
 #: Lightness counts half as much as colour when pawns are told apart by colour: light and

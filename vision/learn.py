@@ -260,7 +260,6 @@ def _learn_at(
     # kept within sane bounds so one odd cell cannot set it.
     empty_ratio = float(np.clip(max(hi_empty, 1.0) ** 0.65 * lo_occ**0.35, 1.8, 6.0))
     marked, spots = _marked(views, centres)
-    detail_empty = learned_detail_empty(detail_ratios(views), occ)  # burnt symbols: little
     looks = PieceLooks(
         coins,
         pawns,
@@ -269,7 +268,6 @@ def _learn_at(
         learned=True,
         marked=marked,
         mark_spots=spots,
-        detail_empty=detail_empty,
     )
     looks.turn_alike = _turn_alike(looks)
     setup = BoardSetup(pose, size, tile_color_lab, looks, camera_calibration)
@@ -284,6 +282,9 @@ def _learn_at(
         "read_by_face": by_face,
         "claimed": claimed,
     }
+    # Read back as the layout is checked (a grid found a cell off learns it from the wrong
+    # cells), used from then on: burnt one-brown symbols show little detail.
+    looks.detail_empty = learned_detail_empty(detail_ratios(views), occ)
     return setup, report
 
 
