@@ -1,0 +1,137 @@
+"""Cell rules of round 21 (benchmarks/results/vision_reflec.md, twelfth session): the last
+suit's pawn once the other three stand elsewhere; the mark alone names the facing of a coin
+whose symbol is fairly alike under every turn. Made-up measurements, milliseconds."""
+
+from __future__ import annotations
+
+import pytest
+from piecebridge.calibration.geometry import N
+from piecebridge.vision.cells import (
+    LAST_PAWN_FIT,
+    LAST_PAWN_LEAD,
+    CellDecision,
+    PieceLooks,
+    _mark_picks_turn,
+    decide_all,
+)
+
+from tests.test_vision_cells import _measured as _cell
+
+LEARNED = PieceLooks({}, {}, learned=True)
+SUITS = ("suns", "moons", "crowns", "arms")
+
+
+def _board(
+    moons_margin: float = 0.3, others: dict | None = None, **arms
+) -> dict[str, CellDecision]:
+    """64 cells, decided: the suns, moons and crowns pawns on a1-c1, plainly in view (the
+    moons pawn's look leading by ``moons_margin``), an acrylic arms pawn leaning on h8 (its
+    look fits the moons pawn's a little better than its own, and too loosely to be named),
+    every other cell plain tile. ``arms``: overrides for h8's measurements; ``others``:
+    for other cells' (by cell name)."""
+    cells = []
+    for i in range(N * N):
+        cell = f"{'abcdefgh'[i % N]}{N - i // N}"
+        cells.append(_cell(cell=cell, energy_ratio=0.5, detail_ratio=0.5))
+    by = {d.cell: d for d in cells}
+    for cell, suit, margin in (("a1", "suns", 0.3), ("b1", "moons", moons_margin),
+                               ("c1", "crowns", 0.3)):  # fmt: skip
+        by[cell].__dict__.update(best=("pawn", suit), similarity=0.9, margin=margin,
+                                 energy_ratio=20.0, detail_ratio=9.0)  # fmt: skip
+    h8 = dict(best=("pawn", "moons"), similarity=0.62, margin=0.0, energy_ratio=25.0,
+              detail_ratio=10.0, pawn_fits=(0.23, 0.62, 0.05, 0.59), coin_fit=0.46)  # fmt: skip
+    by["h8"].__dict__.update({**h8, **arms})
+    for cell, kw in (others or {}).items():
+        by[cell].__dict__.update(kw)
+    return {d.cell: d for d in decide_all(cells, LEARNED)}
+
+
+def test_the_last_free_suits_pawn_is_named_once_the_others_stand_elsewhere():
+    # Acrylic tune 23/1 h8: the dark blue (arms) pawn leaning toward the corner fits the
+    # black (moons) pawn's look 0.02 better than its own, at 0.59 (under min_similarity, so
+    # elimination could not name it); suns, moons and crowns pawns stand elsewhere, read
+    # by their own looks.
+    board = _board()
+    assert [board[c].suit for c in ("a1", "b1", "c1")] == ["suns", "moons", "crowns"]
+    h8 = board["h8"]
+    assert (h8.kind, h8.suit) == ("pawn", "arms")
+    assert 0 < h8.confidence <= 0.5  # decided by elimination: at most half sure
+
+
+def test_a_half_sure_rival_placement_leaves_the_cell_undecided():
+    # Acrylic tune 41/0 e6: the pawn that could be this cell's instead was placed only half
+    # sure (there, the moons pawn read as arms): it may be the misread one.
+    board = _board(moons_margin=0.03)
+    assert board["b1"].kind == "pawn" and board["b1"].confidence <= 0.5
+    assert board["h8"].kind == "unknown"
+
+
+def test_the_colour_leaning_to_a_half_sure_placement_leaves_it_undecided():
+    # The moons look fits less well than the free suit's, but the colour leans to moons.
+    fits = (0.2, 0.5, 0.05, 0.62)
+    assert _board(pawn_fits=fits, best=("pawn", "arms"))["h8"].suit == "arms"
+    board = _board(moons_margin=0.03, pawn_fits=fits, best=("pawn", "arms"), colour_suit="moons")
+    assert board["h8"].kind == "unknown"
+
+
+@pytest.mark.parametrize(
+    "fits, coin, want",
+    [
+        ((0.2, 0.62, 0.05, LAST_PAWN_FIT), 0.3, "pawn"),
+        ((0.2, 0.62, 0.05, LAST_PAWN_FIT - 0.01), 0.3, "unknown"),  # no pawn's shape
+        ((0.2, 0.62, 0.05, 0.6), 0.6 - LAST_PAWN_LEAD - 0.001, "pawn"),
+        ((0.2, 0.62, 0.05, 0.6), 0.6 - LAST_PAWN_LEAD + 0.01, "unknown"),  # as like a coin
+    ],
+)
+def test_the_last_pawn_must_fit_its_look_and_lead_the_coins(fits, coin, want):
+    assert _board(pawn_fits=fits, coin_fit=coin)["h8"].kind == want
+
+
+def test_the_last_pawn_is_not_named_beside_a_hand():
+    # A hand (or its shadow) beside a coin fits a pawn's look too (piecepackr tune 23/3 e7,
+    # a suns coin beside a hand: the free arms pawn's look 0.61, 0.27 ahead of the coins').
+    assert _board(covered=True)["h8"].kind == "unknown"  # its own lines hidden
+    assert _board(others={"g7": {"covered": True}})["h8"].kind == "unknown"  # g7's
+    assert _board(covered=True, glared=True)["h8"].suit == "arms"  # glare is no hand
+
+
+def test_no_last_pawn_while_two_suits_are_free():
+    # The crowns pawn gone: two suits free (a near tie there is elimination's to settle).
+    gone = {"c1": {"best": (), "energy_ratio": 0.5, "detail_ratio": 0.5}}
+    assert _board(others=gone)["h8"].kind == "unknown"
+
+
+# ------------------------------------------------------------- a symbol alike every turn
+
+SUN_ALIKE = PieceLooks({}, {}, learned=True, turn_alike={"suns": (0.89, 0.85, 0.89)})
+
+
+def _sun(**kw) -> CellDecision:
+    """Piecepackr tune 22/0 e4: a suns coin whose eight-rayed sun fits every turn alike."""
+    base = dict(cell="e4", kind="unknown", best=("coin", "suns"), facing="north",
+                facing_margin=0.001, turn_leads=(0.0, 0.001, 0.016, 0.001))  # fmt: skip
+    return CellDecision(**{**base, **kw})
+
+
+def test_both_mark_reads_name_the_facing_of_a_sun_alike_every_turn():
+    d = _sun()
+    assert _mark_picks_turn(d, (("south", 0.50), ("south", 0.45)), [], SUN_ALIKE)
+    assert (d.facing, d.mark) == ("south", 2)
+
+
+def test_one_read_alone_does_not_name_it():
+    # Acrylic tune 21/0 a3: an arms coin whose look named suns (acrylic's sun is 0.71-0.84
+    # alike under its turns); one sure read from the rim circle, none from the look's fit.
+    looks = PieceLooks({}, {}, learned=True, turn_alike={"suns": (0.71, 0.84, 0.71)})
+    d = _sun()
+    assert not _mark_picks_turn(d, (("east", 0.90), (None, 0.0)), ["east"], looks)
+    assert (d.facing, d.mark) == ("north", 0)
+
+
+def test_a_look_fitting_every_turn_of_a_suit_not_alike_under_them_names_no_facing():
+    # The guard of round 10 stands: a moons coin taken for arms (arms' look is not alike
+    # under its turns) fits every turn alike, and the mark must not set its facing.
+    looks = PieceLooks({}, {}, learned=True, turn_alike={"suns": (0.89, 0.6, 0.89)})
+    d = _sun()
+    assert not _mark_picks_turn(d, (("south", 0.9), ("south", 0.9)), ["south", "south"], looks)
+    assert d.mark == 0
