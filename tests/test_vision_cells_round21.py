@@ -1,6 +1,7 @@
 """Cell rules of round 21 (benchmarks/results/vision_reflec.md, twelfth session): the last
 suit's pawn once the other three stand elsewhere; the mark alone names the facing of a coin
-whose symbol is fairly alike under every turn. Made-up measurements, milliseconds."""
+whose symbol is fairly alike under every turn; a mark found past the generic ring is never
+sure alone. Made-up measurements and drawn coins, milliseconds."""
 
 from __future__ import annotations
 
@@ -9,13 +10,19 @@ from piecebridge.calibration.geometry import N
 from piecebridge.vision.cells import (
     LAST_PAWN_FIT,
     LAST_PAWN_LEAD,
+    MARK_AGREE,
+    MARK_SURE,
     CellDecision,
     PieceLooks,
     _mark_picks_turn,
+    board_views,
     decide_all,
 )
+from piecebridge.vision.facing import mark_blob
+from piecebridge.vision.raster import FACE_PX
 
 from tests.test_vision_cells import _measured as _cell
+from tests.test_vision_facing_round20 import _coin
 
 LEARNED = PieceLooks({}, {}, learned=True)
 SUITS = ("suns", "moons", "crowns", "arms")
@@ -135,3 +142,21 @@ def test_a_look_fitting_every_turn_of_a_suit_not_alike_under_them_names_no_facin
     d = _sun()
     assert not _mark_picks_turn(d, (("south", 0.9), ("south", 0.9)), ["south", "south"], looks)
     assert d.mark == 0
+
+
+# ------------------------------------------------------------- a mark past the ring
+
+
+def test_a_rim_speck_past_the_ring_is_never_a_sure_mark():
+    # The reviewer's case (round 20): the coin's mark washed out, a speck of the rim line
+    # past the generic ring, the learned mark's size and distance, is the only blob there.
+    img, c = _coin(0, rim_piece=True)  # the dot within the symbol: no mark
+    facing, lead, r, _, _ = mark_blob(board_views(img), (c, c), spot=(12.0, 9.0, 1.0))
+    assert facing == "north" and r > 0.31 * FACE_PX  # found past the ring, as before
+    assert MARK_AGREE <= lead < MARK_SURE  # leaning at most: never sure alone
+
+
+def test_a_mark_in_the_ring_keeps_its_full_lead():
+    img, c = _coin(10)
+    facing, lead, r, _, _ = mark_blob(board_views(img), (c, c), spot=(10.0, 12.0, 1.0))
+    assert facing == "east" and r <= 0.31 * FACE_PX and lead > 0.9
