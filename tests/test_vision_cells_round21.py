@@ -1,10 +1,12 @@
 """Cell rules of round 21 (benchmarks/results/vision_reflec.md, twelfth session): the last
 suit's pawn once the other three stand elsewhere; the mark alone names the facing of a coin
 whose symbol is fairly alike under every turn; a mark found past the generic ring is never
-sure alone. Made-up measurements and drawn coins, milliseconds."""
+sure alone; a tile laid a little off the raster does not hide its own lines. Made-up
+measurements, drawn coins and crosses, milliseconds."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from piecebridge.calibration.geometry import N
 from piecebridge.vision.cells import (
@@ -19,7 +21,8 @@ from piecebridge.vision.cells import (
     decide_all,
 )
 from piecebridge.vision.facing import mark_blob
-from piecebridge.vision.raster import FACE_PX
+from piecebridge.vision.occlusion import covered_cells, hidden_share, line_strengths
+from piecebridge.vision.raster import CELL_ORDER, FACE_PX, MARGIN
 
 from tests.test_vision_cells import _measured as _cell
 from tests.test_vision_facing_round20 import _coin
@@ -160,3 +163,43 @@ def test_a_mark_in_the_ring_keeps_its_full_lead():
     img, c = _coin(10)
     facing, lead, r, _, _ = mark_blob(board_views(img), (c, c), spot=(10.0, 12.0, 1.0))
     assert facing == "east" and r <= 0.31 * FACE_PX and lead > 0.9
+
+
+# ------------------------------------------------------------- a tile laid off the raster
+
+
+def _crosses(shift: int = 0, bend: bool = False) -> np.ndarray:
+    """A grey board raster (FACE_PX, MARGIN) with each tile's printed cross; the north-west
+    tile's (a8, b8, a7, b7) ``shift`` px east and south (a tile laid a little off), or with
+    ``bend`` its vertical arm broken half way (a hand's edge, not a straight arm)."""
+    m, px = round(MARGIN * FACE_PX), FACE_PX
+    img = np.full((round((N + 2 * MARGIN) * px),) * 2, 200, np.uint8)
+    for ty in range(N // 2):
+        for tx in range(N // 2):
+            d = shift if (ty, tx) == (0, 0) else 0
+            x0, y0 = m + 2 * tx * px + d, m + 2 * ty * px + d
+            img[y0 + px - 1 : y0 + px + 1, x0 + 2 : x0 + 2 * px - 2] = 80  # horizontal arm
+            img[y0 + 2 : y0 + 2 * px - 2, x0 + px - 1 : x0 + px + 1] = 80  # vertical arm
+            if bend and (ty, tx) == (0, 0):
+                img[y0 + 2 : y0 + px, x0 + px - 1 : x0 + px + 1] = 200
+                img[y0 + 2 : y0 + px, x0 + px - 9 : x0 + px - 7] = 80
+    return img
+
+
+TILE = [CELL_ORDER.index(c) for c in ("a8", "b8", "a7", "b7")]
+
+
+def test_a_tile_laid_a_little_off_the_raster_is_not_covered():
+    # Acrylic tune 34/1 (a3-b4) and 43/2 (g1-g3): a tile laid some 5 px off the raster put its
+    # cross past the search across each piece (3 px each way): its empty cells read as
+    # covered, their lines "hidden" by the tile itself, and were left unknown.
+    assert hidden_share(line_strengths(_crosses(), FACE_PX, MARGIN), FACE_PX).max() == 0
+    shifted = hidden_share(line_strengths(_crosses(shift=5), FACE_PX, MARGIN), FACE_PX)
+    # Only an arm's end piece, where the tile's edge moved with it, may read hidden.
+    assert shifted[TILE].max() <= 0.25 and not covered_cells(shifted).any()
+
+
+def test_an_arm_that_does_not_run_straight_is_still_hidden():
+    # Half the arm 8 px off the raster (not one straight arm): those pieces stay hidden.
+    bent = hidden_share(line_strengths(_crosses(bend=True), FACE_PX, MARGIN), FACE_PX)
+    assert covered_cells(bent)[TILE[:2]].all()  # a8 and b8, beside the broken arm
