@@ -945,9 +945,9 @@ def _last_free_pawn(cells: list[CellDecision], near: np.ndarray, looks: PieceLoo
 
     Busy cells in the open only (not covered but by glare, nor beside a covered cell: a hand
     or its shadow beside a coin fits a pawn's look too); best fit first; at most half sure.
-    Round 21 (tune mixed 0-79, piecepackr 0-34, acrylic 0-49): 9 acrylic arms pawns, all
-    right; the one such cell whose rival was placed half sure (acrylic 41/0 e6, an arms pawn,
-    the moons pawn placed as arms) is left.
+    Round 21 (tune mixed 0-79, piecepackr 0-34, acrylic 0-49): 9 acrylic arms pawns and a
+    mixed crowns pawn, all right; the one such cell whose rival was placed half sure (acrylic
+    41/0 e6, an arms pawn, the moons pawn placed as arms) is left.
 
     >>> looks = PieceLooks({}, {}, learned=True, empty_ratio=2.0)
     >>> placed = [CellDecision(c, "pawn", s, confidence=1.0) for c, s in
