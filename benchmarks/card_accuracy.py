@@ -53,20 +53,22 @@ def hidden_shading(truth_grid: dict) -> set[str]:
     return {c for c, v in truth_grid.get("shading_seen", {}).items() if v < SEEN_VISIBLE}
 
 
-def evaluate(path: Path) -> dict:
-    truth = load_truth(path)
-    out = {"path": str(path), "grids": len(truth["grids"])}
-    try:
-        grey, scale = vc.load_photo(path)
-        reading = vc.read_card(grey)
-    except UserError as e:
-        out["error"] = str(e)
-        return out
-    views = [g.view for g in reading.grids]
-    if len(views) != len(truth["grids"]) or match_views(views, truth, scale) is None:
-        out["error"] = "wrong grids or orientation"
-        return out
-    got = reading.to_card1()
+def compare(got: dict, truth: dict) -> dict:
+    """A ``card/1`` reading against its truth, grid by grid: cells ``wrong`` and
+    ``unknown``, grids ``exact``, grids ``exact_seen`` (exact where visible: a cell whose
+    shading the photo does not show, :func:`hidden_shading`, is judged on its mark only;
+    an unknown still counts), the ``hidden`` cells and how many of them were read wrong
+    or unknown (``hidden_bad``), the ``confusions`` and whether the truth said what is
+    visible (``seen_known``).
+
+    >>> truth = {"grids": [{"cells": {"C7": {"mark": None, "shaded": True},
+    ...                               "D7": {"mark": "x", "shaded": True}},
+    ...                     "shading_seen": {"C7": 0.3, "D7": 5.0}}]}
+    >>> got = {"grids": [{"cells": {"D7": {"mark": "x", "shaded": True}}}]}
+    >>> r = compare(got, truth)  # C7's shading is not in the photo: read blank
+    >>> r["wrong"], r["exact"], r["exact_seen"], r["hidden"], r["hidden_bad"]
+    (1, 0, 1, 1, 1)
+    """
     wrong = unknown = 0
     exact = exact_seen = hidden = hidden_bad = 0
     confusions = Counter()
@@ -95,9 +97,32 @@ def evaluate(path: Path) -> dict:
                     bad_seen += name not in unseen or x["mark"] != w["mark"]
         exact += bad == 0
         exact_seen += bad_seen == 0
-    out.update(wrong=wrong, unknown=unknown, exact=exact, confusions=dict(confusions))
-    out.update(exact_seen=exact_seen, hidden=hidden, hidden_bad=hidden_bad)
-    out.update(seen_known=all("shading_seen" in t for t in truth["grids"]))
+    return {
+        "wrong": wrong,
+        "unknown": unknown,
+        "exact": exact,
+        "confusions": dict(confusions),
+        "exact_seen": exact_seen,
+        "hidden": hidden,
+        "hidden_bad": hidden_bad,
+        "seen_known": all("shading_seen" in t for t in truth["grids"]),
+    }
+
+
+def evaluate(path: Path) -> dict:
+    truth = load_truth(path)
+    out = {"path": str(path), "grids": len(truth["grids"])}
+    try:
+        grey, scale = vc.load_photo(path)
+        reading = vc.read_card(grey)
+    except UserError as e:
+        out["error"] = str(e)
+        return out
+    views = [g.view for g in reading.grids]
+    if len(views) != len(truth["grids"]) or match_views(views, truth, scale) is None:
+        out["error"] = "wrong grids or orientation"
+        return out
+    out.update(compare(reading.to_card1(), truth))
     return out
 
 

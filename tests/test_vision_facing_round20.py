@@ -35,7 +35,8 @@ def test_a_mark_past_the_generic_ring_is_found_where_it_was_learned():
     views = board_views(img)
     assert mark_blob(views, (c, c))[0] is None  # unlearned: the generic ring only
     facing, lead, r, _, _ = mark_blob(views, (c, c), spot=(12.0, 12.0, 1.0))
-    assert facing == "east" and lead > 0.6 and r > 0.31 * FACE_PX
+    # Round 21: a read past the ring leans (half its lead), never sure alone.
+    assert facing == "east" and 0.3 <= lead <= 0.5 and r > 0.31 * FACE_PX
 
 
 def test_a_blob_in_the_ring_is_not_outbid_by_one_past_it():

@@ -853,6 +853,7 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
         _pawns_by_elimination(out, near, looks)
         _pawns_by_their_colour(out, near, looks)
         _free_named_pawns(out, near, looks)
+        _last_free_pawn(out, near, looks)
         for d in out:
             _tile_beside_a_hand(d)
             _tile_partly_seen(d)
@@ -929,6 +930,73 @@ def _free_named_pawns(cells: list[CellDecision], near: np.ndarray, looks: PieceL
         if d.similarity >= FREE_NAMED_SIMILARITY and d.margin >= looks.min_margin:
             claims.append((d.similarity, d.margin, d, d.best[1]))
     _claim_pawns(claims, taken, looks)
+
+
+#: See :func:`_last_free_pawn`: the free suit's pawn look must fit at least this (a pawn's
+#: shape at all, as ``FREE_NAMED_SIMILARITY``) and lead every coin look by
+#: ``LAST_PAWN_LEAD``. Round 21 (tune mixed 0-79, piecepackr 0-34, acrylic 0-49, cells in
+#: the open left unknown with three suits' pawns placed): the pawns fit their free suit's
+#: look at 0.51-0.78, 0.11-0.37 ahead of the coin looks; the coins and empty cells so left
+#: fit it at 0.45 at most (an acrylic arms coin, 0.06 ahead of its coin look).
+LAST_PAWN_FIT = 0.5
+LAST_PAWN_LEAD = 0.1
+#: ... and every placed pawn that could be this cell's instead (its suit's look fits the
+#: cell at least as well, or the cell's colour leans to its suit) must be more than this
+#: sure: decided by its own look, not by a rule that places a pawn at most half sure.
+LAST_PAWN_RIVAL_SURE = 0.5
+
+
+def _last_free_pawn(cells: list[CellDecision], near: np.ndarray, looks: PieceLooks) -> None:
+    """With three suits' pawns placed (decided), an undecided pawn-like cell is the fourth
+    suit's pawn when that suit's look fits it at ``LAST_PAWN_FIT`` and leads every coin look
+    by ``LAST_PAWN_LEAD``, and every placed pawn it could be instead was placed surely
+    (``LAST_PAWN_RIVAL_SURE``): a Piecepack has one pawn per suit. Acrylic's dark blue
+    (arms) pawn, leaning, fits the black (moons) pawn's look and colour as well as its own
+    or better (:func:`_pawns_by_elimination` then finds no near tie), but once the moons
+    pawn stands elsewhere, read by its own look, this one can only be the arms pawn.
+
+    Busy cells in the open only (not covered but by glare, nor beside a covered cell: a hand
+    or its shadow beside a coin fits a pawn's look too); best fit first; at most half sure.
+    Round 21 (tune mixed 0-79, piecepackr 0-34, acrylic 0-49): 9 acrylic arms pawns and a
+    mixed crowns pawn, all right; the one such cell whose rival was placed half sure (acrylic
+    41/0 e6, an arms pawn, the moons pawn placed as arms) is left.
+
+    >>> looks = PieceLooks({}, {}, learned=True, empty_ratio=2.0)
+    >>> placed = [CellDecision(c, "pawn", s, confidence=1.0) for c, s in
+    ...           (("a1", "suns"), ("b1", "moons"), ("c1", "crowns"))]
+    >>> d = CellDecision("h8", "unknown", best=("pawn", "moons"), energy_ratio=9.0,
+    ...                  detail_ratio=9.0, pawn_fits=(0.2, 0.7, 0.1, 0.6), coin_fit=0.4)
+    >>> _last_free_pawn([*placed, d], np.zeros(4, bool), looks); d.kind, d.suit
+    ('pawn', 'arms')
+    >>> placed[1].confidence = 0.5  # the moons pawn placed only half sure: it may be this
+    >>> d = dataclasses.replace(d, kind="unknown", suit=None)
+    >>> _last_free_pawn([*placed, d], np.zeros(4, bool), looks); d.kind
+    'unknown'
+    """
+    placed = {d.suit: d for d in cells if d.kind == "pawn"}
+    free = [s for s in SUITS if s not in placed]
+    if len(free) != 1:
+        return
+    (suit,) = free
+    k = SUITS.index(suit)
+    claims = []
+    for d, by_hand in zip(cells, near, strict=True):
+        if d.kind != "unknown" or d.best[:1] != ("pawn",) or len(d.pawn_fits) != len(SUITS):
+            continue
+        if by_hand or _by_a_hand(d) or d.energy_ratio < looks.empty_ratio:
+            continue
+        if d.detail_ratio < looks.detail_empty:
+            continue
+        fit = d.pawn_fits[k]
+        lead = fit - d.coin_fit
+        if fit < LAST_PAWN_FIT or lead < LAST_PAWN_LEAD:
+            continue
+        rivals = {s for s, f in zip(SUITS, d.pawn_fits, strict=True) if s != suit and f >= fit}
+        if d.colour_suit not in (None, suit):
+            rivals.add(d.colour_suit)
+        if all(placed[s].confidence > LAST_PAWN_RIVAL_SURE for s in rivals):
+            claims.append((fit, lead, d, suit))
+    _claim_pawns(claims, set(placed), looks)
 
 
 def _claim_fit(d: CellDecision, looks: PieceLooks) -> float:
@@ -2009,7 +2077,8 @@ def _mark_picks_turn(
     if len(d.turn_leads) != len(FACINGS):
         return False
     rivals = {f for f, lead in zip(FACINGS, d.turn_leads, strict=True) if lead < RIVAL_LEAD}
-    if _fits_every_turn(d, looks):
+    every = _fits_every_turn(d, looks)
+    if every and not _fairly_alike_every_turn(d.best[1], looks):
         return False
     # Turns the look leads by more, but only a sure read may choose (see _sure_rivals).
     extra = _sure_rivals(d, looks) - rivals
@@ -2027,6 +2096,11 @@ def _mark_picks_turn(
     if facing not in sure and sum(f == facing and lead >= MARK_AGREE for f, lead in reads) < 2:
         return False
     if facing in extra and facing not in sure:  # against a clearer lead: a sure read only
+        return False
+    # A look that fits every turn alike (its suit's only fairly alike under them) leaves
+    # the mark alone to name the facing: both reads must name it, as neither alone may
+    # come of a wrong centre (see :func:`_fairly_alike_every_turn`).
+    if every and sum(f == facing and lead >= MARK_AGREE for f, lead in reads) < 2:
         return False
     # Naming the look's own turn, the mark confirms it (``mark`` 1, so it stands beside a
     # covered cell too, see decide_all) when the look leads at all.
@@ -2050,6 +2124,25 @@ def _fits_every_turn(d: CellDecision, looks: PieceLooks) -> bool:
     if len(d.turn_leads) != len(FACINGS) or max(d.turn_leads) >= RIVAL_LEAD:
         return False
     return len(looks.alike_turns(d.best[1])) < len(FACINGS) - 1
+
+
+def _fairly_alike_every_turn(suit: str, looks: PieceLooks) -> bool:
+    """Is ``suit``'s learned look at least fairly alike (``FAIRLY_ALIKE``) under every
+    quarter turn? Then a coin's look fitting every turn
+    alike (:func:`_fits_every_turn`) is what its own suit's symbol does, not a sign of
+    another suit's coin: piecepackr's eight-rayed sun (0.85-0.89 alike) leads no turn by
+    over 0.02, and its dot alone tells the facing. The mark chooses then only with both
+    reads naming the turn (see :func:`_mark_picks_turn`). Round 21 (tune piecepackr 0-34):
+    22/0 e4, a suns coin both reads named south (leads 0.50 and 0.45), left undecided
+    before; acrylic 21/0 a3, an arms coin whose look named suns (acrylic's sun 0.71-0.84
+    alike), one sure read from the rim circle and none from the look's fit: left undecided.
+
+    >>> looks = PieceLooks({}, {}, turn_alike={"suns": (0.89, 0.85, 0.89), "arms": (0.6, 0.9, 0.6)})
+    >>> _fairly_alike_every_turn("suns", looks), _fairly_alike_every_turn("arms", looks)
+    (True, False)
+    """
+    alike = looks.turn_alike.get(suit, ())
+    return len(alike) == len(FACINGS) - 1 and min(alike) >= FAIRLY_ALIKE
 
 
 def _sure_rivals(d: CellDecision, looks: PieceLooks) -> set[str]:

@@ -387,6 +387,12 @@ SPOT_AREA_FACTOR = 2.5
 #: across it (a rim line's arc is long along the rim). Tune: 1.75 and 1.4 1 / 72 / 100;
 #: 2.5 1 / 76 / 99; 1.2 2 / 74 / 98 (a suns coin's own triangle left out).
 SPOT_ELONG_FACTOR = 1.75
+#: A blob taken past the generic ring (only where nothing in it fits the learned spot, see
+#: :func:`mark_blob`) reads with this share of its lead: never sure alone (``MARK_SURE``
+#: 0.6 in ``cells``), at most leaning. Round 21 (the reviewer's point: a washed-out mark
+#: leaves a rim speck as the only blob there): tune piecepackr 0-34, acrylic 0-49 and
+#: mixed 0-79 decide every cell as at full lead.
+PAST_RING_LEAD = 0.5
 
 
 def mark_blob(
@@ -436,6 +442,11 @@ def mark_blob(
     # Another small blob about as far out (a symbol's loose petal) makes the mark doubtful.
     alone = 1.0 if not others.any() else float(np.clip(2 * (1 - r[others].max() / r[j]), 0, 1))
     lead = float((1 - abs((ang - 90 * k + 180) % 360 - 180) / 45) * alone)
+    if not ring[j]:
+        # Found past the generic ring (see above): a washed-out mark leaves the rim line's
+        # specks there, as big and as far out as the learned spot. Half the lead: such a
+        # read is never sure alone (MARK_SURE), only leaning; two that agree still count.
+        lead *= PAST_RING_LEAD
     return FACINGS[k], lead, float(r[j]), float(area[j]), float(elong[j])
 
 

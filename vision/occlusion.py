@@ -112,14 +112,16 @@ def line_strengths(
     length = max(3, px // 5)
     h, w = ridge.shape
     # Strongest ridge across each piece (the line may sit a pixel or two off), averaged
-    # along the arm over ``length`` pixels.
-    sums = _arm_sums(ridge, cy, cx, off, length)
+    # along the arm over ``length`` pixels; summed out to a tile's shift (see _along_arm).
+    half = (len(off) - 1) // 2
+    wide = max(half + 1, round(SHIFTED_ARM * px))
+    sums = _arm_sums(ridge, cy, cx, np.arange(-wide, wide + 1), length)
     if sums is not None:
         # cv2.blur's box mean at the samples alone: whole sums of 8-bit values and the
         # same division (double, then float32): the same values.
         vals = np.empty(cy.shape, np.float32)
-        vals[:, :PIECES], vals[:, PIECES:] = (s.max(axis=-1) * (1.0 / length) for s in sums)
-    else:  # a box reaching past the picture's edge (a small margin): blur it all
+        vals[:, :PIECES], vals[:, PIECES:] = (_along_arm(s, half) * (1.0 / length) for s in sums)
+    else:  # a box reaching past the picture's edge (a small margin): blur it all (no shift)
         ridge = ridge.astype(np.float32)
         along_y = cv2.blur(ridge, (1, length))  # averaged along a vertical arm
         along_x = cv2.blur(ridge, (length, 1))
@@ -158,6 +160,38 @@ def shade_scale(light: np.ndarray, cy: np.ndarray, cx: np.ndarray, px: int) -> n
     local = cv2.blur(light, (k, k))[cy, cx].astype(np.float32) - _L_BLACK
     typical = float(np.percentile(local, 75))
     return np.clip(local / typical, SHADE_FLOOR, 1.0)
+
+
+#: A tile laid a little off the raster (hands lay tiles with small gaps and slight shifts)
+#: puts its cross's arm up to this share of a cell (5 px at FACE_PX 40) from where the
+#: raster has it: past the search across a piece (``px // 12`` each way), so that its cells
+#: read as covered (their lines "hidden" by the tile itself). See :func:`_along_arm`.
+SHIFTED_ARM = 0.125
+
+
+def _along_arm(sums: np.ndarray, half: int) -> np.ndarray:
+    """Each piece's strongest ridge (64, PIECES) from its sums at offsets ``-w..w`` across
+    the line (64, PIECES, 2w + 1): the strongest within ``half`` of where the raster has the
+    line; or, where every piece of the half-arm has its strongest farther out and all at one
+    offset (within a pixel), that one. A tile laid off the raster moves its whole arm, and
+    the arm stays straight; a hand's edge or shadow beside hidden lines seldom runs so.
+    Round 21 (tune acrylic 0-49: 7 empty cells of shifted tiles no longer covered; mixed
+    0-79, with a white hand 0-39: the same, cell for cell; ``px // 8`` searched for every
+    piece alone, the same 7 but 2 and 1 coins under a hand read empty).
+
+    >>> s = np.zeros((64, PIECES, 11), np.int32)
+    >>> s[0, :, 9] = 500  # cell 0's whole half-arm 4 px off, straight
+    >>> s[1, :2, 9], s[1, 2:, 1] = 500, 500  # cell 1's two halves 8 px apart: no arm
+    >>> s[:2, :, 5] = 100
+    >>> _along_arm(s, 3)[:2].tolist()
+    [[500, 500, 500, 500], [100, 100, 100, 100]]
+    """
+    w = (sums.shape[-1] - 1) // 2
+    narrow = sums[..., w - half : w + half + 1].max(axis=-1)
+    at = sums.argmax(axis=-1)
+    steady = at.max(axis=1) - at.min(axis=1) <= 1
+    far = (np.abs(at - w) > half).all(axis=1)
+    return np.where((steady & far)[:, None], sums.max(axis=-1), narrow)
 
 
 def _arm_sums(

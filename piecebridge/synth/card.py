@@ -11,7 +11,11 @@ the other's (:data:`MAX_LEAN_DEG`). :func:`curl_card` bends it slightly and
 :func:`photograph_card` hands it to the generic camera of
 :mod:`piecebridge.synth.photo`.
 
-The ground truth is a ``card/1`` object (``shared/spec/formats.md``).
+The ground truth is a ``card/1`` object (``shared/spec/formats.md``). Photographed with
+``seen=True`` (:func:`split_photo`, :func:`photograph_card`), each truth grid also holds
+``"shading_seen"``: ``{cell: value}`` for its shaded cells, how much of the shading the
+final photo shows (:func:`shading_seen`; under :data:`SEEN_VISIBLE` it is not in the
+pixels). A key beside ``"cells"``: a ``card/1`` reader that does not know it ignores it.
 
 >>> import numpy as np
 >>> card = render_card(np.random.default_rng(1), px_per_mm=6)
