@@ -1043,7 +1043,22 @@ def refine_pose(
 
 def _check_in_frame(pose: BoardPose, shape: tuple[int, ...]) -> None:
     if not _in_frame(pose, shape):
-        raise BoardCutOff("board cut off by the frame edge: move the camera so all 16 tiles show")
+        raise _cut_off()
+
+
+def _cut_off() -> BoardCutOff:
+    """The refusal of a board cut off by the frame edge, noted for the :func:`find_board`
+    call it is raised in (:func:`_cut_off_seen`), whichever search raised it."""
+    memo = _MEMO.get()
+    if memo is not None:
+        memo.setdefault("cut off", True)
+    return BoardCutOff("board cut off by the frame edge: move the camera so all 16 tiles show")
+
+
+def _cut_off_seen() -> bool:
+    """Whether a search of this :func:`find_board` call saw a grid run past the frame."""
+    memo = _MEMO.get()
+    return memo is not None and "cut off" in memo
 
 
 def _in_frame(pose: BoardPose, shape: tuple[int, ...]) -> bool:
@@ -1199,7 +1214,91 @@ def _find_board_checked(
     inverted: bool | None,
     thorough: bool,
 ) -> BoardPose:
-    """:func:`find_board`'s search and checks (its frame's memo set)."""
+    """:func:`find_board`'s search (:func:`_search`) and checks (its frame's memo set).
+
+    When no board is found, or only a weak one (under ``WEAK_CROSSES``), and a search saw
+    a grid run past the frame, the board is cut off: the part of it in view shows too
+    little of the grid for a fit, or is fitted as a whole over the table beside it, and
+    grey's refusal or weak board spoke for the frame (tune renderer cut-off negatives 9,
+    11, 19 and 52: weak boards of 0-7 crosses; 15: 9 crosses, the grid three cells north
+    of the board; 36: no grid in grey, the darkest channel's ran past the west edge). Tune
+    boards in view found with such a search fit 10 crosses or more (round 12,
+    ``benchmarks/results/vision_locate.md``).
+    """
+    try:
+        pose = _search(bgr, tile_color_lab, inverted, thorough)
+    except BoardCutOff:
+        raise
+    except BoardNotFound:
+        if _cut_off_seen():
+            raise _cut_off() from None
+        raise
+    if pose.crosses_found < WEAK_CROSSES and _cut_off_seen():
+        raise _cut_off()
+    if pose.crosses_found < MIN_CROSSES:
+        raise FewCrosses(
+            f"no board in view: the grid seen on the small frame shows {pose.crosses_found} "
+            f"of the {len(CROSS_CENTRES)} tile crosses at full size "
+            f"(at least {MIN_CROSSES} needed)",
+            pose,
+        )
+    gray = pose.rectify(_grey(bgr), PRINTED_PX, 0.5)
+    ridge = _ridge_map(255 - gray if pose.inverted else gray, PRINTED_PX)
+    if _runs_past_frame(bgr, pose, lines_beyond(ridge, PRINTED_PX, 0.5)):
+        raise _cut_off()
+    why = _printed_grid(bgr, pose, (gray, ridge))
+    if why:
+        raise PrintedGrid(f"no board in view: the grid found {why}", pose)
+    return pose
+
+
+#: Pixels per cell of the view in which :func:`_runs_past_frame` follows lines outward.
+PAST_FRAME_PX = 24
+#: How far (cells) beyond a side :func:`_runs_past_frame` follows the lines before it gives
+#: up (a board cut off with more than this of it beyond the grid found and in view would
+#: have been found whole).
+PAST_FRAME_CELLS = 4
+
+
+def _runs_past_frame(bgr: np.ndarray, pose: BoardPose, beyond: np.ndarray) -> bool:
+    """Whether the grid at ``pose`` runs on beyond a side out to the frame's edge: on a
+    side whose strip just beyond shows ``LINES_BEYOND`` of the seven inner lines going on
+    (``beyond``: :func:`lines_beyond` of it, N, E, S, W) and lies in the frame, every band
+    of half a cell outward shows as many until a band reaches the frame's edge.
+
+    The grid found is then a part of a board cut off by the frame: its lines go on past the
+    grid to the edge of the photo (tune renderer cut-off negative 21: a grid three cells
+    south of the board, 11 crosses, over the table, the board's lines going on north of it
+    to the frame's top; 1: a grid of half the cells' size on the board, its lines going on
+    south to the frame's bottom). Beyond a board in view lies table, and a business card's
+    printed grid stops at the card's edge.
+    """
+    sides = np.flatnonzero((beyond >= LINES_BEYOND) & _sides_seen(pose, bgr.shape))
+    if not len(sides):
+        return False
+    px, margin = PAST_FRAME_PX, PAST_FRAME_CELLS + 0.5
+    gray = pose.rectify(_grey(bgr), px, margin)
+    ridge = _ridge_map(255 - gray if pose.inverted else gray, px)
+    h, w = bgr.shape[:2]
+    along = np.linspace(1.0, 7.0, 7)
+    for side in sides:
+        for k in range(2 * PAST_FRAME_CELLS):
+            out = 0.45 + 0.5 * k  # the band's outer limit, cells beyond the side
+            x, y = [(along, -out), (N + out, along), (along, N + out), (-out, along)][side]
+            p = pose.to_image(np.stack(np.broadcast_arrays(x, y), -1))
+            if not ((p >= 0) & (p <= [w - 1, h - 1])).all():
+                return True  # the lines went on out to the frame's edge
+            band = (out - 0.4, out)
+            if lines_beyond(ridge, px, margin, band)[side] < LINES_BEYOND:
+                break  # they stop short of it: table beyond
+    return False
+
+
+def _search(
+    bgr: np.ndarray, tile_color_lab: np.ndarray | None, inverted: bool | None, thorough: bool
+) -> BoardPose:
+    """:func:`find_board`'s search (grey, then the other searches; on a frame twice as
+    wide too when ``thorough``) and the board one tile over."""
     if not thorough:
         pose = _find_board_at(bgr, tile_color_lab, inverted, False, WORK_WIDTH)
     else:
@@ -1219,16 +1318,6 @@ def _find_board_checked(
                 raise error from None
     if pose.crosses_found <= ONE_TILE_OFF_CROSSES:
         pose = _one_tile_over(bgr, pose)
-    if pose.crosses_found < MIN_CROSSES:
-        raise FewCrosses(
-            f"no board in view: the grid seen on the small frame shows {pose.crosses_found} "
-            f"of the {len(CROSS_CENTRES)} tile crosses at full size "
-            f"(at least {MIN_CROSSES} needed)",
-            pose,
-        )
-    why = _printed_grid(bgr, pose)
-    if why:
-        raise PrintedGrid(f"no board in view: the grid found {why}", pose)
     return pose
 
 
@@ -1290,14 +1379,19 @@ NEAR_LINES = 3
 PRINTED_PX = 32
 
 
-def _printed_grid(bgr: np.ndarray, pose: BoardPose) -> str | None:
+def _printed_grid(
+    bgr: np.ndarray, pose: BoardPose, view: tuple[np.ndarray, np.ndarray] | None = None
+) -> str | None:
     """Why the grid at ``pose`` is a printed grid rather than a board (the end of a sentence
     "the grid found ..."), or None for a board: lines inside its cells
     (:func:`_lines_inside_cells`), running on beyond its sides
     (:func:`_part_of_a_larger_grid`) or repeating at another pitch than its cells
-    (:func:`_other_pitch`). All are read in one view at ``PRINTED_PX``."""
-    gray = pose.rectify(_grey(bgr), PRINTED_PX, 0.5)
-    ridge = _ridge_map(255 - gray if pose.inverted else gray, PRINTED_PX)
+    (:func:`_other_pitch`). All are read in one view at ``PRINTED_PX`` (``view``: its grey
+    and ridge map, as :func:`_part_of_a_larger_grid` takes them, when already made)."""
+    if view is None:
+        gray = pose.rectify(_grey(bgr), PRINTED_PX, 0.5)
+        view = gray, _ridge_map(255 - gray if pose.inverted else gray, PRINTED_PX)
+    gray, ridge = view
     if _part_of_a_larger_grid(bgr, pose, (gray, ridge)) or _goes_on_a_cell(bgr, pose, ridge):
         return "runs on beyond its sides (a larger printed grid, such as a business card's)"
     lows = _cell_lows(ridge, PRINTED_PX, 0.5)
@@ -1988,9 +2082,7 @@ def _find_small(
         raise BoardNotFound("no board in view: no tile-coloured region large enough")
     if best is None:
         if cut_off:
-            raise BoardCutOff(
-                "board cut off by the frame edge: move the camera so all 16 tiles show"
-            )
+            raise _cut_off()
         raise BoardNotFound("no board in view: no 8x8 tile grid found")
     return float(best_score), best, convincing or plausible, best_kind
 
