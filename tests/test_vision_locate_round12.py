@@ -43,6 +43,14 @@ def test_a_grid_whose_lines_run_on_to_the_frame_edge_is_cut_off():
         find_board(negative_sample("tune", 21, "cut-off").image)
 
 
+def test_a_board_cut_off_whose_fit_past_the_frame_finds_seven_crosses_is_cut_off():
+    """Negative 44 (a French board, its south-west third past the frame): the fits of the
+    part in view run past the frame with 7 crosses (``CUT_OFF_CROSSES``; fits on a table's
+    colour region find 6), refused as "no 8x8 tile grid found" with 8."""
+    with pytest.raises(BoardCutOff):
+        find_board(negative_sample("tune", 44, "cut-off").image)
+
+
 #: The synthetic board: pixels per cell and where its north-west corner lies.
 S, X0 = 40, 160
 

@@ -1169,8 +1169,10 @@ LOCK_ALONG: Along = "low"
 PARITY_PX = 24
 #: Tile crosses a failed fit must have found for the board to count as cut off by the frame
 #: edge rather than absent (tune: fits on the table's colour region found 6; a board cut off
-#: by a tile's width still shows 12).
-CUT_OFF_CROSSES = 8
+#: by a tile's width still shows 12). 7, not 8 (round 12): tune renderer cut-off negatives 39
+#: and 44 (French boards, a third past the frame) fit 7 and were refused as "no board in
+#: view"; no-board negatives 0-59 and the tune frames in view as before.
+CUT_OFF_CROSSES = 7
 
 
 def find_board(
