@@ -91,3 +91,19 @@ def _runs_past(photo: np.ndarray, pose: BoardPose) -> bool:
 def test_a_grid_runs_past_the_frame_only_where_its_lines_go_on_to_the_edge(rows, height, past):
     photo, pose = _lined(rows, height)
     assert _runs_past(photo, pose) is past
+
+
+def test_lines_running_on_over_the_table_to_the_frame_edge_are_no_board_cut_off():
+    """Tune acrylic calibration photo of rig 1209 (a board in view on a plank table): the
+    planks' grain ran on beyond the north side to the frame's top, 4-6 of the 7 lines in
+    every band, and the board was taken for one cut off. Beyond it lies table, not tile."""
+    photo, pose = _lined(N, X0 + N * S + X0)
+    for k in range(1, N):  # dark grain beyond the north side, in line with the grid's lines
+        photo[: X0 - 2, X0 + k * S - 1 : X0 + k * S + 1] = 30
+    top = X0 - 60  # the frame's top 1.5 cells north of the board
+    photo = photo[top:].copy()
+    pose = BoardPose(np.array([[S, 0.0, X0], [0.0, S, X0 - top], [0.0, 0.0, 1.0]]))
+    gray = pose.rectify(cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY), locate.PRINTED_PX, 0.5)
+    beyond = locate.lines_beyond(locate._ridge_map(gray, locate.PRINTED_PX), locate.PRINTED_PX, 0.5)
+    assert beyond[0] >= locate.LINES_BEYOND  # the lines do run on beyond the north side
+    assert _runs_past(photo, pose) is False

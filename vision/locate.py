@@ -1041,16 +1041,20 @@ def refine_pose(
     return new
 
 
-def _check_in_frame(pose: BoardPose, shape: tuple[int, ...]) -> None:
+def _check_in_frame(pose: BoardPose, shape: tuple[int, ...], note: bool = True) -> None:
     if not _in_frame(pose, shape):
-        raise _cut_off()
+        raise _cut_off(note)
 
 
-def _cut_off() -> BoardCutOff:
+def _cut_off(note: bool = True) -> BoardCutOff:
     """The refusal of a board cut off by the frame edge, noted for the :func:`find_board`
-    call it is raised in (:func:`_cut_off_seen`), whichever search raised it."""
+    call it is raised in (:func:`_cut_off_seen`) when ``note``: a grid fitted from a
+    small-frame outline (grey or the darkest channel) that runs past the frame. Not the
+    fits from tile blobs' and nets' outlines (:func:`_fit_from_tiles`): started from any
+    square outline, they ran past the frame on business cards' photos (card tune photos
+    classic 4, 13, 14, 21, 24 and 27, "cut off" with them)."""
     memo = _MEMO.get()
-    if memo is not None:
+    if note and memo is not None:
         memo.setdefault("cut off", True)
     return BoardCutOff("board cut off by the frame edge: move the camera so all 16 tiles show")
 
@@ -1266,7 +1270,8 @@ def _runs_past_frame(bgr: np.ndarray, pose: BoardPose, beyond: np.ndarray) -> bo
     """Whether the grid at ``pose`` runs on beyond a side out to the frame's edge: on a
     side whose strip just beyond shows ``LINES_BEYOND`` of the seven inner lines going on
     (``beyond``: :func:`lines_beyond` of it, N, E, S, W) and lies in the frame, every band
-    of half a cell outward shows as many until a band reaches the frame's edge.
+    of half a cell outward shows as many until a band reaches the frame's edge; and the
+    strip just beyond is tile-like, as the strip just inside (:func:`_tiles_beyond`).
 
     The grid found is then a part of a board cut off by the frame: its lines go on past the
     grid to the edge of the photo (tune renderer cut-off negative 21: a grid three cells
@@ -1275,7 +1280,14 @@ def _runs_past_frame(bgr: np.ndarray, pose: BoardPose, beyond: np.ndarray) -> bo
     south to the frame's bottom). Beyond a board in view lies table, and a business card's
     printed grid stops at the card's edge.
     """
-    sides = np.flatnonzero((beyond >= LINES_BEYOND) & _sides_seen(pose, bgr.shape))
+    sides = (beyond >= LINES_BEYOND) & _sides_seen(pose, bgr.shape)
+    if sides.any():
+        # Tiles beyond, too: the strip just beyond is as the strip just inside (a plank
+        # table's grain ran on beyond the north side of tune acrylic calibration photo of
+        # rig 1209, a board in view, as lines).
+        rect = pose.rectify(bgr, ONE_TILE_PX, 0.5)
+        sides &= _tiles_beyond(rect, ONE_TILE_PX, 0.5, count=False)
+    sides = np.flatnonzero(sides)
     if not len(sides):
         return False
     px, margin = PAST_FRAME_PX, PAST_FRAME_CELLS + 0.5
@@ -1899,7 +1911,7 @@ def _fit_from_tiles(
     if refine_pose(lines_dark, full, px_per_cell=px, search=search, along=TILE_ALONG) is None:
         return None
     try:
-        pose = _refine_full(bgr, start, S, along=TILE_ALONG)
+        pose = _refine_full(bgr, start, S, along=TILE_ALONG, note_cut_off=False)
     except BoardNotFound:  # cut off by the frame edge
         return None
     # Once more from there, as the small frame's fits do: a tile blob's outline may start
@@ -1956,10 +1968,12 @@ def _refine_full(
     S: np.ndarray,
     check_parity: bool = True,
     along: Along = FULL_ALONG,
+    note_cut_off: bool = True,
 ) -> BoardPose:
     """The pose found on the downscaled frame, refined on the full frame (lens, tiles), and
     moved by a whole cell where :func:`lattice_shift` says (``check_parity``); cross arms
-    taken ``along`` as in :func:`find_crosses`."""
+    taken ``along`` as in :func:`find_crosses`. Raises :class:`BoardCutOff` when it runs
+    past the frame (noted for the call as :func:`_cut_off` says, if ``note_cut_off``)."""
     gray = _grey(bgr)
     if small_pose.inverted:
         gray = 255 - gray
@@ -1978,7 +1992,7 @@ def _refine_full(
         if other is not None and _no_fewer_crosses(gray, pose, other, px, along):
             pose = other
     pose.tile_color_lab, pose.inverted = small_pose.tile_color_lab, small_pose.inverted
-    _check_in_frame(pose, gray.shape)
+    _check_in_frame(pose, gray.shape, note_cut_off)
     return pose
 
 
@@ -2303,9 +2317,14 @@ def _near_any(quad: np.ndarray, others: list[np.ndarray], cells: float = 0.4) ->
 
 
 def _tiles_beyond(
-    rect_bgr: np.ndarray, px: int, margin: float, seen: np.ndarray | None = None
-) -> int:
-    """How many board sides have tile-like colour just beyond them (0-4).
+    rect_bgr: np.ndarray,
+    px: int,
+    margin: float,
+    seen: np.ndarray | None = None,
+    count: bool = True,
+) -> int | np.ndarray:
+    """How many board sides have tile-like colour just beyond them (0-4); with ``count``
+    False, which (N, E, S, W).
 
     Compares a strip outside each side (0.1-0.4 cells out) with the strip just inside;
     when the table has the tiles' colour every side looks alike and all score the same.
@@ -2323,15 +2342,14 @@ def _tiles_beyond(
         (lab[m + n + a : m + n + b, lo:hi], lab[m + n - b : m + n - a, lo:hi]),  # south
         (lab[lo:hi, m - b : m - a], lab[lo:hi, m + a : m + b]),  # west
     ]
-    count = 0
-    for side, (outside, inside) in enumerate(strips):
-        if seen is not None and not seen[side]:
-            continue
+    alike = []
+    for outside, inside in strips:
         o = median_colour(outside.reshape(-1, 3))
         i = median_colour(inside.reshape(-1, 3))
         diff = o - i
-        count += bool(np.sqrt(0.25 * diff[0] ** 2 + diff[1] ** 2 + diff[2] ** 2) < 6.0)
-    return count
+        alike.append(bool(np.sqrt(0.25 * diff[0] ** 2 + diff[1] ** 2 + diff[2] ** 2) < 6.0))
+    alike = np.array(alike)
+    return int((alike if seen is None else alike & seen).sum()) if count else alike
 
 
 def _sides_seen(pose: BoardPose, shape: tuple[int, ...]) -> np.ndarray:
