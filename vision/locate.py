@@ -1041,18 +1041,19 @@ def refine_pose(
     return new
 
 
-def _check_in_frame(pose: BoardPose, shape: tuple[int, ...], note: bool = True) -> None:
+def _check_in_frame(pose: BoardPose, shape: tuple[int, ...]) -> None:
     if not _in_frame(pose, shape):
-        raise _cut_off(note)
+        raise _cut_off(note=False)
 
 
 def _cut_off(note: bool = True) -> BoardCutOff:
     """The refusal of a board cut off by the frame edge, noted for the :func:`find_board`
-    call it is raised in (:func:`_cut_off_seen`) when ``note``: a grid fitted from a
-    small-frame outline (grey or the darkest channel) that runs past the frame. Not the
-    fits from tile blobs' and nets' outlines (:func:`_fit_from_tiles`): started from any
-    square outline, they ran past the frame on business cards' photos (card tune photos
-    classic 4, 13, 14, 21, 24 and 27, "cut off" with them)."""
+    call it is raised in (:func:`_cut_off_seen`) when ``note``: the small frame's search
+    (grey or the darkest channel, :func:`_find_small`) saw a grid of ``CUT_OFF_CROSSES``
+    run past the frame. Not a fit refined on the full frame that ran past it
+    (:func:`_check_in_frame`): started from any square outline (tile blobs, nets of lines),
+    such fits ran past the frame on business cards' photos (card tune photos classic 4, 13,
+    14, 21, 24, 27 and 36 were "cut off" with them)."""
     memo = _MEMO.get()
     if note and memo is not None:
         memo.setdefault("cut off", True)
@@ -1226,9 +1227,9 @@ def _find_board_checked(
     a grid run past the frame, the board is cut off: the part of it in view shows too
     little of the grid for a fit, or is fitted as a whole over the table beside it, and
     grey's refusal or weak board spoke for the frame (tune renderer cut-off negatives 9,
-    11, 19 and 52: weak boards of 0-7 crosses; 15: 9 crosses, the grid three cells north
-    of the board; 36: no grid in grey, the darkest channel's ran past the west edge). Tune
-    boards in view found with such a search fit 10 crosses or more (round 12,
+    11 and 19: weak boards of 0-7 crosses; 15: 9 crosses, the grid three cells north of the
+    board; 44: no grid in grey, the darkest channel's ran past the frame). Tune boards in
+    view found with such a search fit 10 crosses or more (round 12,
     ``benchmarks/results/vision_locate.md``).
     """
     try:
@@ -1911,7 +1912,7 @@ def _fit_from_tiles(
     if refine_pose(lines_dark, full, px_per_cell=px, search=search, along=TILE_ALONG) is None:
         return None
     try:
-        pose = _refine_full(bgr, start, S, along=TILE_ALONG, note_cut_off=False)
+        pose = _refine_full(bgr, start, S, along=TILE_ALONG)
     except BoardNotFound:  # cut off by the frame edge
         return None
     # Once more from there, as the small frame's fits do: a tile blob's outline may start
@@ -1968,12 +1969,10 @@ def _refine_full(
     S: np.ndarray,
     check_parity: bool = True,
     along: Along = FULL_ALONG,
-    note_cut_off: bool = True,
 ) -> BoardPose:
     """The pose found on the downscaled frame, refined on the full frame (lens, tiles), and
     moved by a whole cell where :func:`lattice_shift` says (``check_parity``); cross arms
-    taken ``along`` as in :func:`find_crosses`. Raises :class:`BoardCutOff` when it runs
-    past the frame (noted for the call as :func:`_cut_off` says, if ``note_cut_off``)."""
+    taken ``along`` as in :func:`find_crosses`."""
     gray = _grey(bgr)
     if small_pose.inverted:
         gray = 255 - gray
@@ -1992,7 +1991,7 @@ def _refine_full(
         if other is not None and _no_fewer_crosses(gray, pose, other, px, along):
             pose = other
     pose.tile_color_lab, pose.inverted = small_pose.tile_color_lab, small_pose.inverted
-    _check_in_frame(pose, gray.shape, note_cut_off)
+    _check_in_frame(pose, gray.shape)
     return pose
 
 
