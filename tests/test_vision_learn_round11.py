@@ -245,7 +245,7 @@ def test_the_parity_move_needs_no_fewer_crosses_than_in_place(monkeypatch, here,
     assert locate._no_fewer_crosses(None, None, pose, 40, None) is made
 
 
-def _read_back_with_faces(monkeypatch, size: tuple[int, int], own: bool) -> tuple:
+def _read_back_with_faces(monkeypatch, size: tuple[int, int], own: bool) -> learn.ReadBack:
     """learn's read-back of the layout with every coin missed by the cell reading (left
     unknown, its best look a pawn: its own suit's if ``own``, else the next suit's) and
     every suit's faces agreeing, on a board of S px cells at X0 in a frame of ``size``."""
@@ -277,13 +277,13 @@ def test_only_coins_in_the_frame_taken_for_their_own_suit_count_by_their_faces(m
     cell, which then agree as faces (tune piecepackr calibration photo of rig 39 with the
     grid a tile south: two rows of it read back by their "faces")."""
     whole = (2 * X0 + N * S, 2 * X0 + N * S)
-    matched, *_, by_face = _read_back_with_faces(monkeypatch, whole, own=True)
-    assert (matched, by_face) == (28, 24)
+    back = _read_back_with_faces(monkeypatch, whole, own=True)
+    assert (back.matched, back.by_face) == (28, 24)
     cut = (2 * X0 + N * S, X0 + 6 * S + S // 4)  # rows 1 and 2 (the south ones) past it
-    matched, *_, by_face = _read_back_with_faces(monkeypatch, cut, own=True)
-    assert (matched, by_face) == (16, 12)
-    matched, *_, by_face = _read_back_with_faces(monkeypatch, whole, own=False)
-    assert (matched, by_face) == (4, 0)
+    back = _read_back_with_faces(monkeypatch, cut, own=True)
+    assert (back.matched, back.by_face) == (16, 12)
+    back = _read_back_with_faces(monkeypatch, whole, own=False)
+    assert (back.matched, back.by_face) == (4, 0)
 
 
 def test_a_grid_a_cell_off_beside_a_glared_side_is_refused(monkeypatch):

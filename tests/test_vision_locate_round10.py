@@ -130,12 +130,12 @@ def _read_back_of(monkeypatch, misses: list[Miss]) -> dict:
     looks = SimpleNamespace(min_similarity=0.7)
     monkeypatch.setattr(learn.PieceLooks, "of", staticmethod(lambda _: looks))
     setup = SimpleNamespace(looks=looks, pose=SimpleNamespace(inverted=False))
-    matched, washed, unsure, claimed, _ = learn._read_back(None, setup)
+    back = learn._read_back(None, setup)
     return {
-        "read_back": matched,
-        "washed_out": washed,
-        "unsure_own_suit": unsure,
-        "claimed": claimed,
+        "read_back": back.matched,
+        "washed_out": back.washed,
+        "unsure_own_suit": back.unsure,
+        "claimed": back.claimed,
     }
 
 

@@ -87,7 +87,7 @@ def test_a_grid_fitting_few_tile_crosses_is_no_board(monkeypatch, crosses, board
     fitted.crosses_found = crosses
     monkeypatch.setattr(locate, "_find_board_at", lambda *args: fitted)
     monkeypatch.setattr(locate, "_one_tile_over", lambda bgr, pose: pose)
-    monkeypatch.setattr(locate, "_printed_grid", lambda bgr, pose: None)
+    monkeypatch.setattr(locate, "_printed_grid", lambda bgr, pose, view=None: None)
     frame = np.zeros((480, 640, 3), np.uint8)
     if board:
         assert find_board(frame) is fitted

@@ -13,7 +13,7 @@ frames with.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
@@ -271,16 +271,16 @@ def _learn_at(
     )
     looks.turn_alike = _turn_alike(looks)
     setup = BoardSetup(pose, size, tile_color_lab, looks, camera_calibration)
-    matched, washed, unsure, claimed, by_face = _read_back(views, setup, centres)
+    back = _read_back(views, setup, centres)
     report = {
         "empty_ratio": round(empty_ratio, 3),
         "busiest_empty": round(hi_empty, 3),
         "quietest_piece": round(lo_occ, 3),
-        "read_back": matched,
-        "washed_out": washed,
-        "unsure_own_suit": unsure,
-        "read_by_face": by_face,
-        "claimed": claimed,
+        "read_back": back.matched,
+        "washed_out": back.washed,
+        "unsure_own_suit": back.unsure,
+        "read_by_face": back.by_face,
+        "claimed": back.claimed,
     }
     # Read back as the layout is checked (a grid found a cell off learns it from the wrong
     # cells), used from then on: burnt one-brown symbols show little detail.
@@ -487,15 +487,33 @@ MAX_EMPTY_CLAIMED = 2
 MAX_WASHED_OUT = 4
 
 
+class ReadBack(NamedTuple):
+    """The calibration photo read back with what was just learned from it
+    (:func:`_read_back`; see ``MAX_WASHED_OUT``).
+
+    >>> ReadBack(26, 1, 1, 0, 2).matched
+    26
+    """
+
+    #: The layout's pieces read as the layout says (kind and suit).
+    matched: int
+    #: The layout's pieces glare washed out, read as no piece.
+    washed: int
+    #: The layout's pieces read unsure as their own suit (not counted).
+    unsure: int
+    #: Empty cells read as a piece.
+    claimed: int
+    #: Of ``matched``, the coins read by their faces (:func:`_faces_agree`).
+    by_face: int
+
+
 def _read_back(
     views: BoardViews,
     setup: BoardSetup,
     centres: dict[str, list[tuple[float, float]]] | None = None,
-) -> tuple[int, int, int, int, int]:
-    """(pieces read as the layout says, the layout's pieces washed out by glare and read as
-    no piece, the layout's pieces read unsure as their own suit, empty cells read as a
-    piece, and of the first the coins read by their faces) of the calibration photo
-    itself, read with what was just learned from it (see ``MAX_WASHED_OUT``).
+) -> ReadBack:
+    """The calibration photo itself read with what was just learned from it
+    (:class:`ReadBack`: see ``MAX_WASHED_OUT``).
 
     ``centres`` (per suit, its coins' centres as :func:`_coin_looks` cut them out): a
     layout coin the cell reading takes for a piece of its own suit all the same, but not
@@ -526,7 +544,7 @@ def _read_back(
             washed += 1
         else:
             unsure += d.best[1:] == want[1:]  # its own suit (best is () when none fits)
-    return matched, washed, unsure, claimed, by_face
+    return ReadBack(matched, washed, unsure, claimed, by_face)
 
 
 def _cells_in_frame(pose: BoardPose, size: tuple[int, int]) -> dict[str, bool]:

@@ -1043,7 +1043,27 @@ def refine_pose(
 
 def _check_in_frame(pose: BoardPose, shape: tuple[int, ...]) -> None:
     if not _in_frame(pose, shape):
-        raise BoardCutOff("board cut off by the frame edge: move the camera so all 16 tiles show")
+        raise _cut_off(note=False)
+
+
+def _cut_off(note: bool = True) -> BoardCutOff:
+    """The refusal of a board cut off by the frame edge, noted for the :func:`find_board`
+    call it is raised in (:func:`_cut_off_seen`) when ``note``: the small frame's search
+    (grey or the darkest channel, :func:`_find_small`) saw a grid of ``CUT_OFF_CROSSES``
+    run past the frame. Not a fit refined on the full frame that ran past it
+    (:func:`_check_in_frame`): started from any square outline (tile blobs, nets of lines),
+    such fits ran past the frame on business cards' photos (card tune photos classic 4, 13,
+    14, 21, 24, 27 and 36 were "cut off" with them)."""
+    memo = _MEMO.get()
+    if note and memo is not None:
+        memo.setdefault("cut off", True)
+    return BoardCutOff("board cut off by the frame edge: move the camera so all 16 tiles show")
+
+
+def _cut_off_seen() -> bool:
+    """Whether a search of this :func:`find_board` call saw a grid run past the frame."""
+    memo = _MEMO.get()
+    return memo is not None and "cut off" in memo
 
 
 def _in_frame(pose: BoardPose, shape: tuple[int, ...]) -> bool:
@@ -1154,7 +1174,10 @@ LOCK_ALONG: Along = "low"
 PARITY_PX = 24
 #: Tile crosses a failed fit must have found for the board to count as cut off by the frame
 #: edge rather than absent (tune: fits on the table's colour region found 6; a board cut off
-#: by a tile's width still shows 12).
+#: by a tile's width still shows 12). Not 7 (round 12): tune renderer cut-off negatives 39
+#: and 44 (French boards, a third past the frame) fit 7 and would say "cut off", but so did
+#: grey's search on tune acrylic shot 60 (rig 15 shot 0), a board in view that the other
+#: searches find (14 crosses): grey's "cut off" ends a usual search.
 CUT_OFF_CROSSES = 8
 
 
@@ -1199,7 +1222,99 @@ def _find_board_checked(
     inverted: bool | None,
     thorough: bool,
 ) -> BoardPose:
-    """:func:`find_board`'s search and checks (its frame's memo set)."""
+    """:func:`find_board`'s search (:func:`_search`) and checks (its frame's memo set).
+
+    When no board is found, or only a weak one (under ``WEAK_CROSSES``), and a search saw
+    a grid run past the frame, the board is cut off: the part of it in view shows too
+    little of the grid for a fit, or is fitted as a whole over the table beside it, and
+    grey's refusal or weak board spoke for the frame (tune renderer cut-off negatives 9,
+    11 and 19: weak boards of 0-7 crosses; 15: 9 crosses, the grid three cells north of the
+    board; 59: no grid in grey, the darkest channel's ran past the frame). Tune boards in
+    view found with such a search fit 10 crosses or more (round 12,
+    ``benchmarks/results/vision_locate.md``).
+    """
+    try:
+        pose = _search(bgr, tile_color_lab, inverted, thorough)
+    except BoardCutOff:
+        raise
+    except BoardNotFound:
+        if _cut_off_seen():
+            raise _cut_off() from None
+        raise
+    if pose.crosses_found < WEAK_CROSSES and _cut_off_seen():
+        raise _cut_off()
+    if pose.crosses_found < MIN_CROSSES:
+        raise FewCrosses(
+            f"no board in view: the grid seen on the small frame shows {pose.crosses_found} "
+            f"of the {len(CROSS_CENTRES)} tile crosses at full size "
+            f"(at least {MIN_CROSSES} needed)",
+            pose,
+        )
+    gray = pose.rectify(_grey(bgr), PRINTED_PX, 0.5)
+    ridge = _ridge_map(255 - gray if pose.inverted else gray, PRINTED_PX)
+    if _runs_past_frame(bgr, pose, lines_beyond(ridge, PRINTED_PX, 0.5)):
+        raise _cut_off()
+    why = _printed_grid(bgr, pose, (gray, ridge))
+    if why:
+        raise PrintedGrid(f"no board in view: the grid found {why}", pose)
+    return pose
+
+
+#: Pixels per cell of the view in which :func:`_runs_past_frame` follows lines outward.
+PAST_FRAME_PX = 24
+#: How far (cells) beyond a side :func:`_runs_past_frame` follows the lines before it gives
+#: up (a board cut off with more than this of it beyond the grid found and in view would
+#: have been found whole).
+PAST_FRAME_CELLS = 4
+
+
+def _runs_past_frame(bgr: np.ndarray, pose: BoardPose, beyond: np.ndarray) -> bool:
+    """Whether the grid at ``pose`` runs on beyond a side out to the frame's edge: on a
+    side whose strip just beyond shows ``LINES_BEYOND`` of the seven inner lines going on
+    (``beyond``: :func:`lines_beyond` of it, N, E, S, W) and lies in the frame, every band
+    of half a cell outward shows as many until a band reaches the frame's edge; and the
+    strip just beyond is tile-like, as the strip just inside (:func:`_tiles_beyond`).
+
+    The grid found is then a part of a board cut off by the frame: its lines go on past the
+    grid to the edge of the photo (tune renderer cut-off negative 21: a grid three cells
+    south of the board, 11 crosses, over the table, the board's lines going on north of it
+    to the frame's top; 1: a grid of half the cells' size on the board, its lines going on
+    south to the frame's bottom). Beyond a board in view lies table, and a business card's
+    printed grid stops at the card's edge.
+    """
+    sides = (beyond >= LINES_BEYOND) & _sides_seen(pose, bgr.shape)
+    if sides.any():
+        # Tiles beyond, too: the strip just beyond is as the strip just inside (a plank
+        # table's grain ran on beyond the north side of tune acrylic calibration photo of
+        # rig 1209, a board in view, as lines).
+        rect = pose.rectify(bgr, ONE_TILE_PX, 0.5)
+        sides &= _tiles_beyond(rect, ONE_TILE_PX, 0.5, count=False)
+    sides = np.flatnonzero(sides)
+    if not len(sides):
+        return False
+    px, margin = PAST_FRAME_PX, PAST_FRAME_CELLS + 0.5
+    gray = pose.rectify(_grey(bgr), px, margin)
+    ridge = _ridge_map(255 - gray if pose.inverted else gray, px)
+    h, w = bgr.shape[:2]
+    along = np.linspace(1.0, 7.0, 7)
+    for side in sides:
+        for k in range(2 * PAST_FRAME_CELLS):
+            out = 0.45 + 0.5 * k  # the band's outer limit, cells beyond the side
+            x, y = [(along, -out), (N + out, along), (along, N + out), (-out, along)][side]
+            p = pose.to_image(np.stack(np.broadcast_arrays(x, y), -1))
+            if not ((p >= 0) & (p <= [w - 1, h - 1])).all():
+                return True  # the lines went on out to the frame's edge
+            band = (out - 0.4, out)
+            if lines_beyond(ridge, px, margin, band)[side] < LINES_BEYOND:
+                break  # they stop short of it: table beyond
+    return False
+
+
+def _search(
+    bgr: np.ndarray, tile_color_lab: np.ndarray | None, inverted: bool | None, thorough: bool
+) -> BoardPose:
+    """:func:`find_board`'s search (grey, then the other searches; on a frame twice as
+    wide too when ``thorough``) and the board one tile over."""
     if not thorough:
         pose = _find_board_at(bgr, tile_color_lab, inverted, False, WORK_WIDTH)
     else:
@@ -1219,16 +1334,6 @@ def _find_board_checked(
                 raise error from None
     if pose.crosses_found <= ONE_TILE_OFF_CROSSES:
         pose = _one_tile_over(bgr, pose)
-    if pose.crosses_found < MIN_CROSSES:
-        raise FewCrosses(
-            f"no board in view: the grid seen on the small frame shows {pose.crosses_found} "
-            f"of the {len(CROSS_CENTRES)} tile crosses at full size "
-            f"(at least {MIN_CROSSES} needed)",
-            pose,
-        )
-    why = _printed_grid(bgr, pose)
-    if why:
-        raise PrintedGrid(f"no board in view: the grid found {why}", pose)
     return pose
 
 
@@ -1290,14 +1395,19 @@ NEAR_LINES = 3
 PRINTED_PX = 32
 
 
-def _printed_grid(bgr: np.ndarray, pose: BoardPose) -> str | None:
+def _printed_grid(
+    bgr: np.ndarray, pose: BoardPose, view: tuple[np.ndarray, np.ndarray] | None = None
+) -> str | None:
     """Why the grid at ``pose`` is a printed grid rather than a board (the end of a sentence
     "the grid found ..."), or None for a board: lines inside its cells
     (:func:`_lines_inside_cells`), running on beyond its sides
     (:func:`_part_of_a_larger_grid`) or repeating at another pitch than its cells
-    (:func:`_other_pitch`). All are read in one view at ``PRINTED_PX``."""
-    gray = pose.rectify(_grey(bgr), PRINTED_PX, 0.5)
-    ridge = _ridge_map(255 - gray if pose.inverted else gray, PRINTED_PX)
+    (:func:`_other_pitch`). All are read in one view at ``PRINTED_PX`` (``view``: its grey
+    and ridge map, as :func:`_part_of_a_larger_grid` takes them, when already made)."""
+    if view is None:
+        gray = pose.rectify(_grey(bgr), PRINTED_PX, 0.5)
+        view = gray, _ridge_map(255 - gray if pose.inverted else gray, PRINTED_PX)
+    gray, ridge = view
     if _part_of_a_larger_grid(bgr, pose, (gray, ridge)) or _goes_on_a_cell(bgr, pose, ridge):
         return "runs on beyond its sides (a larger printed grid, such as a business card's)"
     lows = _cell_lows(ridge, PRINTED_PX, 0.5)
@@ -1988,9 +2098,7 @@ def _find_small(
         raise BoardNotFound("no board in view: no tile-coloured region large enough")
     if best is None:
         if cut_off:
-            raise BoardCutOff(
-                "board cut off by the frame edge: move the camera so all 16 tiles show"
-            )
+            raise _cut_off()
         raise BoardNotFound("no board in view: no 8x8 tile grid found")
     return float(best_score), best, convincing or plausible, best_kind
 
@@ -2209,9 +2317,14 @@ def _near_any(quad: np.ndarray, others: list[np.ndarray], cells: float = 0.4) ->
 
 
 def _tiles_beyond(
-    rect_bgr: np.ndarray, px: int, margin: float, seen: np.ndarray | None = None
-) -> int:
-    """How many board sides have tile-like colour just beyond them (0-4).
+    rect_bgr: np.ndarray,
+    px: int,
+    margin: float,
+    seen: np.ndarray | None = None,
+    count: bool = True,
+) -> int | np.ndarray:
+    """How many board sides have tile-like colour just beyond them (0-4); with ``count``
+    False, which (N, E, S, W).
 
     Compares a strip outside each side (0.1-0.4 cells out) with the strip just inside;
     when the table has the tiles' colour every side looks alike and all score the same.
@@ -2229,15 +2342,14 @@ def _tiles_beyond(
         (lab[m + n + a : m + n + b, lo:hi], lab[m + n - b : m + n - a, lo:hi]),  # south
         (lab[lo:hi, m - b : m - a], lab[lo:hi, m + a : m + b]),  # west
     ]
-    count = 0
-    for side, (outside, inside) in enumerate(strips):
-        if seen is not None and not seen[side]:
-            continue
+    alike = []
+    for outside, inside in strips:
         o = median_colour(outside.reshape(-1, 3))
         i = median_colour(inside.reshape(-1, 3))
         diff = o - i
-        count += bool(np.sqrt(0.25 * diff[0] ** 2 + diff[1] ** 2 + diff[2] ** 2) < 6.0)
-    return count
+        alike.append(bool(np.sqrt(0.25 * diff[0] ** 2 + diff[1] ** 2 + diff[2] ** 2) < 6.0))
+    alike = np.array(alike)
+    return int((alike if seen is None else alike & seen).sum()) if count else alike
 
 
 def _sides_seen(pose: BoardPose, shape: tuple[int, ...]) -> np.ndarray:
