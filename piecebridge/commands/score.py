@@ -25,6 +25,7 @@ import multiprocessing
 import os
 import sys
 import time
+from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -274,7 +275,7 @@ def _scored(work: list, jobs: int):
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _left_after_break(futures: dict[Future, str], done: set[Future]):
+def _left_after_break(futures: dict[Future, str], done: set[Future]) -> Iterator[dict]:
     """The items of the photos not yet collected when the pool broke: a photo whose worker
     finished before the break keeps its result, every other one is reported not scored.
 
