@@ -99,3 +99,30 @@ def test_lines_running_on_over_the_table_to_the_frame_edge_are_no_board_cut_off(
     beyond = locate.lines_beyond(locate._ridge_map(gray, locate.PRINTED_PX), locate.PRINTED_PX, 0.5)
     assert beyond[0] >= locate.LINES_BEYOND  # the lines do run on beyond the north side
     assert _runs_past(photo, pose) is False
+
+
+# ---------------------------------------------- in view: what the cut-off rules must leave
+
+
+def test_a_board_in_view_whose_grey_search_fits_few_crosses_past_the_frame_is_found():
+    """Tune acrylic rig 15 shot 0: a board in view that the other searches find with 14
+    crosses; grey's search fitted 7 past the frame (``CUT_OFF_CROSSES`` 7 refused it as
+    cut off)."""
+    from piecebridge.synth.reflec import sample
+
+    pose = find_board(sample("tune", 60, art="acrylic").image)
+    assert pose.crosses_found >= 12
+
+
+@pytest.mark.parametrize("index", [13, 24])
+def test_a_business_card_in_view_is_not_called_a_board_cut_off(index):
+    """Card tune photos 13 and 24 (classic, 2000x1500, in view): fits refined on the full
+    frame from a square outline ran past the frame; noted as "cut off" (as the small frame's
+    search notes it), they named the frame."""
+    from piecebridge.errors import UserError
+    from piecebridge.synth.card import split_photo
+
+    photo, _ = split_photo("tune", index)
+    with pytest.raises(UserError) as refused:
+        find_board(photo)
+    assert not isinstance(refused.value, BoardCutOff), str(refused.value)
