@@ -207,15 +207,19 @@ def learn_setup(
     if not _reads_back(report):
         # A board found a row off, or a layout not as the spec says: a setup learned from
         # it would misread every later frame, so refuse it rather than mislead.
-        raise UserError(
+        misread = misreads(frame_bgr, setup)
+        raise LayoutNotReadBack(
             f"calibration photo does not read back as the reflec-calibration/1 layout "
             f"({matched}/28 pieces found where expected, {washed} more under glare, {unsure} "
-            f"unsure as their own suit, {claimed} pieces on empty cells); "
+            f"unsure as their own suit, {claimed} pieces on empty cells"
+            + (f"; read otherwise: {misread}" if misread else "")
+            + "); "
             + (
                 "retake it with less glare on the board"
                 if washed >= MAX_WASHED_OUT
                 else "is the whole board in view and the layout as specified?"
-            )
+            ),
+            setup,
         )
     off = _cell_off(frame_bgr, pose)
     if off is not None:
@@ -231,6 +235,35 @@ def learn_setup(
         **{k: v for k, v in report.items() if k != "claimed"},
     }
     return setup, report
+
+
+class LayoutNotReadBack(UserError):
+    """A calibration photo whose layout does not read back with what was learned from it;
+    ``setup`` is the refused setup, for a picture of what was read (:func:`annotate`)."""
+
+    def __init__(self, message: str, setup: BoardSetup) -> None:
+        super().__init__(message)
+        self.setup = setup
+
+
+def misreads(frame_bgr: np.ndarray, setup: BoardSetup, most: int = 2) -> str:
+    """The layout's pieces read otherwise with ``setup``, the ``most`` commonest confusions
+    first, in words ("" when every piece reads as the layout says). What the refusal of a
+    calibration photo names, so that a user sees which pieces failed: the picture
+    :func:`annotate` draws shows the same reading."""
+    from collections import Counter
+
+    rect = setup.pose.rectify(frame_bgr, FACE_PX, MARGIN)
+    decisions = classify(rect, PieceLooks.of(setup.looks), setup.pose.inverted)
+    layout = calibration_layout()
+    wrong: Counter[tuple[str, str]] = Counter()
+    for d in decisions:
+        want = layout.get(d.cell)
+        if want is None or (d.kind, d.suit) == want:
+            continue
+        got = {"empty": "as no piece", "unknown": "undecided"}.get(d.kind, f"as {d.suit} {d.kind}s")
+        wrong[(f"{want[1]} {want[0]}s", got)] += 1
+    return ", ".join(f"{n} {what} {got}" for (what, got), n in wrong.most_common(most))
 
 
 def _learn_at(

@@ -1,7 +1,8 @@
 """``piecebridge calibrate board IMAGE --out SETUP.json``: teach a camera the board.
 
 The photo must show the ``reflec-calibration/1`` layout. Writes the setup and, beside it,
-``SETUP.png`` with the grid, north and every learned piece marked.
+``SETUP.png`` with the grid, north and every learned piece marked; a photo whose layout does
+not read back is refused, with ``SETUP.refused.png`` showing what was read.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def register(cli: CommandTree) -> None:
 def run(args: argparse.Namespace) -> int:
     from piecebridge.errors import UserError
     from piecebridge.outputs import check_output, write_image, write_text
-    from piecebridge.vision.learn import annotate, learn_setup
+    from piecebridge.vision.learn import LayoutNotReadBack, annotate, learn_setup
     from piecebridge.vision.reader import load_frame, load_undistorter
 
     out = check_output(args.out)  # refused before the photo is studied, not after
@@ -43,7 +44,13 @@ def run(args: argparse.Namespace) -> int:
     frame = load_frame(args.image)
     if undistort is not None:
         frame = undistort(frame)
-    setup, report = learn_setup(frame, camera_calibration=args.camera_calibration)
+    try:
+        setup, report = learn_setup(frame, camera_calibration=args.camera_calibration)
+    except LayoutNotReadBack as refused:
+        # A picture says which pieces failed: drawn beside where the setup would have gone.
+        picture = out.with_suffix(".refused.png")
+        write_image(picture, annotate(frame, refused.setup))
+        raise UserError(f"{refused} (what was read: {picture})") from None
     # whole or not at all: a setup torn by Ctrl-C would be refused by every later `see`
     write_text(out, json.dumps(setup.to_json(), indent=1) + "\n")
     write_image(png, annotate(frame, setup))
