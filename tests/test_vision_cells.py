@@ -216,7 +216,9 @@ def test_a_lit_cell_beside_a_hand_is_judged_empty_as_an_open_one():
     from piecebridge.vision.cells import decide
     from piecebridge.vision.occlusion import lit_beside
 
-    looks = PieceLooks.default()
+    # The stand-ins' thresholds with a setup's textured-tile rule (without a setup a busy
+    # cell unlike the stand-ins is no tile: test_without_a_setup_a_busy_cell_...).
+    looks = dataclasses.replace(PieceLooks.default(), textured_max_similarity=0.5)
     # Beside a hand: a bit of fine detail (the hand's edge), the tile's colour, fully lit.
     cell = dict(covered=True, detail_ratio=3.0, shade_tint=1.4, light_ratio=1.05,
                 energy_ratio=4.6, similarity=0.32, best=("pawn", "arms"))  # fmt: skip
@@ -381,7 +383,8 @@ def test_the_mark_does_not_set_a_facing_beside_a_hand():
 def test_a_pawn_named_by_colour_is_no_less_like_a_piece():
     from piecebridge.vision.cells import decide
 
-    looks = PieceLooks.default()
+    # Learned looks (without a setup a busy cell unlike the stand-ins is never a tile).
+    looks = PieceLooks({}, {}, learned=True, empty_ratio=PieceLooks.default().empty_ratio)
     # The colour named moons, whose own look fits at 0.49; another suit's pawn fit 0.55.
     # (fine detail 4: a textured tile's, see PieceLooks.textured_max_detail)
     pawn = dict(best=("pawn", "moons"), similarity=0.49, margin=0.5, energy_ratio=4.0,
@@ -531,3 +534,15 @@ def test_a_learned_mark_spot_ignores_a_rim_arc_of_the_marks_size():
     views = board_views(img)
     assert mark_blob(views, (c, c), spot=(11.0, 13.0))[0] == "north"  # size alone: the arc
     assert mark_blob(views, (c, c), spot=(11.0, 13.0, 1.0))[0] == "east"
+
+
+def test_without_a_setup_a_busy_cell_unlike_the_stand_ins_is_no_tile():
+    # Twelfth session, woodburned without a setup: its coins (symbols burnt in one brown)
+    # are busy, but unlike the drawn stand-ins, and were read as textured tile, empty.
+    from piecebridge.vision.cells import decide
+
+    busy = dict(energy_ratio=1.5 * PieceLooks.default().empty_ratio, detail_ratio=3.0,
+                similarity=0.3, best=("coin", "suns"), margin=0.0)  # fmt: skip
+    assert decide(_measured(**busy), PieceLooks.default()).kind == "unknown"
+    learned = PieceLooks({}, {}, learned=True, empty_ratio=PieceLooks.default().empty_ratio)
+    assert decide(_measured(**busy), learned).kind == "empty"  # learned looks: a tile
