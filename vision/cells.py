@@ -914,6 +914,27 @@ def _tile_partly_seen(d: CellDecision) -> None:
 FREE_NAMED_SIMILARITY = 0.5
 
 
+def _pawn_like(d: CellDecision, looks: PieceLooks) -> bool:
+    """Whether an undecided cell is one the pawn rules below take up: its best look a
+    pawn's, busy and detailed enough to be a piece (``empty_ratio``, ``detail_empty``), no
+    hand over its own lines (:func:`_by_a_hand`). Whether a hand lies beside it is each
+    rule's to weigh.
+
+    >>> looks = PieceLooks({}, {}, learned=True, empty_ratio=2.0)
+    >>> d = CellDecision("h8", "unknown", best=("pawn", "moons"), energy_ratio=9.0,
+    ...                  detail_ratio=9.0)
+    >>> _pawn_like(d, looks), _pawn_like(dataclasses.replace(d, energy_ratio=1.5), looks)
+    (True, False)
+    """
+    return (
+        d.kind == "unknown"
+        and d.best[:1] == ("pawn",)
+        and not _by_a_hand(d)
+        and d.energy_ratio >= looks.empty_ratio
+        and d.detail_ratio >= looks.detail_empty
+    )
+
+
 def _free_named_pawns(cells: list[CellDecision], near: np.ndarray, looks: PieceLooks) -> None:
     """A pawn-like cell whose colour names its suit (see :func:`_pawn_by_colour`), that
     suit's pawn placed nowhere else, is that pawn when its look fits at
@@ -926,11 +947,7 @@ def _free_named_pawns(cells: list[CellDecision], near: np.ndarray, looks: PieceL
     taken = {d.suit for d in cells if d.kind == "pawn"}
     claims = []
     for d, by_hand in zip(cells, near, strict=True):
-        if d.kind != "unknown" or d.best[:1] != ("pawn",) or not d.colour_named:
-            continue
-        if by_hand or _by_a_hand(d) or d.energy_ratio < looks.empty_ratio:
-            continue
-        if d.detail_ratio < looks.detail_empty or d.best[1] in taken:
+        if not _pawn_like(d, looks) or by_hand or not d.colour_named or d.best[1] in taken:
             continue
         if d.similarity >= FREE_NAMED_SIMILARITY and d.margin >= looks.min_margin:
             claims.append((d.similarity, d.margin, d, d.best[1]))
@@ -989,11 +1006,7 @@ def _last_free_pawn(cells: list[CellDecision], near: np.ndarray, looks: PieceLoo
     k = SUITS.index(suit)
     claims = []
     for d, by_hand in zip(cells, near, strict=True):
-        if d.kind != "unknown" or d.best[:1] != ("pawn",) or len(d.pawn_fits) != len(SUITS):
-            continue
-        if by_hand or _by_a_hand(d) or d.energy_ratio < looks.empty_ratio:
-            continue
-        if d.detail_ratio < looks.detail_empty:
+        if not _pawn_like(d, looks) or by_hand or len(d.pawn_fits) != len(SUITS):
             continue
         fit = d.pawn_fits[k]
         lead = fit - d.coin_fit
@@ -1094,11 +1107,7 @@ def _pawns_by_elimination(cells: list[CellDecision], near: np.ndarray, looks: Pi
     taken = {d.suit for d in cells if d.kind == "pawn"}
     claims = []
     for d, by_hand in zip(cells, near, strict=True):
-        if d.kind != "unknown" or d.best[:1] != ("pawn",) or len(d.pawn_fits) != len(SUITS):
-            continue
-        if _by_a_hand(d) or d.energy_ratio < looks.empty_ratio:
-            continue
-        if d.detail_ratio < looks.detail_empty:
+        if not _pawn_like(d, looks) or len(d.pawn_fits) != len(SUITS):
             continue
         free = sorted(((f, s) for s, f in zip(SUITS, d.pawn_fits, strict=True) if s not in taken),
                       reverse=True)  # fmt: skip
@@ -1159,12 +1168,10 @@ def _pawns_by_their_colour(cells: list[CellDecision], near: np.ndarray, looks: P
     taken = {d.suit for d in cells if d.kind == "pawn"}
     claims = []
     for d, by_hand in zip(cells, near, strict=True):
-        if d.kind != "unknown" or d.best[:1] != ("pawn",) or len(d.pawn_fits) != len(SUITS):
-            continue
-        if by_hand or _by_a_hand(d) or d.energy_ratio < looks.empty_ratio:
+        if not _pawn_like(d, looks) or by_hand or len(d.pawn_fits) != len(SUITS):
             continue
         look, colour = d.best[1], d.colour_suit
-        if d.detail_ratio < looks.detail_empty or colour in (None, look):
+        if colour in (None, look):
             continue
         fits = dict(zip(SUITS, d.pawn_fits, strict=True))
         if look in taken and colour not in taken:
