@@ -10,8 +10,6 @@ import numpy as np
 import pytest
 from piecebridge.calibration.geometry import N
 from piecebridge.vision.cells import (
-    LAST_PAWN_FIT,
-    LAST_PAWN_LEAD,
     MARK_AGREE,
     MARK_SURE,
     CellDecision,
@@ -87,10 +85,12 @@ def test_the_colour_leaning_to_a_half_sure_placement_leaves_it_undecided():
 @pytest.mark.parametrize(
     "fits, coin, want",
     [
-        ((0.2, 0.74, 0.05, LAST_PAWN_FIT), 0.3, "pawn"),
-        ((0.2, 0.74, 0.05, LAST_PAWN_FIT - 0.01), 0.3, "unknown"),  # no pawn's shape
-        ((0.2, 0.74, 0.05, 0.6), 0.6 - LAST_PAWN_LEAD - 0.001, "pawn"),
-        ((0.2, 0.74, 0.05, 0.6), 0.6 - LAST_PAWN_LEAD + 0.01, "unknown"),  # as like a coin
+        # Literal bars (tune: pawns from 0.51 and 0.11 ahead, other cells up to 0.45), so
+        # that a change of LAST_PAWN_FIT or LAST_PAWN_LEAD shows here.
+        ((0.2, 0.74, 0.05, 0.5), 0.3, "pawn"),
+        ((0.2, 0.74, 0.05, 0.49), 0.3, "unknown"),  # no pawn's shape
+        ((0.2, 0.74, 0.05, 0.6), 0.499, "pawn"),
+        ((0.2, 0.74, 0.05, 0.6), 0.51, "unknown"),  # as like a coin
     ],
 )
 def test_the_last_pawn_must_fit_its_look_and_lead_the_coins(fits, coin, want):
