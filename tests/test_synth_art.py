@@ -90,8 +90,9 @@ def test_render_is_deterministic_per_seed(art):
 #: woodburned's suits share one brown and differ by shape only: vision reads their suit from
 #: the fine look (cells._fine_suits); its calibration photo did not read back before that
 #: (tune rig 1, easy: two coins unknown; see the unseen-art probe in
-#: benchmarks/results/vision_reflec.md).
-@pytest.mark.parametrize("art", ["piecepackr", "acrylic", "woodburned"])
+#: benchmarks/results/vision_reflec.md).  printplay's (outlined symbols, paper tent pawns) read
+#: back as it was drawn, before anything was tuned on it (thirteenth session).
+@pytest.mark.parametrize("art", ["piecepackr", "acrylic", "woodburned", "printplay"])
 def test_a_calibration_photo_in_the_new_art_calibrates_and_reads_back(art):
     from piecebridge.calibration.board import calibration_layout
     from piecebridge.vision.learn import learn_setup
