@@ -1,4 +1,5 @@
-"""The piece arts vision was not developed on (``piecepackr``, ``acrylic``, ``woodburned``): only
+"""The piece arts vision was not developed on (``piecepackr``, ``acrylic``, ``woodburned``,
+``printplay``): only
 by name, drawn as their docstrings say, deterministic, and a calibration photo in them still
 calibrates; adding one left the other arts' drawing as it was."""
 
@@ -23,7 +24,7 @@ NEW_ARTS = sorted(set(artmod.ART) - set(artmod.MIXED_ARTS))
 
 
 def test_the_new_arts_are_never_drawn_at_random():
-    assert NEW_ARTS == ["acrylic", "piecepackr", "woodburned"]
+    assert NEW_ARTS == ["acrylic", "piecepackr", "printplay", "woodburned"]
     drawn = {rig_for(split, i).art for split in ("tune", "test") for i in range(40)}
     assert drawn == set(artmod.MIXED_ARTS)
 
@@ -89,8 +90,9 @@ def test_render_is_deterministic_per_seed(art):
 #: woodburned's suits share one brown and differ by shape only: vision reads their suit from
 #: the fine look (cells._fine_suits); its calibration photo did not read back before that
 #: (tune rig 1, easy: two coins unknown; see the unseen-art probe in
-#: benchmarks/results/vision_reflec.md).
-@pytest.mark.parametrize("art", ["piecepackr", "acrylic", "woodburned"])
+#: benchmarks/results/vision_reflec.md).  printplay's (outlined symbols, paper tent pawns) read
+#: back as it was drawn, before anything was tuned on it (thirteenth session).
+@pytest.mark.parametrize("art", ["piecepackr", "acrylic", "woodburned", "printplay"])
 def test_a_calibration_photo_in_the_new_art_calibrates_and_reads_back(art):
     from piecebridge.calibration.board import calibration_layout
     from piecebridge.vision.learn import learn_setup
@@ -121,15 +123,16 @@ def _digest(*images: np.ndarray) -> str:
     return h.hexdigest()[:12]
 
 
-#: The five older arts' coin faces (both sides, all suits) and one tile, as drawn at 4f96475
-#: before woodburned was added (OpenCV 5.0): the new art's fields and branches must not move
-#: a pixel of theirs (their images are every figure's baseline).
+#: The older arts' coin faces (both sides, all suits) and one tile, as drawn at 4f96475 before
+#: woodburned was added (woodburned's at e9f38bf, before printplay) with OpenCV 5.0: a new art's
+#: fields and branches must not move a pixel of theirs (their images are every figure's baseline).
 OLD_ART_DIGESTS = {
     "classic": ("15a3130ff77d", "017eada420b0"),
     "french": ("f4d50e84815d", "acc1d8cc87f1"),
     "ebony": ("8468fc7fdce6", "37ea67c43ce1"),
     "piecepackr": ("af543cec80f0", "9cfe2bd96268"),
     "acrylic": ("01ab8d06e0c7", "b3a1b31ec0b7"),
+    "woodburned": ("572a44e16970", "c2ce2453ba56"),
 }
 
 
@@ -219,3 +222,83 @@ def test_woodburned_tiles_frame_their_grid_and_pawns_take_stained_colours():
     assert min(np.abs(a - b).sum() for i, a in enumerate(cols) for b in cols[i + 1 :]) > 60
     sat = cols.max(1) - cols.min(1)
     assert sat.max() < 110  # nothing printed-bright
+
+
+# -- printplay: a print-and-play set (inkjet on matte card, chipboard, folded paper pawns) ------
+
+
+def test_printplay_coins_are_pale_tints_with_an_outlined_symbol_and_an_arrow():
+    pp = artmod.ART["printplay"]
+    n = 128
+    grounds = []
+    for suit in artmod.SUITS:
+        face = artmod.coin_face(pp, suit, n).astype(int)
+        ground = np.asarray(pp.coin_grounds[suit])
+        assert ground.min() > 190  # a pale tint, not the saturated print colour
+        grounds.append(ground)
+        ink = np.abs(face - pp.ink_bgr).max(-1) < 40
+        yy, xx = np.mgrid[0:n, 0:n]
+        inner = np.hypot(xx - (n - 1) / 2, yy - (n - 1) / 2) < 0.4 * n
+        # an outline, not a filled symbol: under 0.6 of the ink classic's solid symbol takes ...
+        classic = artmod.ART["classic"]
+        solid = np.abs(artmod.coin_face(classic, suit, n).astype(int) - classic.suit_bgr[suit])
+        share = ink[inner].mean()
+        assert 0.02 < share < 0.6 * (solid.max(-1) < 40)[inner].mean(), (suit, share)
+        # ... and the tint fills most of the inner disc, inside the symbol too
+        assert (np.abs(face - ground).max(-1) < 30)[inner].mean() > 0.65, suit
+        # the arrow: ink on the centre line near the top (head and stem), none at the bottom
+        c = n // 2
+        assert ink[round(0.1 * n) : round(0.2 * n), c - 1 : c + 1].mean() > 0.8, suit
+        assert ink[round(0.85 * n) : round(0.93 * n), c - 8 : c + 8].mean() < 0.05, suit
+    # four suits, four grounds: any two differ by over 30 (sum over channels)
+    assert min(np.abs(a - b).sum() for i, a in enumerate(grounds) for b in grounds[i + 1 :]) > 30
+
+
+def test_printplay_crown_is_drawn_hollow():
+    pp = artmod.ART["printplay"]
+    n = 128
+    face = artmod.coin_face(pp, "crowns", n).astype(int)
+    solid = artmod.coin_face(artmod.ART["classic"], "crowns", n).astype(int)
+    classic = artmod.ART["classic"]
+    filled = np.abs(solid - classic.suit_bgr["crowns"]).max(-1) < 40
+    inner = cv2.erode(filled.astype(np.uint8), np.ones((7, 7), np.uint8)).astype(bool)
+    assert inner.sum() > 200  # the classic crown has a body well inside its edge
+    # where classic is solid ink, printplay shows its ground: the symbol is a line drawing
+    # (all but its thin band, which the outline fills)
+    assert (np.abs(face - pp.coin_grounds["crowns"]).max(-1) < 30)[inner].mean() > 0.75
+
+
+def test_printplay_coin_sides_are_chipboard_and_dice_are_white():
+    pp = artmod.ART["printplay"]
+    for suit in artmod.SUITS:
+        assert artmod.coin_edge(pp, suit) == (126, 140, 152)
+        for v in (0, 3):
+            die = artmod.die_face(pp, suit, v).astype(int)
+            assert (np.abs(die - (236, 236, 234)).max(-1) < 20).mean() > 0.6, (suit, v)
+            assert (np.abs(die - pp.suit_bgr[suit]).max(-1) < 40).mean() > 0.03, (suit, v)
+
+
+def test_printplay_pawns_are_folded_paper_tents():
+    from piecebridge.synth.photo import Revolved
+    from piecebridge.synth.reflec import _pieces
+    from piecebridge.synth.standee import Tent
+
+    board = {"coins": [], "pawns": [{"cell": "c3", "suit": "arms"}]}
+    (pawn,), _ = _pieces(board, rig_for("tune", 2, art="printplay"))
+    (turned,), _ = _pieces(board, rig_for("tune", 2, art="classic"))
+    assert isinstance(pawn, Tent) and isinstance(turned, Revolved)
+    w, d, h = pawn.size_mm
+    assert (w, d, h) == (14.0, 11.0, 21.0) and pawn.top_mm == pytest.approx(pawn.base_mm + h)
+    # two slopes meeting at a ridge: a point 0.4 d off the ridge line is inside the paper at
+    # the feet and outside it half way up; the ridge itself is inside right up to the top
+    f = np.float32
+    front = pawn._front * f(0.4 * d)
+    at = (f([front[0]]), f([front[1]]))
+    assert pawn.sd(*at, f([pawn.base_mm + 0.5]))[0] < 0
+    assert pawn.sd(*at, f([pawn.base_mm + 0.5 * h]))[0] > 0
+    assert pawn.sd(f([0.0]), f([0.0]), f([pawn.top_mm - 0.5]))[0] < 0
+    # each slope shows the suit's print colour, the symbol outlined in white
+    face = artmod.pawn_face(artmod.ART["printplay"], "arms").astype(int)
+    ground = np.abs(face - artmod.ART["printplay"].suit_bgr["arms"]).max(-1) < 30
+    white = face.min(-1) > 200
+    assert ground.mean() > 0.6 and 0.05 < white.mean() < 0.3

@@ -1,9 +1,10 @@
 """Piece art for the renderer: suit symbols, coin faces, tile faces, piece colours.
 
-Six styles.  The first three are the renderer's random mix (both splits draw from them, and
+Seven styles.  The first three are the renderer's random mix (both splits draw from them, and
 vision was developed on them); the other three are reached only with an explicit ``art=``, so
 vision can be measured on art it was never developed on (piecepackr and acrylic have since been
-tuned on; woodburned was added later, and measured before anything was tuned on it):
+tuned on; woodburned and printplay were added later, each measured before anything was tuned on
+it):
 
 * ``"classic"`` -- wooden tiles with thin black grid crosses; cream wooden coins with the
   suit symbol (sun, moon, crown, fleur-de-lis) and a dot at the top; glossy pawns in suit
@@ -33,12 +34,21 @@ tuned on; woodburned was added later, and measured before anything was tuned on 
   a paler scorched fill), so suits differ by symbol shape only; a burnt caret (an open V) at the
   top; matte skittle pawns of oil-stained wood in muted suit colours (mahogany, ebonised, olive,
   slate blue).
+* ``"printplay"`` -- as print-and-play sets are made (printed at home on matte card, glued to
+  grey chipboard and cut out by hand): pale grey card tiles with a thin dark grey grid printed
+  right to the cut edge (a sliver of the dark cut line left round each tile); coins on a pale
+  tint of their suit's colour (rose, lavender, mint, sky) with the suit symbol printed only as
+  a dark *outline* (no fill), a printed cut circle near the rim and a small arrow pointing to
+  the top; the coin's cut side shows the grey chipboard.  Pawns are no turned wood at all but
+  folded paper tents (:class:`piecebridge.synth.standee.Tent`): two steep slopes printed in the
+  suit's colour with the outlined symbol in white.  Dice are plain white cubes with the symbol
+  and numerals in the suit's colour.
 
 >>> tex = coin_face(ART["classic"], "crowns", 64)
 >>> tex.shape, tex.dtype
 ((64, 64, 3), dtype('uint8'))
 >>> MIXED_ARTS, sorted(set(ART) - set(MIXED_ARTS))
-(('classic', 'french', 'ebony'), ['acrylic', 'piecepackr', 'woodburned'])
+(('classic', 'french', 'ebony'), ['acrylic', 'piecepackr', 'printplay', 'woodburned'])
 >>> coin_ground(ART["acrylic"], "crowns") == ART["acrylic"].suit_bgr["crowns"]
 True
 """
@@ -218,8 +228,10 @@ class PieceArt:
     """Colours (BGR 0-255) and symbols of one Piecepack design.
 
     ``mark`` is the directional mark drawn at the top of a coin's suit side: ``"dot"``,
-    ``"triangle"``, ``"bar"`` (a notch in from the rim) or ``"chevron"`` (an open V).  Pawn
-    ``profile`` is ``(height_mm, radius_mm)`` from the table up.  ``coin_grounds`` gives each
+    ``"triangle"``, ``"bar"`` (a notch in from the rim), ``"chevron"`` (an open V) or
+    ``"arrow"`` (a small head on a stem).  Pawn ``profile`` is ``(height_mm, radius_mm)`` from
+    the table up; ``pawn_tent`` (``(width, depth, height)`` mm) makes the pawns folded paper
+    tents instead.  ``coin_grounds`` gives each
     suit's coins their own colour (acrylic), ``ink_bgr`` one colour for every symbol (white
     engraving, or a burn).
     """
@@ -250,6 +262,11 @@ class PieceArt:
     burn_fill_bgr: BGR8 | None = None
     tile_frame_mm: float | None = None  # a line framing the tile's 2x2 grid, this far in
     tile_line_halo: float = 0.0  # darkening of the wood round burnt grid lines (0: none)
+    # printed (printplay): the symbol only as an outline this share of the coin across (0: solid)
+    symbol_outline: float = 0.0
+    coin_core_bgr: BGR8 | None = None  # the cut side of a laminated coin (None: coin_edge_bgr)
+    die_bgr: BGR8 | None = None  # plain dice of this colour inked in the suit's (None: suit dice)
+    pawn_tent: tuple[float, float, float] | None = None  # folded paper pawns (None: turned)
 
 
 _CLASSIC_PAWN = (
@@ -279,6 +296,13 @@ _SKITTLE_PAWN = ((0.0, 6.0), (1.2, 6.0), (1.6, 5.6), (5.0, 6.2), (9.0, 5.6), (13
 
 #: Burnt wood: the dark of a pyrography pen's line and the paler brown of its shading.
 _BURNT, _SCORCH = (22, 42, 72), (70, 115, 165)
+
+#: Inkjet on matte card: the pawns' print colours and the coins' pale grounds (tints of them).
+_PRINT = {"suns": (40, 58, 212), "moons": (62, 54, 56), "crowns": (62, 146, 46),
+          "arms": (184, 106, 38)}  # fmt: skip
+_TINT = {"suns": (196, 206, 246), "moons": (226, 210, 216), "crowns": (204, 234, 206),
+         "arms": (244, 224, 196)}  # fmt: skip
+_INK = (48, 44, 44)
 
 ART: dict[str, PieceArt] = {
     "classic": PieceArt(
@@ -445,6 +469,33 @@ ART: dict[str, PieceArt] = {
         tile_frame_mm=2.5,
         tile_line_halo=0.3,
     ),
+    "printplay": PieceArt(
+        name="printplay",
+        suit_bgr=_PRINT,
+        symbols={"suns": sun, "moons": moon, "crowns": crown, "arms": fleur},
+        coin_bgr=(232, 232, 230),  # unused for coins (coin_grounds)
+        coin_edge_bgr=(126, 140, 152),  # grey chipboard
+        coin_rim_bgr=_INK,  # the printed cut circle, a little inside the cut
+        mark="arrow",
+        tile_bgr=(218, 220, 222),
+        tile_line_bgr=(70, 68, 68),
+        tile_line_mm=0.7,
+        tile_line_margin_mm=0.0,
+        tile_border_bgr=(90, 90, 90),
+        tile_grain=0.0,
+        pawn_profile=_PEG_PAWN,  # unused: the pawns are tents
+        pawn_gloss=0.05,
+        coin_gloss=0.1,
+        tile_gloss=0.1,
+        tile_corner_mm=0.4,
+        tile_thickness_mm=2.0,
+        coin_grounds=_TINT,
+        ink_bgr=_INK,
+        symbol_outline=0.035,
+        coin_core_bgr=(126, 140, 152),
+        die_bgr=(236, 236, 234),
+        pawn_tent=(14.0, 11.0, 21.0),
+    ),
 }
 
 #: The arts a rig picks from at random (``reflec.make_rig``): both splits are drawn from these.
@@ -459,6 +510,8 @@ def coin_ground(art: PieceArt, suit: str) -> BGR8:
 
 def coin_edge(art: PieceArt, suit: str) -> BGR8:
     """The colour of a ``suit`` coin's rim side (a coloured coin is coloured through)."""
+    if art.coin_core_bgr is not None:
+        return art.coin_core_bgr
     if art.coin_grounds:
         return tuple(round(v * 0.8) for v in art.coin_grounds[suit])  # type: ignore[return-value]
     return art.coin_edge_bgr
@@ -494,6 +547,33 @@ def _burn(img: np.ndarray, mask: np.ndarray, art: PieceArt, halo_px: float) -> n
     return np.clip(out + 0.5, 0, 255).astype(np.uint8)
 
 
+def _outlined(img: np.ndarray, symbol: Symbol, at, n: float, col, width: float) -> None:
+    """Draw ``symbol`` on ``img`` as an outline ``width`` px wide (printed line art): the ring
+    between its mask and the mask shrunk by ``width``, anti-aliased."""
+    h, w = img.shape[:2]
+    mask = np.zeros((h, w), np.uint8)
+    symbol(mask, at[0], at[1], n, 255, 0)
+    k = max(3, round(2 * width) | 1)
+    inner = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    ring = (mask.astype(np.float32) - inner.astype(np.float32))[..., None] / 255
+    out = img.astype(np.float32) * (1 - ring) + np.float32(col) * ring
+    img[:] = np.clip(out + 0.5, 0, 255).astype(np.uint8)
+
+
+def pawn_face(art: PieceArt, suit: str, size: int = 96) -> np.ndarray:
+    """One printed slope of a folded paper pawn (``art.pawn_tent``): the suit's colour with
+    the symbol outlined in white, the ridge at the top row (BGR uint8, width by slant)."""
+    w, d, h = art.pawn_tent or (14.0, 11.0, 21.0)
+    rows = round(size * math.hypot(h, d / 2) / w)
+    img = np.zeros((rows, size, 3), np.uint8)
+    img[:] = art.suit_bgr[suit]
+    white = (238, 238, 238)
+    cv2.rectangle(img, (2, 2), (size - 3, rows - 3), white, max(1, size // 40), cv2.LINE_AA)
+    _outlined(img, art.symbols[suit], ((size - 1) / 2, rows * 0.45), size * 0.7, white,
+              size * 0.05)  # fmt: skip
+    return img
+
+
 def coin_face(art: PieceArt, suit: str, size: int = 128) -> np.ndarray:
     """Suit side of a coin, ``size`` px square across the diameter, top = up (BGR uint8)."""
     img = _coin_blank(art, size, suit)
@@ -505,6 +585,9 @@ def coin_face(art: PieceArt, suit: str, size: int = 128) -> np.ndarray:
         mask = np.zeros((size, size), np.uint8)
         art.symbols[suit](mask, c, c + size * 0.05, size * 0.56, 255, 0)
         img = _burn(img, mask, art, size * 0.02)
+    elif art.symbol_outline > 0:
+        _outlined(img, art.symbols[suit], (c, c + size * 0.05), size * 0.56, col,
+                  size * art.symbol_outline)  # fmt: skip
     else:
         art.symbols[suit](img, c, c + size * 0.05, size * 0.56, col, coin_ground(art, suit))
     if art.mark == "chevron":  # a caret burnt with the pen: an open V pointing to the top
@@ -513,6 +596,12 @@ def coin_face(art: PieceArt, suit: str, size: int = 128) -> np.ndarray:
         cv2.polylines(img, [pts], False, col, max(2, round(size * 0.035)), cv2.LINE_AA, SHIFT)
     elif art.mark == "dot":
         _circle(img, (c, size * 0.12), size * 0.055, col)
+    elif art.mark == "arrow":  # printed: a small head on a short stem, pointing to the top
+        _poly(img, [(c, size * 0.07), (c + size * 0.065, size * 0.14),
+                    (c - size * 0.065, size * 0.14)], col)  # fmt: skip
+        w = size * 0.018
+        _poly(img, [(c - w, size * 0.13), (c + w, size * 0.13), (c + w, size * 0.21),
+                    (c - w, size * 0.21)], col)  # fmt: skip
     elif art.mark == "bar":  # a notch cut in from the rim, engraved like the symbol
         w, y0, y1 = size * 0.035, size * 0.03, size * 0.15
         _poly(img, [(c - w, y0), (c + w, y0), (c + w, y1), (c - w, y1)], col)
@@ -546,6 +635,8 @@ def die_face(art: PieceArt, suit: str, value: int, size: int = 64) -> np.ndarray
     """Top of a suit die: a numeral (or the suit symbol for 0) on the die colour."""
     bg = art.suit_bgr[suit] if art.name != "french" else (240, 240, 240)
     fg = (240, 240, 240) if art.name != "french" else art.suit_bgr[suit]
+    if art.die_bgr is not None:  # plain dice: the suit's colour is the ink
+        bg, fg = art.die_bgr, art.suit_bgr[suit]
     img = np.zeros((size, size, 3), np.uint8)
     img[:] = bg
     c = (size - 1) / 2

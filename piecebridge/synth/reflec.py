@@ -43,6 +43,7 @@ from piecebridge.synth.photo import (
     make_hand,
     photograph,
 )
+from piecebridge.synth.standee import Tent
 
 TILE_MM = 50.8  # Piecepack tiles are 2 inches square
 CELL_MM = TILE_MM / 2
@@ -725,6 +726,12 @@ def _pieces(
                     tuple(np.asarray(artmod.coin_edge(art, suit)) / 255), faces[suit],
                     FACING_DEG[item["facing"]] + turn, gloss=art.coin_gloss, base_mm=base,
                 )  # fmt: skip
+            elif art.pawn_tent is not None:  # a folded paper pawn, set down square-ish
+                solid = Tent(
+                    tuple(c), turn + 90.0 * int(rng.integers(2)) + float(rng.normal(0, 12)),
+                    art.pawn_tent, artmod.pawn_face(art, suit), (0.9, 0.9, 0.9),
+                    gloss=art.pawn_gloss, step_mm=0.5, base_mm=base,
+                )  # fmt: skip
             else:
                 solid = Revolved(
                     tuple(c), art.pawn_profile, np.asarray(art.suit_bgr[suit]) / 255,
@@ -753,6 +760,8 @@ def _clutter_item(
     if kind == "die":
         tex = artmod.die_face(art, suit, int(rng.integers(0, 6)))
         col = np.asarray(art.suit_bgr[suit] if art.name != "french" else (235, 235, 235)) / 255
+        if art.die_bgr is not None:
+            col = np.asarray(art.die_bgr) / 255
         return Box(at, (DIE_MM, DIE_MM), DIE_MM, tuple(col), float(rng.uniform(0, 90)), 1.5, tex,
                    gloss=0.3)  # fmt: skip
     if kind == "tile":  # one of the 4-3-2-1 action-point tiles
