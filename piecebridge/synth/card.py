@@ -65,6 +65,11 @@ class CardTexture:
     unshaded_rgb: np.ndarray | None = None
     #: and with no pencil at all (print and paper only): where the paper's own noise is read
     paper_rgb: np.ndarray | None = None
+    #: the same face four times, each without the marks of one class of cells
+    #: (:func:`mark_twin`: no two cells of a class touch, not even at a corner), when asked
+    #: for (``render_card(..., unmarked=True)``): the twins whose photos tell how much of
+    #: each mark survives (:func:`mark_seen`)
+    unmarked_rgb: tuple[np.ndarray, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -374,6 +379,7 @@ def render_card(
     contents: list[dict] | None = None,
     glare: bool | None = None,
     unshaded: bool = False,
+    unmarked: bool = False,
 ) -> CardTexture:
     """Print a board and pencil a game onto it; returns the flat card and its truth.
 
@@ -381,6 +387,8 @@ def render_card(
     :func:`random_layout`. Cells listed as ``{"erased": True}`` get a ghost mark
     and are blank in the truth. ``unshaded`` also draws the card's twin without its
     shading (``unshaded_rgb``); the card itself and the random draws stay the same.
+    ``unmarked`` also draws its four twins without the marks of one cell class each
+    (``unmarked_rgb``, :func:`mark_twin`), the rest as it is (shading, ghosts, glare).
     """
     layout = layout or random_layout(rng)
     contents = contents if contents is not None else random_contents(rng, len(layout.grid_origins))
@@ -389,6 +397,8 @@ def render_card(
     cell_px = layout.cell_mm * px_per_mm
     density = np.zeros((h, w), np.float32)
     bare = np.zeros((h, w), np.float32) if unshaded else None  # the twin: no shading
+    # the mark twins: each without the marks of one class of cells (:func:`mark_twin`)
+    nomark = [np.zeros((h, w), np.float32) for _ in range(4)] if unmarked else None
     pencils = [Pencil.random(rng), Pencil.random(rng)]
     truth_grids = []
     for g, cells in enumerate(contents):
@@ -408,6 +418,7 @@ def render_card(
             canvas = _Canvas((y1 - y0, x1 - x0), cell_px, origin)
             tl = np.array([col, row], float)
             plain = canvas  # what the twin gets: the same unless the cell is shaded
+            before_mark = None  # the cell as drawn up to its mark (for the mark twins)
             if spec.get("erased"):
                 _erased(canvas, tl + 0.5, pencils[0], rng)
             else:
@@ -416,6 +427,8 @@ def render_card(
                     if bare is not None:
                         plain = _Canvas((y1 - y0, x1 - x0), cell_px, origin)
                 if spec.get("mark"):
+                    if nomark is not None:
+                        before_mark = canvas.density.copy()
                     pencil = pencils[int(rng.integers(0, 2))]
                     if plain is not canvas:  # the same mark, from the same random draws
                         _draw_mark(plain, spec["mark"], tl + 0.5, pencil, copy.deepcopy(rng))
@@ -426,6 +439,15 @@ def render_card(
             if bare is not None:
                 sub = bare[y0:y1, x0:x1]
                 sub[:] = 1 - (1 - sub) * (1 - plain.density)
+            if nomark is not None:  # the twin of this cell's class: all but its mark
+                for k, twin_density in enumerate(nomark):
+                    own = (
+                        before_mark
+                        if k == mark_twin(row, col) and before_mark is not None
+                        else None
+                    )
+                    sub = twin_density[y0:y1, x0:x1]
+                    sub[:] = 1 - (1 - sub) * (1 - (canvas.density if own is None else own))
         truth_grids.append({"cells": truth})
     if layout.angle_deg or any(layout.offset_mm):
         m = cv2.getRotationMatrix2D((w / 2, h / 2), layout.angle_deg, 1.0)
@@ -433,12 +455,17 @@ def render_card(
         density = cv2.warpAffine(density, m, (w, h), flags=cv2.INTER_LINEAR)
         if bare is not None:
             bare = cv2.warpAffine(bare, m, (w, h), flags=cv2.INTER_LINEAR)
+        if nomark is not None:
+            nomark = [cv2.warpAffine(d, m, (w, h), flags=cv2.INTER_LINEAR) for d in nomark]
     # Paper tooth: graphite catches on the raised fibres, so strokes look grainy.
     tooth = rng.uniform(0.55, 1.0, (h, w)).astype(np.float32)
     tooth = cv2.GaussianBlur(tooth, (0, 0), 0.6)
     density *= np.clip(tooth * 1.25, 0, 1)
     if bare is not None:
         bare *= np.clip(tooth * 1.25, 0, 1)
+    if nomark is not None:
+        for d in nomark:
+            d *= np.clip(tooth * 1.25, 0, 1)
     paper = np.array([rng.uniform(235, 252), rng.uniform(232, 250), rng.uniform(225, 248)])
     fibre = cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0), 2.0)
     base = printed[..., None] * (paper / 255) * (1 + 0.015 * fibre[..., None])
@@ -469,6 +496,7 @@ def render_card(
         graphite=density,
         unshaded_rgb=twin,
         paper_rgb=paper,
+        unmarked_rgb=None if nomark is None else tuple(face(d) for d in nomark),
     )
 
 
@@ -559,6 +587,13 @@ def curl_card(card: CardTexture, rng: np.random.Generator, amount: float | None 
         if twin is not None:  # bent and lit the same way
             twin = cv2.remap(twin, map_x, map_y, cv2.INTER_LINEAR, borderValue=(0, 0, 0))
             twins[name] = np.clip(twin * light, 0, 255).astype(np.uint8)
+    if card.unmarked_rgb is not None:  # the mark twins too
+        twins["unmarked_rgb"] = tuple(
+            np.clip(
+                cv2.remap(t, map_x, map_y, cv2.INTER_LINEAR, borderValue=(0, 0, 0)) * light, 0, 255
+            ).astype(np.uint8)
+            for t in card.unmarked_rgb
+        )
     return replace(card, rgb=rgb, alpha=alpha, graphite=graphite, curl=curl, **twins)
 
 
@@ -659,6 +694,7 @@ def photograph_card(
     difficulty: float = 1.0,
     style=None,
     seen: bool = False,
+    marks_seen: bool = False,
 ):
     """Photograph a card lying on a busy table with a phone; returns ``(photo, truth)``.
 
@@ -668,13 +704,18 @@ def photograph_card(
     corners TL, TR, BR, BL in the photo as printed upright (before curl), for checks.
     With ``seen`` each grid also gets ``"shading_seen"``: for every shaded cell, how much
     its shading survives in this photo (:func:`shading_seen`; the card needs its
-    ``unshaded_rgb`` twin, drawn when ``card`` is None). The photo is the same either way.
+    ``unshaded_rgb`` twin, drawn when ``card`` is None). With ``marks_seen`` each grid gets
+    ``"mark_seen"``: for every cell with a mark, how much of it this photo shows
+    (:func:`mark_seen`; the card needs its ``unmarked_rgb`` twins, drawn when ``card`` is
+    None). The photo is the same either way.
     """
     from piecebridge.synth.photo import Camera, PhotoStyle, ShadowBlob, photograph
 
-    card = card or render_card(rng, unshaded=seen)
+    card = card or render_card(rng, unshaded=seen, unmarked=marks_seen)
     if seen and (card.unshaded_rgb is None or card.paper_rgb is None):
         raise ValueError("shading_seen needs the card's twin: render_card(..., unshaded=True)")
+    if marks_seen and card.unmarked_rgb is None:
+        raise ValueError("mark_seen needs the card's twins: render_card(..., unmarked=True)")
     if difficulty > 0:
         card = curl_card(card, rng, amount=rng.uniform(0, 2.5 * difficulty))
     ppm = card.px_per_mm
@@ -712,10 +753,11 @@ def photograph_card(
             break
         fill *= 0.9
         cam = cam.fitted(card_pts, fill=fill)
-    if seen:
-        (world_u8, *twin_u8), origin = _compose_world(
-            card, m_mm, cam, rng, faces=[card.rgb, card.unshaded_rgb, card.paper_rgb]
-        )
+    if seen or marks_seen:  # every twin on the very same table
+        faces = [card.rgb]
+        faces += [card.unshaded_rgb, card.paper_rgb] if seen else []
+        faces += list(card.unmarked_rgb) if marks_seen else []
+        (world_u8, *twin_u8), origin = _compose_world(card, m_mm, cam, rng, faces=faces)
     else:
         world_u8, origin = _compose_world(card, m_mm, cam, rng)
     if style is None:
@@ -751,10 +793,22 @@ def photograph_card(
             shot_noise=rng.uniform(0.005, 0.03) * d,
             jpeg_quality=int(rng.integers(70, 96)),
         )
-    twin_rng = copy.deepcopy(rng) if seen else None  # the twins get the very same noise
+    # the twins get the very same noise
+    twin_rng = copy.deepcopy(rng) if seen or marks_seen else None
     photo = photograph(world_u8, mm_per_px, cam, style, rng, world_origin_mm=origin)
     truth = dict(card.truth)
     truth["corners_px"] = [photo.project(c).round(1).tolist() for c in corners]
+    if marks_seen:
+        mark_worlds = twin_u8[2:] if seen else twin_u8
+        mark_twins = [
+            photograph(w, mm_per_px, cam, style, copy.deepcopy(twin_rng), world_origin_mm=origin)
+            for w in mark_worlds
+        ]
+        truth["grids"] = [
+            {**grid, "mark_seen": _grid_marks_seen(card, m_mm, photo, mark_twins, g, grid)}
+            for g, grid in enumerate(truth["grids"])
+        ]
+        twin_u8 = twin_u8[:2]
     if seen:
         twins = [
             photograph(w, mm_per_px, cam, style, copy.deepcopy(twin_rng), world_origin_mm=origin)
@@ -851,6 +905,85 @@ def _grid_seen(card, m_mm, photo, twins, g: int, grid: dict) -> dict[str, float]
     return {name: round(float(seen[index[name]]), 2) for name in sorted(shaded)}
 
 
+# ----------------------------------------------------------------------------- mark seen
+
+#: :func:`mark_seen`: the part of a cell measured (this far in from each side, in cells:
+#: clear of the printed lines; a mark crossing out of its cell keeps its middle)
+MARK_SEEN_INSET = 0.1
+#: how much a mark's darkening is smoothed (px) before its peak is found: one JPEG block's
+#: ringing on a single pixel is not a stroke
+MARK_SEEN_SMOOTH = 1.0
+
+
+def mark_twin(row: int, col: int) -> int:
+    """Which of the four mark twins (``render_card(..., unmarked=True)``) leaves out the
+    mark of the cell at ``row``, ``col`` (0-based): the cells of one class are two apart
+    in both directions, so a twin keeps every neighbour's mark, and a neighbour's stroke
+    crossing into the cell is in both the photo and its twin.
+
+    >>> [mark_twin(r, c) for r, c in [(0, 0), (0, 1), (1, 0), (1, 1), (2, 2)]]
+    [0, 1, 2, 3, 0]
+    """
+    return 2 * (row % 2) + col % 2
+
+
+def mark_seen(photo_bgr, unmarked_bgr, quads: np.ndarray) -> np.ndarray:
+    """How much of a mark survives in each quad of a photo: the darkening along its
+    strokes (the twin photo without the mark minus the photo, grey levels, smoothed by
+    :data:`MARK_SEEN_SMOOTH`; the mean over the stroke's core, where it is at least half
+    its peak) over what the mark must stand out from there: the robust spread (1.4826 x
+    the median absolute deviation) of the twin, i.e. the paper's noise and any shading's
+    hatching and mottle, at least :data:`SEEN_NOISE_FLOOR`. The twin is the same card,
+    light, camera and noise draws. 0: the mark is not in the pixels.
+
+    >>> unmarked = np.full((40, 40, 3), 200, np.uint8)
+    >>> unmarked[::2] += 8  # paper grain: a spread of 1.4826 x 4 = 5.9 levels
+    >>> photo = unmarked.copy()
+    >>> photo[18:22, 5:35] -= 59  # a stroke 59 levels dark across the first quad
+    >>> quads = np.array([[[0, 0], [39, 0], [39, 39], [0, 39]],
+    ...                   [[0, 0], [9, 0], [9, 9], [0, 9]]], float)
+    >>> mark_seen(photo, unmarked, quads).round(1).tolist()
+    [7.9, 0.0]
+    """
+    grey = [
+        cv2.cvtColor(im, cv2.COLOR_BGR2GRAY).astype(np.float32) for im in (photo_bgr, unmarked_bgr)
+    ]
+    dark = cv2.GaussianBlur(grey[1] - grey[0], (0, 0), MARK_SEEN_SMOOTH)
+    h, w = grey[0].shape
+    out = np.zeros(len(quads))
+    for i, q in enumerate(quads):
+        x0, y0 = np.clip(np.floor(q.min(0)).astype(int), 0, [w - 1, h - 1])
+        x1, y1 = np.clip(np.ceil(q.max(0)).astype(int) + 1, 1, [w, h])
+        mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillConvexPoly(mask, np.round((q - (x0, y0)) * 16).astype(np.int32), 1, cv2.LINE_8, 4)
+        inside = mask.astype(bool)
+        if not inside.any():
+            continue
+        d = dark[y0:y1, x0:x1][inside]
+        peak = float(d.max())
+        if peak <= 0:
+            continue
+        twin = grey[1][y0:y1, x0:x1][inside]
+        spread = 1.4826 * float(np.median(np.abs(twin - np.median(twin))))
+        out[i] = float(d[d >= peak / 2].mean()) / max(spread, SEEN_NOISE_FLOOR)
+    return out
+
+
+def _grid_marks_seen(card, m_mm, photo, twins, g: int, grid: dict) -> dict[str, float]:
+    """``{cell: mark seen}`` for the cells with a mark of one truth grid (``twins``: the
+    photos of the four mark twins, :func:`mark_twin`)."""
+    marked = [name for name, item in grid["cells"].items() if item.get("mark")]
+    if not marked:
+        return {}
+    quads = cell_quads_px(card, m_mm, photo.project, g, MARK_SEEN_INSET)
+    seen = [mark_seen(photo.image, t.image, quads) for t in twins]
+    out = {}
+    for name in sorted(marked):
+        row, col = int(name[1:]) - 1, "ABCDEFGHIJ".index(name[0])
+        out[name] = round(float(seen[mark_twin(row, col)][row * 10 + col]), 2)
+    return out
+
+
 # ----------------------------------------------------------------------------- splits
 
 #: seed bases of the fixture splits: thresholds and the cell model are tuned only on
@@ -868,13 +1001,16 @@ def split_photo(
     image_size: tuple[int, int] = (2000, 1500),
     style: str = "classic",
     seen: bool = False,
+    marks_seen: bool = False,
 ):
     """Photo ``index`` of a named split: ``(bgr_image, truth)``, fully determined by
     ``(split, index, image_size, style)``. ``style`` other than ``"classic"`` (this
     module's hand and print) is another hand and card of
     :mod:`piecebridge.synth.card_styles`, from seeds of its own. ``seen`` adds to each
     truth grid how much of each shaded cell's shading the photo shows
-    (``"shading_seen"``, :func:`shading_seen`); the photo is the same either way.
+    (``"shading_seen"``, :func:`shading_seen`); ``marks_seen`` how much of each mark it
+    shows (``"mark_seen"``, :func:`mark_seen`; the classic style only). The photo is the
+    same either way.
 
     >>> img, truth = split_photo("tune", 0, (640, 480))
     >>> img.shape, truth["format"]
@@ -883,14 +1019,18 @@ def split_photo(
     if style != "classic":
         if split in PRINT_SPLITS:  # the printed board is the classic card's layout
             raise ValueError(f"the {split} split photographs the printed board: no style {style}")
+        if marks_seen:
+            raise ValueError(f"mark_seen is drawn for the classic style only, not {style}")
         from piecebridge.synth import card_styles  # it builds on this module
 
         return card_styles.split_photo(split, index, image_size, style, seen)
     rng = np.random.default_rng([SPLITS[split], index])
     if split in PRINT_SPLITS:
         layout = CardLayout(caption="piecebridge card board")
-        card = render_card(rng, layout=layout, unshaded=seen)
+        card = render_card(rng, layout=layout, unshaded=seen, unmarked=marks_seen)
     else:
-        card = render_card(rng, unshaded=seen)
-    photo, truth = photograph_card(rng, image_size=image_size, card=card, seen=seen)
+        card = render_card(rng, unshaded=seen, unmarked=marks_seen)
+    photo, truth = photograph_card(
+        rng, image_size=image_size, card=card, seen=seen, marks_seen=marks_seen
+    )
     return photo.image, truth
