@@ -15,7 +15,10 @@ The ground truth is a ``card/1`` object (``shared/spec/formats.md``). Photograph
 ``seen=True`` (:func:`split_photo`, :func:`photograph_card`), each truth grid also holds
 ``"shading_seen"``: ``{cell: value}`` for its shaded cells, how much of the shading the
 final photo shows (:func:`shading_seen`; under :data:`SEEN_VISIBLE` it is not in the
-pixels). A key beside ``"cells"``: a ``card/1`` reader that does not know it ignores it.
+pixels). With ``marks_seen=True`` each grid also holds ``"mark_seen"``: ``{cell: value}``
+for its cells with a mark, how much of the mark the photo shows (:func:`mark_seen`; under
+:data:`MARK_VISIBLE` it is not in the pixels). Keys beside ``"cells"``: a ``card/1``
+reader that does not know them ignores them.
 
 >>> import numpy as np
 >>> card = render_card(np.random.default_rng(1), px_per_mm=6)
@@ -64,6 +67,7 @@ class CardTexture:
     #: whose photo tells how much of the shading survives (:func:`shading_seen`)
     unshaded_rgb: np.ndarray | None = None
     #: and with no pencil at all (print and paper only): where the paper's own noise is read
+    #: (drawn with either kind of twin)
     paper_rgb: np.ndarray | None = None
     #: the same face four times, each without the marks of one class of cells
     #: (:func:`mark_twin`: no two cells of a class touch, not even at a corner), when asked
@@ -486,7 +490,7 @@ def render_card(
     alpha = np.full((h, w), 255, np.uint8)
     truth = {"format": "card/1", "grids": truth_grids}
     twin = None if bare is None else face(bare)
-    paper = None if bare is None else face(np.zeros_like(bare))
+    paper = None if bare is None and nomark is None else face(np.zeros((h, w), np.float32))
     return CardTexture(
         rgb=face(density),
         alpha=alpha,
@@ -714,7 +718,7 @@ def photograph_card(
     card = card or render_card(rng, unshaded=seen, unmarked=marks_seen)
     if seen and (card.unshaded_rgb is None or card.paper_rgb is None):
         raise ValueError("shading_seen needs the card's twin: render_card(..., unshaded=True)")
-    if marks_seen and card.unmarked_rgb is None:
+    if marks_seen and (card.unmarked_rgb is None or card.paper_rgb is None):
         raise ValueError("mark_seen needs the card's twins: render_card(..., unmarked=True)")
     if difficulty > 0:
         card = curl_card(card, rng, amount=rng.uniform(0, 2.5 * difficulty))
@@ -754,8 +758,8 @@ def photograph_card(
         fill *= 0.9
         cam = cam.fitted(card_pts, fill=fill)
     if seen or marks_seen:  # every twin on the very same table
-        faces = [card.rgb]
-        faces += [card.unshaded_rgb, card.paper_rgb] if seen else []
+        faces = [card.rgb, card.paper_rgb]
+        faces += [card.unshaded_rgb] if seen else []
         faces += list(card.unmarked_rgb) if marks_seen else []
         (world_u8, *twin_u8), origin = _compose_world(card, m_mm, cam, rng, faces=faces)
     else:
@@ -798,24 +802,20 @@ def photograph_card(
     photo = photograph(world_u8, mm_per_px, cam, style, rng, world_origin_mm=origin)
     truth = dict(card.truth)
     truth["corners_px"] = [photo.project(c).round(1).tolist() for c in corners]
-    if marks_seen:
-        mark_worlds = twin_u8[2:] if seen else twin_u8
-        mark_twins = [
-            photograph(w, mm_per_px, cam, style, copy.deepcopy(twin_rng), world_origin_mm=origin)
-            for w in mark_worlds
-        ]
-        truth["grids"] = [
-            {**grid, "mark_seen": _grid_marks_seen(card, m_mm, photo, mark_twins, g, grid)}
-            for g, grid in enumerate(truth["grids"])
-        ]
-        twin_u8 = twin_u8[:2]
-    if seen:
-        twins = [
+    if seen or marks_seen:
+        paper, *twins = [
             photograph(w, mm_per_px, cam, style, copy.deepcopy(twin_rng), world_origin_mm=origin)
             for w in twin_u8
         ]
+    if seen:
+        unshaded, *twins = twins
         truth["grids"] = [
-            {**grid, "shading_seen": _grid_seen(card, m_mm, photo, twins, g, grid)}
+            {**grid, "shading_seen": _grid_seen(card, m_mm, photo, [unshaded, paper], g, grid)}
+            for g, grid in enumerate(truth["grids"])
+        ]
+    if marks_seen:
+        truth["grids"] = [
+            {**grid, "mark_seen": _grid_marks_seen(card, m_mm, photo, paper, twins, g, grid)}
             for g, grid in enumerate(truth["grids"])
         ]
     return photo, truth
@@ -927,26 +927,29 @@ def mark_twin(row: int, col: int) -> int:
     return 2 * (row % 2) + col % 2
 
 
-def mark_seen(photo_bgr, unmarked_bgr, quads: np.ndarray) -> np.ndarray:
+def mark_seen(photo_bgr, unmarked_bgr, paper_bgr, quads: np.ndarray) -> np.ndarray:
     """How much of a mark survives in each quad of a photo: the darkening along its
     strokes (the twin photo without the mark minus the photo, grey levels, smoothed by
     :data:`MARK_SEEN_SMOOTH`; the mean over the stroke's core, where it is at least half
-    its peak) over what the mark must stand out from there: the robust spread (1.4826 x
-    the median absolute deviation) of the twin, i.e. the paper's noise and any shading's
-    hatching and mottle, at least :data:`SEEN_NOISE_FLOOR`. The twin is the same card,
-    light, camera and noise draws. 0: the mark is not in the pixels.
+    its peak) over the paper's noise there (the robust spread, 1.4826 x the median
+    absolute deviation, of the twin with no pencil at all, at least
+    :data:`SEEN_NOISE_FLOOR`), as :func:`shading_seen` measures shading. The twins are
+    the same card, light, camera and noise draws. 0: the mark is not in the pixels;
+    a mark on shading keeps only the darkening the shading leaves it (graphite on
+    graphite, a dark fill clipped to black).
 
-    >>> unmarked = np.full((40, 40, 3), 200, np.uint8)
-    >>> unmarked[::2] += 8  # paper grain: a spread of 1.4826 x 4 = 5.9 levels
-    >>> photo = unmarked.copy()
-    >>> photo[18:22, 5:35] -= 59  # a stroke 59 levels dark across the first quad
+    >>> paper = np.full((40, 40, 3), 200, np.uint8)
+    >>> paper[::2] += 8  # paper grain: a spread of 1.4826 x 4 = 5.9 levels
+    >>> photo = paper.copy()
+    >>> photo[16:24, 5:35] -= 59  # a stroke 59 levels dark, 8 px wide, in the first quad
     >>> quads = np.array([[[0, 0], [39, 0], [39, 39], [0, 39]],
     ...                   [[0, 0], [9, 0], [9, 9], [0, 9]]], float)
-    >>> mark_seen(photo, unmarked, quads).round(1).tolist()
-    [7.9, 0.0]
+    >>> mark_seen(photo, paper, paper, quads).round(1).tolist()
+    [8.9, 0.0]
     """
     grey = [
-        cv2.cvtColor(im, cv2.COLOR_BGR2GRAY).astype(np.float32) for im in (photo_bgr, unmarked_bgr)
+        cv2.cvtColor(im, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        for im in (photo_bgr, unmarked_bgr, paper_bgr)
     ]
     dark = cv2.GaussianBlur(grey[1] - grey[0], (0, 0), MARK_SEEN_SMOOTH)
     h, w = grey[0].shape
@@ -963,20 +966,20 @@ def mark_seen(photo_bgr, unmarked_bgr, quads: np.ndarray) -> np.ndarray:
         peak = float(d.max())
         if peak <= 0:
             continue
-        twin = grey[1][y0:y1, x0:x1][inside]
-        spread = 1.4826 * float(np.median(np.abs(twin - np.median(twin))))
-        out[i] = float(d[d >= peak / 2].mean()) / max(spread, SEEN_NOISE_FLOOR)
+        paper = grey[2][y0:y1, x0:x1][inside]
+        noise = 1.4826 * float(np.median(np.abs(paper - np.median(paper))))
+        out[i] = float(d[d >= peak / 2].mean()) / max(noise, SEEN_NOISE_FLOOR)
     return out
 
 
-def _grid_marks_seen(card, m_mm, photo, twins, g: int, grid: dict) -> dict[str, float]:
-    """``{cell: mark seen}`` for the cells with a mark of one truth grid (``twins``: the
-    photos of the four mark twins, :func:`mark_twin`)."""
+def _grid_marks_seen(card, m_mm, photo, paper, twins, g: int, grid: dict) -> dict[str, float]:
+    """``{cell: mark seen}`` for the cells with a mark of one truth grid (``paper``: the
+    photo of the card without pencil; ``twins``: of the four mark twins, :func:`mark_twin`)."""
     marked = [name for name, item in grid["cells"].items() if item.get("mark")]
     if not marked:
         return {}
     quads = cell_quads_px(card, m_mm, photo.project, g, MARK_SEEN_INSET)
-    seen = [mark_seen(photo.image, t.image, quads) for t in twins]
+    seen = [mark_seen(photo.image, t.image, paper.image, quads) for t in twins]
     out = {}
     for name in sorted(marked):
         row, col = int(name[1:]) - 1, "ABCDEFGHIJ".index(name[0])
