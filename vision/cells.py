@@ -738,6 +738,9 @@ class CellDecision:
     # fine look (see _fine_suits). Empty when the colour tells the suits apart.
     suit_fits: tuple[float, ...] = ()
     other_fit: float = -1.0
+    # ... and the fine look's leader's lead over the other suits of that ink (-1: not read
+    # so): under FINE_SUIT_LEAD the suit is undecided, the leader its best look all the same.
+    fine_lead: float = -1.0
     # For a pawn-like cell whose best coin look fits nearly as well: that coin's reading
     # (suit, facing, its lead over the other coin suits): a clear facing names the coin
     # (see _coins_by_their_facing). None when not read.
@@ -2488,8 +2491,9 @@ def _fine_suits(
         others = [d.other_fit] + [f for s, f in coarse.items() if s not in suits]
         # ``similarity`` stays the best coarse fit: those suits are one look there. The fine
         # look's leader is the best look even when undecided (the calibration read-back
-        # counts it: tune woodburned 0-29, 28 photos read back so, 25 with the coarse one's).
+        # counts it when it leads by half FINE_SUIT_LEAD, see learn.READ_BACK_FINE_LEAD).
         d.best = ("coin", order[0])
+        d.fine_lead = lead
         d.margin = min(d.similarity - max(others), lead) if lead >= FINE_SUIT_LEAD else 0.0
         d.suit_margin = -1.0  # the suit is the fine look's: not by _own_pawn_alone
 
