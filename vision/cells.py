@@ -27,7 +27,7 @@ from typing import Any
 import cv2
 import numpy as np
 from piecebridge.calibration.geometry import N, median_colour
-from piecebridge.calibration.looks import SUITS, LearnedLooks
+from piecebridge.calibration.looks import DETAIL_EMPTY, SUITS, LearnedLooks
 from piecebridge.vision.facing import (
     FACING_ROT,
     FACINGS,
@@ -69,8 +69,6 @@ DEFAULT_SUIT_BGR = {
     "arms": (180, 90, 30),
 }
 CHROMA_WEIGHT = 1.5  # colour matters as much as shape for telling suits apart
-#: See ``PieceLooks.detail_empty`` and :func:`learned_detail_empty`.
-DETAIL_EMPTY = 2.5
 
 
 # --------------------------------------------------------------------------- descriptors

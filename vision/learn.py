@@ -34,6 +34,7 @@ from piecebridge.vision.cells import (
     decide_all,
     detail_ratios,
     energies,
+    ink_alike,
     learned_detail_empty,
     measure,
 )
@@ -70,19 +71,20 @@ def _layout_score(ratio: np.ndarray) -> float:
 
 
 def _coin_looks(
-    views: BoardViews, cells: list[int]
+    views: BoardViews, cells: list[int], askew: bool = False
 ) -> tuple[np.ndarray, np.ndarray, list[tuple[float, float]]]:
     """A suit's coin look at PX (coarse) and FACE_PX (fine), and the coins' centres
     (FACE_PX pixels): each coin is cut out at its place in the consensus of the six
-    (:func:`_align`), so the average is sharp, centred where the coins' rim circles agree,
-    and the grid lines beside a coin do not count."""
+    (:func:`_align`; ``askew``: at its twist too, see :func:`_align_askew`), so the average
+    is sharp, centred where the coins' rim circles agree, and the grid lines beside a coin
+    do not count."""
     centres = []
     for i in cells:
         c = coin_centre(views, i)
         if c is None:  # no rim found: fall back to the cell centre
             c = ((MARGIN + i % N + 0.5) * FACE_PX, (MARGIN + i // N + 0.5) * FACE_PX)
         centres.append(c)
-    poses = _align(views, centres)
+    poses = _align_askew(views, centres) if askew else [(*c, 0.0) for c in _align(views, centres)]
     fine = [_cut(views.rel_hi, (x, y), FACE_CROP, t) for x, y, t in poses]
     k = PX / FACE_PX
     coarse = []
@@ -95,17 +97,43 @@ def _coin_looks(
     return np.mean(coarse, axis=0), np.median(fine, axis=0).astype(np.float32), centres
 
 
-#: Pixels (FACE_PX) a calibration coin may move to fit the others (see :func:`_align`): a
-#: hand lays a coin up to ~4 mm off its cell's middle now and then, and its rim circle may
+#: Pixels (FACE_PX) a calibration coin may move to fit the others (see :func:`_align`).
+ALIGN_SHIFT = 4
+
+
+def _align(views: BoardViews, centres: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The coins' centres moved so their cut-outs fit the median of all six cut-outs (fine
+    detail, inside the coin's disc, to a fraction of a pixel): first the median of the
+    cut-outs as found, then that of the aligned ones.
+
+    A rim circle (``coin_centre``) may snap onto a round symbol or a shadow and sit 2-4 px
+    off; the median of six cut-outs is centred where most of them agree, so one misfound
+    circle does not set the look's centre (aligning to the first coin let it): the look is
+    turned about its centre, its rim made round about it, and the mark is looked for from it.
+    """
+    size = FACE_CROP + 2 * ALIGN_SHIFT
+    moved = centres
+    for _ in range(2):  # against the median of the cut-outs as found, then as aligned
+        cuts = [cv2.getRectSubPix(views.rel_hi, (FACE_CROP, FACE_CROP), c) for c in moved]
+        ref = np.median(cuts, axis=0).astype(np.float32)
+        moved = []
+        for c in centres:
+            _, dx, dy = _fit(cv2.getRectSubPix(views.rel_hi, (size, size), c), ref)
+            moved.append((c[0] + dx, c[1] + dy))
+    return moved
+
+
+#: Pixels (FACE_PX) a calibration coin may move to fit the others (see :func:`_align_askew`):
+#: a hand lays a coin up to ~4 mm off its cell's middle now and then, and its rim circle may
 #: snap onto a round symbol besides.
-ALIGN_SHIFT = 8
+ASKEW_SHIFT = 8
 #: The twists (degrees, as :func:`_cut` turns) a calibration coin is tried at to fit the others
-#: (see :func:`_align`); the best is refined between its neighbours. Hands lay coins a few
+#: (see :func:`_align_askew`); the best is refined between its neighbours. Hands lay coins a few
 #: degrees askew, now and then 10 or more.
 ALIGN_TWISTS = tuple(np.arange(-15.0, 15.5, 3.0))
 
 
-def _align(
+def _align_askew(
     views: BoardViews, centres: list[tuple[float, float]]
 ) -> list[tuple[float, float, float]]:
     """Each coin's (x, y, twist): where and at what twist (degrees, see :func:`_cut`) to cut
@@ -123,7 +151,7 @@ def _align(
     """
     # The coin the others fit best (by shift alone, every pair: cheap) is the first reference.
     first = [_cut(views.rel_hi, c, FACE_CROP) for c in centres]
-    wide = [_cut(views.rel_hi, c, FACE_CROP + 2 * ALIGN_SHIFT) for c in centres]
+    wide = [_cut(views.rel_hi, c, FACE_CROP + 2 * ASKEW_SHIFT) for c in centres]
     fits = [sum(_fit(w, f)[0] for j, w in enumerate(wide) if j != i) for i, f in enumerate(first)]
     ref = first[int(np.argmax(fits))]
     for _ in range(3):  # to that coin, then twice to the median of the aligned cut-outs
@@ -150,6 +178,8 @@ def _cut(
     >>> _cut(img, (4.0, 4.0), 3, 90.0)[0].tolist()  # its top row: the column east, downwards
     [35.0, 45.0, 55.0]
     """
+    if twist == 0:  # warpAffine weighs its neighbours in 32nds of a pixel
+        return cv2.getRectSubPix(image, (size, size), centre)
     a = np.radians(twist)
     rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
     mid = np.full(2, (size - 1) / 2)
@@ -162,9 +192,9 @@ def _pose(
     image: np.ndarray, centre: tuple[float, float], ref: np.ndarray
 ) -> tuple[float, float, float]:
     """(x, y, twist) at which the cut (:func:`_cut`, FACE_CROP) of the coin near ``centre``
-    fits ``ref`` best: within ``ALIGN_SHIFT`` of it, at the best of ``ALIGN_TWISTS`` refined
+    fits ``ref`` best: within ``ASKEW_SHIFT`` of it, at the best of ``ALIGN_TWISTS`` refined
     by a parabola through its neighbours."""
-    size = FACE_CROP + 2 * ALIGN_SHIFT
+    size = FACE_CROP + 2 * ASKEW_SHIFT
     fits = [_fit(_cut(image, centre, size, t), ref) for t in ALIGN_TWISTS]
     k = int(np.argmax([f[0] for f in fits]))
     twist = ALIGN_TWISTS[k]
@@ -342,10 +372,19 @@ def _learn_at(
     layout = calibration_layout()
     index = {c: i for i, c in enumerate(CELL_ORDER)}
     coins, pawns, faces, centres = {}, {}, {}, {}
+    cells = {s: [index[c] for c, (k, t) in layout.items() if k == "coin" and t == s] for s in SUITS}
     for suit in SUITS:
-        cells = [c for c, (kind, s) in layout.items() if kind == "coin" and s == suit]
-        coins[suit], faces[suit], centres[suit] = _coin_looks(views, [index[c] for c in cells])
+        coins[suit], faces[suit], centres[suit] = _coin_looks(views, cells[suit])
         pawns[suit] = crops[index[f"g{SUITS.index(suit) + 1}"], CENTRE_SHIFT]
+    # Suits told apart by shape alone (one ink, see ink_alike) are learned again with each
+    # coin turned to fit the others: a look blurred by coins laid askew reads as another
+    # suit of that ink (tune woodburned rigs 8, 17: refused; 9, 11, 18, 23, 25: 2-6 arms
+    # coins read back as suns). The other suits' colour tells them apart, and their reads
+    # are tuned on looks aligned by shift alone (every suit learned so, round 13: tune
+    # acrylic 0-49 4 cells newly wrong, mixed 0-79 and piecepackr 0-34 1 each).
+    for suit, alike in ink_alike(PieceLooks(coins, pawns, learned=True)).items():
+        if alike:
+            coins[suit], faces[suit], centres[suit] = _coin_looks(views, cells[suit], askew=True)
     occ = np.array([c in layout for c in CELL_ORDER])
     hi_empty = float(np.percentile(ratio[~occ], 95))
     lo_occ = float(np.min(ratio[occ]))
