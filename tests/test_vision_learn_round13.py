@@ -133,9 +133,9 @@ def _coin_read(fine_lead: float) -> CellDecision:
     ],
 )
 def test_a_fine_suit_near_tie_is_unsure_in_the_read_back(lead, by_face, how):
-    """A layout coin whose suit the fine look leads by under 0.05 (half FINE_SUIT_LEAD) is
-    its suit by a guess: tune woodburned rigs 9 and 11 read back 24 and 25 of 28 so, three
-    of each such guesses (round 12)."""
+    """A layout coin whose suit the fine look leads by under 0.05 (as a reading decides it)
+    is its suit by a guess: tune woodburned rigs 9 and 11 read back 24 and 25 of 28 so,
+    three of each such guesses (round 12)."""
     looks = PieceLooks({}, {}, learned=True)
     assert learn._read_as(_coin_read(lead), ("coin", "suns"), looks, by_face) == how
 
@@ -180,3 +180,18 @@ def test_detail_empty_is_2_5_where_none_was_learned_and_set_in_one_place():
     del saved["detail_empty"]  # a setup saved before it was learned
     assert LearnedLooks.from_json(saved).detail_empty == 2.5
     assert cells.DETAIL_EMPTY is calibration_looks.DETAIL_EMPTY
+
+
+@pytest.mark.parametrize("lead, decided", [(0.06, True), (0.04, False)])
+def test_a_fine_suit_lead_of_0_05_decides_the_suit(monkeypatch, lead, decided):
+    """Tune woodburned 0-29 with looks aligned askew: the fine look's leader was another
+    suit only at leads under 0.03, never at 0.03-0.1 (67 coins)."""
+    looks = PieceLooks({"suns": _coin((5, 6)), "arms": _coin((3, 3))}, {}, learned=True)
+    turned = {"suns": np.zeros((4, 2, 2, 3)), "arms": np.zeros((4, 2, 2, 3))}  # not read
+    monkeypatch.setattr(cells, "_suit_fits", lambda members, *a: np.array([[0.8, 0.8 - lead]]))
+    d = CellDecision(
+        "c3", "unknown", similarity=0.86, best=("coin", "arms"), suit_fits=(0.86, -1, -1, 0.85)
+    )
+    cells._fine_suits([(d, np.zeros((2, 2, 3)))], turned, looks)
+    assert d.best == ("coin", "suns") and d.fine_lead == pytest.approx(lead)
+    assert (d.margin > 0) == decided

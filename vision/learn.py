@@ -677,11 +677,12 @@ def _read_back(
 
 #: A layout coin whose suit the fine look read (``CellDecision.fine_lead``, see
 #: ``cells._fine_suits``) counts as read back only when that look's leader is its suit by
-#: this lead; a nearer tie is reported unsure. Half FINE_SUIT_LEAD: tune woodburned rigs 9
-#: and 11 (their looks blurred, round 12) read back 24 and 25 of 28 by three such guesses
-#: each (leads 0.01-0.06); with aligned looks (round 13) the closest own-suit lead on tune
-#: woodburned 0-29 is 0.003 (one coin), then 0.04-0.1 (5 coins), and all 30 read back.
-READ_BACK_FINE_LEAD = 0.5 * FINE_SUIT_LEAD
+#: this lead, as a reading decides it; a nearer tie is reported unsure. Tune woodburned rigs
+#: 9 and 11 (their looks blurred, round 12) read back 24 and 25 of 28 by three such guesses
+#: each (leads 0.01-0.06, FINE_SUIT_LEAD 0.1 then); with aligned looks (round 13) the
+#: closest own-suit lead on tune woodburned 0-29 is 0.003 (one coin), then 0.04-0.1 (5
+#: coins), and all 30 read back.
+READ_BACK_FINE_LEAD = FINE_SUIT_LEAD
 
 
 def _read_as(d: CellDecision, want: tuple[str, str], looks: PieceLooks, by_face: bool) -> str:
