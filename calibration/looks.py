@@ -23,6 +23,10 @@ import numpy as np
 
 #: The four Piecepack suits, in the order of the calibration layout's rows.
 SUITS = ("suns", "moons", "crowns", "arms")
+#: The fine detail (over the board's noise floor of it) under which a tile-coloured cell is
+#: empty, where no calibration photo lowered it (see ``LearnedLooks.detail_empty``; the drawn
+#: stand-ins without a setup, and setups saved before it was learned).
+DETAIL_EMPTY = 2.5
 
 
 @dataclass
@@ -52,7 +56,7 @@ class LearnedLooks:
     marked: tuple[str, ...] = ()
     mark_spots: dict[str, tuple[float, ...]] = field(default_factory=dict)
     turn_alike: dict[str, tuple[float, float, float]] = field(default_factory=dict)
-    detail_empty: float = 2.5
+    detail_empty: float = DETAIL_EMPTY
 
     def to_json(self) -> dict[str, Any]:
         """What was learned; decision thresholds stay in vision's code, so a better-tuned
@@ -81,7 +85,7 @@ class LearnedLooks:
             marked=tuple(d.get("marked", ())),
             mark_spots={s: _spot(v) for s, v in d.get("mark_spots", {}).items()},
             turn_alike={s: _alikeness(v) for s, v in d.get("turn_alike", {}).items()},
-            detail_empty=float(d.get("detail_empty", 2.5)),
+            detail_empty=float(d.get("detail_empty", DETAIL_EMPTY)),
         )
 
 

@@ -27,7 +27,7 @@ from typing import Any
 import cv2
 import numpy as np
 from piecebridge.calibration.geometry import N, median_colour
-from piecebridge.calibration.looks import SUITS, LearnedLooks
+from piecebridge.calibration.looks import DETAIL_EMPTY, SUITS, LearnedLooks
 from piecebridge.vision.facing import (
     FACING_ROT,
     FACINGS,
@@ -69,8 +69,6 @@ DEFAULT_SUIT_BGR = {
     "arms": (180, 90, 30),
 }
 CHROMA_WEIGHT = 1.5  # colour matters as much as shape for telling suits apart
-#: See ``PieceLooks.detail_empty`` and :func:`learned_detail_empty`.
-DETAIL_EMPTY = 2.5
 
 
 # --------------------------------------------------------------------------- descriptors
@@ -738,6 +736,9 @@ class CellDecision:
     # fine look (see _fine_suits). Empty when the colour tells the suits apart.
     suit_fits: tuple[float, ...] = ()
     other_fit: float = -1.0
+    # ... and the fine look's leader's lead over the other suits of that ink (-1: not read
+    # so): under FINE_SUIT_LEAD the suit is undecided, the leader its best look all the same.
+    fine_lead: float = -1.0
     # For a pawn-like cell whose best coin look fits nearly as well: that coin's reading
     # (suit, facing, its lead over the other coin suits): a clear facing names the coin
     # (see _coins_by_their_facing). None when not read.
@@ -2384,7 +2385,12 @@ INK_ALIKE = 10.0
 #: facing's, FACE_PX, best of its turns, twisted as :func:`read_twisted`) fits best, when it
 #: leads the other suits sharing that ink by this; else its suit is left undecided (the cell
 #: unknown). On the coarse raster (``PX``) a one-colour sun and fleur-de-lis are one blob.
-FINE_SUIT_LEAD = 0.1
+#: Tune woodburned 0-29 with looks aligned askew (round 13; 1688 coins in view read so): the
+#: leader is another suit only at leads under 0.03 (4 of 8 coins), never at 0.03-0.1 (67).
+FINE_SUIT_LEAD = 0.05
+#: Where the fine look's leader leads by less than this, the suits' faces are tried twisted
+#: too (see :func:`_suit_fits`).
+FINE_TWIST_BELOW = 0.2
 #: The share of a coin look's disc taken as its ink: the pixels farthest from its median.
 INK_SHARE = 0.25
 
@@ -2488,8 +2494,9 @@ def _fine_suits(
         others = [d.other_fit] + [f for s, f in coarse.items() if s not in suits]
         # ``similarity`` stays the best coarse fit: those suits are one look there. The fine
         # look's leader is the best look even when undecided (the calibration read-back
-        # counts it: tune woodburned 0-29, 28 photos read back so, 25 with the coarse one's).
+        # counts it when it leads by READ_BACK_FINE_LEAD, see learn._read_as).
         d.best = ("coin", order[0])
+        d.fine_lead = lead
         d.margin = min(d.similarity - max(others), lead) if lead >= FINE_SUIT_LEAD else 0.0
         d.suit_margin = -1.0  # the suit is the fine look's: not by _own_pawn_alone
 
@@ -2502,8 +2509,8 @@ def _suit_fits(
 ) -> np.ndarray:
     """How well each of ``suits``' fine faces fits each member's window (n, suits): the
     best of its four turns, and of those twisted each way (as :func:`read_twisted`) where
-    the leader is not clear by twice ``FINE_SUIT_LEAD`` (the twisted reads cost twice as
-    much again). All the suits' turns are one looks array (made once per faces): each
+    the leader is not clear by ``FINE_TWIST_BELOW`` (the twisted reads cost twice as much
+    again). All the suits' turns are one looks array (made once per faces): each
     window is transformed once (see :func:`face_scores_batch`)."""
     faces = [turned[s] for s in suits]
     hit = looks.extra.get(("suit_faces", suits))
@@ -2514,7 +2521,7 @@ def _suit_fits(
     windows = [w for _, w in members]
     fit = face_scores_batch(windows, [stacked] * len(windows)).reshape(len(windows), k, -1).max(2)
     top = np.sort(fit, axis=1)
-    again = np.flatnonzero(top[:, -1] - top[:, -2] < 2 * FINE_SUIT_LEAD)
+    again = np.flatnonzero(top[:, -1] - top[:, -2] < FINE_TWIST_BELOW)
     if len(again):
         askew = twisted(stacked, TWIST_DEG)  # both twists of every suit's turns, (2 * 4 k)
         more = face_scores_batch([windows[j] for j in again], [askew] * len(again))
