@@ -1,0 +1,78 @@
+"""Localisation round 13: what says a board is cut off, and what does not.
+
+A grid whose lines run on beyond a side out to the frame's edge is a part of a board cut off
+(round 12, ``_runs_past_frame``), but a table of the tiles' own colour whose grain lines up
+with the grid's lines runs on too (the reviewer's synthetic case, round 12): beyond a board
+the rows of cells go on as well, across those lines; beyond a board in view, nothing does.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from piecebridge.calibration.geometry import N
+from piecebridge.calibration.pose import BoardPose
+from piecebridge.vision import locate
+from piecebridge.vision.locate import find_board
+from test_vision_locate_round12 import X0, S, _lined
+
+TILE = (170, 200, 215)  # the synthetic tiles' colour (BGR)
+
+
+def _on_a_grained_table(beyond: float) -> tuple[np.ndarray, BoardPose]:
+    """The 8x8 lined board on a table of its own colour, with dark grain in line with the
+    grid's lines north of it, the frame's top ``beyond`` cells north of the board."""
+    photo, _ = _lined(N, X0 + N * S + X0)
+    table = np.ones(photo.shape[:2], bool)
+    table[X0 : X0 + N * S, X0 : X0 + N * S] = False
+    noise = np.random.default_rng(1).normal(0, 3, (int(table.sum()), 3))
+    photo[table] = np.clip(np.array(TILE) + noise, 0, 255).astype(np.uint8)
+    for k in range(1, N):
+        photo[: X0 - 2, X0 + k * S - 1 : X0 + k * S + 1] = 30
+    top = X0 - round(beyond * S)
+    pose = BoardPose(np.array([[S, 0.0, X0], [0.0, S, X0 - top], [0.0, 0.0, 1.0]]))
+    return photo[top:].copy(), pose
+
+
+def _runs_past(photo: np.ndarray, pose: BoardPose, crosses: int) -> bool:
+    pose.crosses_found = crosses
+    gray = pose.rectify(cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY), locate.PRINTED_PX, 0.5)
+    beyond = locate.lines_beyond(locate._ridge_map(gray, locate.PRINTED_PX), locate.PRINTED_PX, 0.5)
+    assert beyond[0] >= 4  # the grain does run on beyond the north side, as lines
+    return locate._runs_past_frame(photo, pose, beyond)
+
+
+def test_a_board_in_view_on_a_table_of_its_colour_grained_in_line_is_found():
+    """The reviewer's case: grain in line with the grid beyond the north side, on a table of
+    the tiles' colour, out to the frame's top 1.5 cells away. It was refused as "cut off";
+    no row of cells runs across the grain."""
+    photo, _ = _on_a_grained_table(1.5)
+    pose = find_board(photo)
+    assert pose.crosses_found == 16
+
+
+def test_grain_in_line_is_no_board_beyond_where_a_row_of_cells_could_show():
+    photo, pose = _on_a_grained_table(1.5)
+    assert _runs_past(photo, pose, 16) is False
+    assert _runs_past(photo, pose, 11) is False  # a row could show, and does not
+
+
+def test_lines_to_a_frame_edge_within_a_cell_say_cut_off_only_for_a_grid_fitted_short():
+    """The frame's top 0.7 cell north of the board: no row of cells could show. A grid of
+    all 16 crosses is a board in view; one of 11 (tune negative 21: a grid three cells
+    south of the board, partly over the table) is a part of a board cut off."""
+    photo, pose = _on_a_grained_table(0.7)
+    assert _runs_past(photo, pose, 16) is False
+    assert _runs_past(photo, pose, 11) is True
+
+
+@pytest.mark.parametrize("crosses", [16, 11])
+def test_a_board_running_on_to_the_frame_with_its_rows_is_cut_off(crosses):
+    """The board's rows run on 1.5 cells past the grid to the frame's bottom: cut off,
+    however many crosses the grid fits (the first row shows a cell beyond the side)."""
+    photo, pose = _lined(12, X0 + 8 * S + 60)
+    gray = pose.rectify(cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY), locate.PRINTED_PX, 0.5)
+    beyond = locate.lines_beyond(locate._ridge_map(gray, locate.PRINTED_PX), locate.PRINTED_PX, 0.5)
+    pose.crosses_found = crosses
+    assert locate._runs_past_frame(photo, pose, beyond) is True
