@@ -2623,7 +2623,15 @@ def check_lock(
         # Both sides across one axis gone as well: the board slid along it (a hand big
         # enough to hide both leaves nothing to read anyway).
         across = (not found[0] and not found[2]) or (not found[1] and not found[3])
-        return ("moved" if edges_bad or across else "ok"), seen, None
+        if edges_bad or across:
+            return "moved", seen, None
+        # A hand hides the crosses, not the board's lines where they meet a side it leaves
+        # bare: no side showing LINES_BEYOND of them just inside is no board in place, but
+        # steps of a table's pattern where its edges were (tune cut-off negatives 36-39 and
+        # 112-115, read with their rig's setup: a checked cloth's squares seen as two edges
+        # in place, 0-2 crosses, 0-2 lines inside any side, were taken for a hand).
+        inside = lines_beyond(ridge, S, margin_cells, (-0.45, -0.05))
+        return ("ok" if inside.max() >= LINES_BEYOND else "moved"), seen, None
     off = np.hypot(pos[:16] - sw, pos[16:] - sw)[ok] / S
     med = float(np.median(off))
     if med > moved_cells or edges_bad:
