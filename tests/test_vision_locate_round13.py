@@ -87,8 +87,11 @@ def _checked_cloth(square: int = 50) -> np.ndarray:
     340), none near the north and west ones (20); a camera's noise."""
     idx = (np.arange(360) - 340) // square
     squares = (idx[:, None] + idx[None, :]) % 2
+    cloth = np.where(squares, 200.0, 110.0)
+    for x in (100, 180, 260):  # seams or threads: three lines where the grid's meet a side
+        cloth[:, x - 1 : x + 1] = 60.0
     noise = np.random.default_rng(2).normal(0, 3, (360, 360))
-    return np.clip(np.where(squares, 200.0, 110.0) + noise, 0, 255).astype(np.uint8)
+    return np.clip(cloth + noise, 0, 255).astype(np.uint8)
 
 
 def test_a_checked_cloth_where_the_locked_board_was_is_no_board_under_a_hand():
@@ -101,6 +104,8 @@ def test_a_checked_cloth_where_the_locked_board_was_is_no_board_under_a_hand():
     assert np.isnan(edges[[0, 3]]).all() and (np.abs(edges[[1, 2]]) < 0.15).all()
     state, seen, _ = locate.check_lock(rect, 40, 0.5)
     assert seen < 4
+    inside = locate.lines_beyond(locate._ridge_map(rect, 40), 40, 0.5, (-0.45, -0.05))
+    assert inside.max() == 3  # the negatives showed 0-3 (a hand's bare side: 7)
     assert state == "moved"
 
 
@@ -121,3 +126,15 @@ def test_a_hand_leaving_one_side_bare_keeps_the_lock():
     inside = locate.lines_beyond(locate._ridge_map(rect, 40), 40, 0.5, (-0.45, -0.05))
     assert inside[0] == 7
     assert state == "ok"
+
+
+def test_a_board_cut_off_whose_rows_are_thick_lines_is_cut_off():
+    """Tune cut-off negative 91 (a French board, thick yellow lines; a grid of rows half a
+    cell high fitted on its part in view): the board's next row, a cell beyond the north
+    side, is a line a quarter of a cell wide. Taken within 0.3 cell either way it was
+    no outlier of its own window, no row was seen, and the grid was called a larger
+    printed grid."""
+    from piecebridge.synth.reflec import negative_sample
+
+    with pytest.raises(locate.BoardCutOff):
+        find_board(negative_sample("tune", 91, "cut-off").image)
