@@ -138,3 +138,29 @@ def test_a_board_cut_off_whose_rows_are_thick_lines_is_cut_off():
 
     with pytest.raises(locate.BoardCutOff):
         find_board(negative_sample("tune", 91, "cut-off").image)
+
+
+@pytest.mark.parametrize(("crosses", "cut_off"), [(9, True), (8, True), (10, False)])
+def test_a_weak_board_where_a_search_saw_the_grid_run_past_the_frame_is_cut_off(
+    monkeypatch, crosses, cut_off
+):
+    """Round 12: a search that saw a grid run past the frame speaks for the frame when the
+    board found is weak (tune negative 15: 9 crosses three cells north of the board, over
+    the table, read as a board). No tune negative 0-199 now ends with a board of 8-9
+    crosses there, so the searches are stood in for: one notes "cut off", one returns a
+    grid of ``crosses`` on a plain picture."""
+
+    def search(bgr, *args):
+        locate._cut_off()  # noted for this find_board call, as _find_small's refusal is
+        pose = BoardPose(np.array([[40.0, 0, 100], [0, 40.0, 100], [0, 0, 1]]))
+        pose.crosses_found = crosses
+        return pose
+
+    monkeypatch.setattr(locate, "_search", search)
+    blank = np.full((560, 560, 3), 128, np.uint8)
+    try:
+        find_board(blank)
+        refused = None
+    except locate.BoardNotFound as error:
+        refused = error
+    assert isinstance(refused, locate.BoardCutOff) is cut_off
