@@ -2581,7 +2581,9 @@ def check_lock(
     still land on lines: the board's outer edges must stay put as well (:func:`find_edges`),
     and no row of grid lines may run on beyond a side (:func:`lines_beyond`).
     When a bump of about half a cell puts every line between the places looked at, few
-    crosses show, as under a hand: the edges tell the two apart.
+    crosses show, as under a hand: the edges tell the two apart. A hand leaves a side of the
+    board bare, where ``LINES_BEYOND`` of its lines show just inside: with none, the edges in
+    place are a table's pattern (a checked cloth) where the board was, and it "moved".
     """
     S, m = px_per_cell, round(margin_cells * px_per_cell)
     ridge = _ridge_map(gray, S)
@@ -2629,7 +2631,8 @@ def check_lock(
         # bare: no side showing LINES_BEYOND of them just inside is no board in place, but
         # steps of a table's pattern where its edges were (tune cut-off negatives 36-39 and
         # 112-115, read with their rig's setup: a checked cloth's squares seen as two edges
-        # in place, 0-2 crosses, 0-2 lines inside any side, were taken for a hand).
+        # in place, 0-2 crosses, 0-2 lines inside any side, were taken for a hand; every
+        # cut-off negative 0-119 under 4 crosses showed at most 3).
         inside = lines_beyond(ridge, S, margin_cells, (-0.45, -0.05))
         return ("ok" if inside.max() >= LINES_BEYOND else "moved"), seen, None
     off = np.hypot(pos[:16] - sw, pos[16:] - sw)[ok] / S
