@@ -164,7 +164,8 @@ def test_a_side_at_the_frame_edge_shows_no_tiles_beyond_it():
     tiles repeated beyond that side, as if the grid had left a column of tiles out."""
     photo, pose = _lined_board(X0 + N * S)  # the east side flush with the frame
     rect = pose.rectify(photo, locate.ONE_TILE_PX, 0.5)
-    assert locate._tiles_beyond(rect, locate.ONE_TILE_PX, 0.5) == 1  # east: the edge repeated
+    beyond = locate._tiles_beyond(rect, locate.ONE_TILE_PX, 0.5)
+    assert beyond.tolist() == [False, True, False, False]  # east: the edge repeated
     assert locate._sides_seen(pose, photo.shape).tolist() == [True, False, True, True]
     assert locate._tiles_beyond_at(photo, pose, locate.ONE_TILE_PX) == 0
     whole, _ = _lined_board(2 * X0 + N * S)

@@ -1269,18 +1269,26 @@ PAST_FRAME_CELLS = 4
 
 
 def _runs_past_frame(bgr: np.ndarray, pose: BoardPose, beyond: np.ndarray) -> bool:
-    """Whether the grid at ``pose`` runs on beyond a side out to the frame's edge: on a
-    side whose strip just beyond shows ``LINES_BEYOND`` of the seven inner lines going on
-    (``beyond``: :func:`lines_beyond` of it, N, E, S, W) and lies in the frame, every band
-    of half a cell outward shows as many until a band reaches the frame's edge; and the
-    strip just beyond is tile-like, as the strip just inside (:func:`_tiles_beyond`).
+    """Whether the grid at ``pose`` runs on beyond a side out to the frame's edge, as a
+    board's: on a side whose strip just beyond shows ``LINES_BEYOND`` of the seven inner
+    lines going on (``beyond``: :func:`lines_beyond` of it, 0.05-0.45 cell out; N, E, S, W)
+    and lies in the frame, and is tile-like as the strip just inside
+    (:func:`_tiles_beyond`), every further band of half a cell outward shows as many, and
+    each whole cell out a line along the side (:func:`rows_beyond`: the next row of cells),
+    until a band reaches the frame's edge.
 
     The grid found is then a part of a board cut off by the frame: its lines go on past the
     grid to the edge of the photo (tune renderer cut-off negative 21: a grid three cells
     south of the board, 11 crosses, over the table, the board's lines going on north of it
-    to the frame's top; 1: a grid of half the cells' size on the board, its lines going on
-    south to the frame's bottom). Beyond a board in view lies table, and a business card's
-    printed grid stops at the card's edge.
+    to the frame's top). Beyond a board in view lies table, and a business card's printed
+    grid stops at the card's edge. A table's grain in line with the grid's lines, on a
+    table of the tiles' colour, runs on too, but shows no rows of cells across it.
+
+    Where the frame's edge comes within a cell, before any row could show (negative 21:
+    under half a cell), the lines alone say "cut off" only for a grid fitting no more
+    crosses than a board a tile off (``ONE_TILE_OFF_CROSSES``): the rest of a board whose
+    part in view was fitted as a whole lies beyond it, and its grid is fitted partly on
+    what is not board.
     """
     sides = (beyond >= LINES_BEYOND) & _sides_seen(pose, bgr.shape)
     if sides.any():
@@ -1288,7 +1296,7 @@ def _runs_past_frame(bgr: np.ndarray, pose: BoardPose, beyond: np.ndarray) -> bo
         # table's grain ran on beyond the north side of tune acrylic calibration photo of
         # rig 1209, a board in view, as lines).
         rect = pose.rectify(bgr, ONE_TILE_PX, 0.5)
-        sides &= _tiles_beyond(rect, ONE_TILE_PX, 0.5, count=False)
+        sides &= _tiles_beyond(rect, ONE_TILE_PX, 0.5)
     sides = np.flatnonzero(sides)
     if not len(sides):
         return False
@@ -1297,16 +1305,28 @@ def _runs_past_frame(bgr: np.ndarray, pose: BoardPose, beyond: np.ndarray) -> bo
     ridge = _ridge_map(255 - gray if pose.inverted else gray, px)
     h, w = bgr.shape[:2]
     along = np.linspace(1.0, 7.0, 7)
+
+    def in_frame(side: int, out: float) -> bool:
+        x, y = [(along, -out), (N + out, along), (along, N + out), (-out, along)][side]
+        p = pose.to_image(np.stack(np.broadcast_arrays(x, y), -1))
+        return bool(((p >= 0) & (p <= [w - 1, h - 1])).all())
+
+    few = pose.crosses_found <= ONE_TILE_OFF_CROSSES
     for side in sides:
-        for k in range(2 * PAST_FRAME_CELLS):
+        rows = 0  # rows of cells seen beyond the side
+        for k in range(1, 2 * PAST_FRAME_CELLS):  # band 0 (0.05-0.45 out) is ``beyond``
             out = 0.45 + 0.5 * k  # the band's outer limit, cells beyond the side
-            x, y = [(along, -out), (N + out, along), (along, N + out), (-out, along)][side]
-            p = pose.to_image(np.stack(np.broadcast_arrays(x, y), -1))
-            if not ((p >= 0) & (p <= [w - 1, h - 1])).all():
-                return True  # the lines went on out to the frame's edge
-            band = (out - 0.4, out)
-            if lines_beyond(ridge, px, margin, band)[side] < LINES_BEYOND:
+            if not in_frame(side, out):
+                if rows or few:
+                    return True  # the lines went on out to the frame's edge
+                break
+            if lines_beyond(ridge, px, margin, (out - 0.4, out))[side] < LINES_BEYOND:
                 break  # they stop short of it: table beyond
+            row = round(out)  # the whole cell this band ends at, if it does
+            if k % 2 and in_frame(side, row + 0.1):  # the row in the frame (past it: flat)
+                if not rows_beyond(ridge, px, margin, row)[side]:
+                    break  # lines across, none along: grain, not a board's cells
+                rows += 1
     return False
 
 
@@ -2076,7 +2096,7 @@ def _find_small(
         edges = find_edges(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), px, 0.5)
         edges_ok = int((np.abs(np.nan_to_num(edges, nan=1.0)) < EDGE_IN_PLACE).sum())
         # Tile gaps are edges too, so also: beyond a true edge lies table, not more tiles.
-        tiles_beyond = _tiles_beyond(rect, px, 0.5, _sides_seen(pose, small.shape))
+        tiles_beyond = int((_tiles_beyond(rect, px, 0.5) & _sides_seen(pose, small.shape)).sum())
         score = pose.crosses_found + 2 * edges_ok - 3 * tiles_beyond
         if score > best_score:
             best, best_score, best_kind = pose, score, kind
@@ -2316,21 +2336,19 @@ def _near_any(quad: np.ndarray, others: list[np.ndarray], cells: float = 0.4) ->
     return bool(gaps.min() < cells * cell)
 
 
-def _tiles_beyond(
-    rect_bgr: np.ndarray,
-    px: int,
-    margin: float,
-    seen: np.ndarray | None = None,
-    count: bool = True,
-) -> int | np.ndarray:
-    """How many board sides have tile-like colour just beyond them (0-4); with ``count``
-    False, which (N, E, S, W).
+def _tiles_beyond(rect_bgr: np.ndarray, px: int, margin: float) -> np.ndarray:
+    """Which board sides (N, E, S, W) have tile-like colour just beyond them.
 
     Compares a strip outside each side (0.1-0.4 cells out) with the strip just inside;
     when the table has the tiles' colour every side looks alike and all score the same.
-    ``seen`` (N, E, S, W; see :func:`_sides_seen`): only those sides count. Past the frame
-    the rectification repeats the photo's edge, so a board reaching the frame's edge shows
-    its own tiles repeated beyond that side, tile-like though nothing there is seen.
+    Past the frame the rectification repeats the photo's edge, so a board reaching the
+    frame's edge shows its own tiles repeated beyond that side, tile-like though nothing
+    there is seen: count only the sides seen (:func:`_sides_seen`, :func:`_tiles_beyond_at`).
+
+    >>> rect = np.full((80, 80, 3), 200, np.uint8)  # 8 px per cell, 0.5 cell of margin
+    >>> rect[:4] = 40  # dark table beyond the north side only
+    >>> _tiles_beyond(rect, 8, 0.5).tolist()
+    [False, True, True, True]
     """
     lab = lab_image(rect_bgr)
     m, n = round(margin * px), N * px
@@ -2348,8 +2366,7 @@ def _tiles_beyond(
         i = median_colour(inside.reshape(-1, 3))
         diff = o - i
         alike.append(bool(np.sqrt(0.25 * diff[0] ** 2 + diff[1] ** 2 + diff[2] ** 2) < 6.0))
-    alike = np.array(alike)
-    return int((alike if seen is None else alike & seen).sum()) if count else alike
+    return np.array(alike)
 
 
 def _sides_seen(pose: BoardPose, shape: tuple[int, ...]) -> np.ndarray:
@@ -2376,7 +2393,7 @@ def _tiles_beyond_at(image: np.ndarray, pose: BoardPose, px: int) -> int:
     """:func:`_tiles_beyond` of ``pose`` rectified from ``image`` at ``px`` per cell, over
     the sides whose strip beyond lies in the frame."""
     rect = pose.rectify(image, px, 0.5)
-    return _tiles_beyond(rect, px, 0.5, _sides_seen(pose, image.shape))
+    return int((_tiles_beyond(rect, px, 0.5) & _sides_seen(pose, image.shape)).sum())
 
 
 def find_edges(
@@ -2447,6 +2464,37 @@ def lines_beyond(
     peak, prom = _peaks(prof)
     seen = (prom > 4.0) & (np.abs(peak - w) <= 0.15 * S)
     return seen.reshape(4, N - 1).sum(axis=1)
+
+
+def rows_beyond(ridge: np.ndarray, px_per_cell: int, margin_cells: float, out: float) -> np.ndarray:
+    """Whether a line along each side (N, E, S, W) of a rectified ridge map
+    (:func:`_ridge_map`) runs ``out`` cells beyond it, over the middle six cells of the side:
+    the next row of a board's cells (printed lines and tile gaps lie on every cell side),
+    where the grid runs on; not grain or lines running out from the board, which cross it.
+
+    The ridge is taken along the side at its median, so that lines crossing the strip (the
+    grid's own, running on) and pieces over a part of it do not make a line along it.
+
+    >>> r = np.zeros((192, 192), np.float32)  # 16 px per cell, 2 cells of margin
+    >>> r[::16] = 50.0  # lines along the rows, every cell out to the picture's edge
+    >>> r[:, ::16] = 50.0  # lines across them
+    >>> r[:, 161:] = 0.0  # east of the board: nothing
+    >>> rows_beyond(r, 16, 2.0, 1.0).tolist(), rows_beyond(r, 16, 2.0, 1.5).tolist()
+    ([True, False, True, True], [False, False, False, False])
+    """
+    S, m = px_per_cell, round(margin_cells * px_per_cell)
+    n, c = N * S, round(out * S)
+    w = max(2, round(0.45 * S))  # wide: a thick line (a French board's) is no outlier in 0.6
+    lo, hi = m + S, m + 7 * S
+    near, far = m - c, m + n + c  # where the line lies: before and after the board
+    profiles = [
+        np.median(ridge[near - w : near + w + 1, lo:hi], axis=1),  # north
+        np.median(ridge[lo:hi, far - w : far + w + 1], axis=0),  # east
+        np.median(ridge[far - w : far + w + 1, lo:hi], axis=1),  # south
+        np.median(ridge[lo:hi, near - w : near + w + 1], axis=0),  # west
+    ]
+    peak, prom = _peaks(np.stack(profiles).astype(np.float32))
+    return (prom > 4.0) & (np.abs(peak - w) <= 0.2 * S)
 
 
 def _past_frame(gray: np.ndarray, px_per_cell: int, margin_cells: float) -> np.ndarray:
@@ -2533,7 +2581,9 @@ def check_lock(
     still land on lines: the board's outer edges must stay put as well (:func:`find_edges`),
     and no row of grid lines may run on beyond a side (:func:`lines_beyond`).
     When a bump of about half a cell puts every line between the places looked at, few
-    crosses show, as under a hand: the edges tell the two apart.
+    crosses show, as under a hand: the edges tell the two apart. A hand leaves a side of the
+    board bare, where ``LINES_BEYOND`` of its lines show just inside: with none, the edges in
+    place are a table's pattern (a checked cloth) where the board was, and it "moved".
     """
     S, m = px_per_cell, round(margin_cells * px_per_cell)
     ridge = _ridge_map(gray, S)
@@ -2575,7 +2625,16 @@ def check_lock(
         # Both sides across one axis gone as well: the board slid along it (a hand big
         # enough to hide both leaves nothing to read anyway).
         across = (not found[0] and not found[2]) or (not found[1] and not found[3])
-        return ("moved" if edges_bad or across else "ok"), seen, None
+        if edges_bad or across:
+            return "moved", seen, None
+        # A hand hides the crosses, not the board's lines where they meet a side it leaves
+        # bare: no side showing LINES_BEYOND of them just inside is no board in place, but
+        # steps of a table's pattern where its edges were (tune cut-off negatives 36-39 and
+        # 112-115, read with their rig's setup: a checked cloth's squares seen as two edges
+        # in place, 0-2 crosses, 0-2 lines inside any side, were taken for a hand; every
+        # cut-off negative 0-119 under 4 crosses showed at most 3).
+        inside = lines_beyond(ridge, S, margin_cells, (-0.45, -0.05))
+        return ("ok" if inside.max() >= LINES_BEYOND else "moved"), seen, None
     off = np.hypot(pos[:16] - sw, pos[16:] - sw)[ok] / S
     med = float(np.median(off))
     if med > moved_cells or edges_bad:
