@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -2015,7 +2015,7 @@ def _check_mark(
     if len(sure) == 2 and sure[0] != sure[1]:
         rim, fit = _off_symbol_dropped(views, i, centre, rim, fit)
         sure = [f for f, lead in (rim, fit) if f is not None and lead >= MARK_SURE]
-    if _mark_picks_turn(d, (rim, fit), sure, looks):
+    if _mark_picks_turn(d, (rim, fit), sure, looks, lambda: _suit_by_ink(views, i, d, looks)):
         return
     if not sure:
         # Neither read is sure: one that leans the learned look's way, with none leaning
@@ -2094,7 +2094,11 @@ def _only_confirms(d: CellDecision, rim: tuple[str | None, float], looks: PieceL
 
 
 def _mark_picks_turn(
-    d: CellDecision, reads: tuple, sure: list[str | None], looks: PieceLooks
+    d: CellDecision,
+    reads: tuple,
+    sure: list[str | None],
+    looks: PieceLooks,
+    suit_seen: Callable[[], bool] = lambda: False,
 ) -> bool:
     """When the learned look cannot tell its best turns apart (lead under
     ``min_facing_margin``), the mark chooses among the turns the look cannot rule out (its
@@ -2110,12 +2114,20 @@ def _mark_picks_turn(
     (round 9). Tune split, coins of marked suits with a learned lead under 0.15 (before
     this rule):
     the mark so chose 46, all right (RIVAL_LEAD 0.05: 44, 0.15: 43, all right; only the
-    cases with at most two such turns: 37)."""
+    cases with at most two such turns: 37).
+
+    A look fitting every turn alike names its suit no better than any other look would
+    (round 22, the reviewer of round 21): of a suit fairly alike under every turn, the mark
+    names the facing only with the suit seen otherwise, by ``suit_seen`` (asked only then;
+    :func:`_suit_by_ink`). Tune acrylic 29/1 e7: a moons coin whose look named suns (0.74,
+    0.2 ahead of the rest), both reads south; only a hand beside it kept it unknown."""
     if len(d.turn_leads) != len(FACINGS):
         return False
     rivals = {f for f, lead in zip(FACINGS, d.turn_leads, strict=True) if lead < RIVAL_LEAD}
     every = _fits_every_turn(d, looks)
     if every and not _fairly_alike_every_turn(d.best[1], looks):
+        return False
+    if every and not suit_seen():
         return False
     # Turns the look leads by more, but only a sure read may choose (see _sure_rivals).
     extra = _sure_rivals(d, looks) - rivals
@@ -2144,6 +2156,35 @@ def _mark_picks_turn(
     agrees = facing == d.facing and d.facing_margin >= looks.agreed_facing_margin
     d.facing, d.mark = facing, 1 if agrees else 2
     return True
+
+
+def _suit_by_ink(views: BoardViews, i: int, d: CellDecision, looks: PieceLooks) -> bool:
+    """Is cell ``i``'s coin of its best look's suit by evidence other than that look's
+    shape? Its ink (:func:`ink_colour` of its crop) is nearer that suit's learned coins' ink
+    than any other suit's; where the suit shares its ink with others (:func:`ink_alike`),
+    its fine look named the suit among them (:func:`_fine_suits`: ``suit_fits`` set and a
+    ``margin`` left). Learned looks only.
+
+    >>> looks = PieceLooks({"suns": np.zeros((CROP, CROP, 3), np.float32)}, {}, learned=True)
+    >>> looks.coins["moons"] = looks.coins["suns"].copy()
+    >>> looks.coins["suns"][8:12, 8:12] = (-40, 30, 20)  # a red symbol
+    >>> looks.coins["moons"][8:12, 8:12] = (-40, 0, -30)  # a blue one
+    >>> crops = np.zeros((64, len(OFFSETS), CROP, CROP, 3), np.float32)
+    >>> crops[0, CENTRE_SHIFT] = looks.coins["moons"]
+    >>> views = BoardViews(None, None, crops, None, None)
+    >>> d = CellDecision("a8", "unknown", best=("coin", "suns"))
+    >>> _suit_by_ink(views, 0, d, looks), _suit_by_ink(views, 0, CellDecision(
+    ...     "a8", "unknown", best=("coin", "moons")), looks)
+    (False, True)
+    """
+    suit = d.best[1]
+    if not looks.learned or suit not in looks.coins:
+        return False
+    if ink_alike(looks).get(suit):
+        return bool(d.suit_fits) and d.margin > 0
+    own = ink_colour(views.crops[i, CENTRE_SHIFT])
+    inks = {s: ink_colour(t) for s, t in looks.coins.items()}
+    return min(inks, key=lambda s: float(np.linalg.norm(inks[s] - own))) == suit
 
 
 def _fits_every_turn(d: CellDecision, looks: PieceLooks) -> bool:
