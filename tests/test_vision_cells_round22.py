@@ -131,3 +131,21 @@ def test_detail_empty_is_between_the_busiest_empty_cells_and_the_quietest_pieces
     detail = np.concatenate([np.linspace(1.0, 2.0, 36), np.linspace(2.0, 4.7, 28)])
     # 95th percentile of the empty cells 1.95, 10th of the pieces 2.27: sqrt(1.95 x 2.27).
     assert learned_detail_empty(detail, occupied) == pytest.approx(2.104, abs=0.001)
+
+
+# ------------------------------------------------------------- plain tile under glare
+
+
+#: Acrylic tune 2/1 c4: an empty cell under glare that washed its lines out, as light as
+#: the glare over them (1.32, around 1.34), no fine detail, little structure; its colour
+#: 8.7 from the tile's under glare (uneven glare across the cell).
+GLARED = dict(cell="c4", kind="unknown", covered=True, glared=True, best=("coin", "crowns"),
+              similarity=0.39, margin=0.2, detail_ratio=0.9, energy_ratio=0.3, tint=8.2,
+              light_ratio=1.32, glare_around=1.34, shade_tint=20.0)  # fmt: skip
+
+
+@pytest.mark.parametrize("tint, want", [(8.7, "empty"), (9.9, "empty"), (10.5, "unknown")])
+def test_plain_tile_under_uneven_glare_is_empty(tint, want):
+    looks = PieceLooks({}, {}, learned=True, empty_ratio=2.5)
+    d = decide(CellDecision(**GLARED, glare_tint=tint), looks)
+    assert d.kind == want

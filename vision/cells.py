@@ -2827,6 +2827,18 @@ def _piece_in_the_glare(d: CellDecision, looks: PieceLooks) -> bool:
     return True
 
 
+#: See :func:`_plain_tile_in_glare`: a cell under glare, without fine detail and as light as
+#: the glare over its lines, is plain tile with its colour this far from the tile's under
+#: glare (``glare_tint``). Glare is light added, uneven across a cell: the tile's own colour
+#: under it strays further than over a cell that :func:`_washed_out` weighs whole (there
+#: ``WASHED_TINT``). Round 22, tune acrylic 0-49, mixed 0-79, piecepackr 0-34, white hands
+#: mixed 0-39, every such cell (detail under ``detail_empty``, structure under the textured
+#: tile's, as light as the glare around): 631, all empty, 13 of them at 6.1-9.4; a colour
+#: of its own (a pale hand, a sheet) from 12 (round 16's test). With 10 (not 6), 5 empty
+#: cells left unknown are read (acrylic), none wrong. Fresh tune rigs (acrylic 50-69, mixed
+#: 80-99, piecepackr 35-49, white hands 40-59): 291 such cells, all empty (10 at 6.3-8.5);
+#: 8 cells read, 2 boards exact, none wrong.
+GLARE_PLAIN_TINT = 10.0
 #: Glare is smooth: plain tile under it is about as light as its own washed-out lines
 #: (``CellDecision.glare_around``). A dark piece under the same glare stays darker (a drawn
 #: black disc under glare 0.6: 0.86 of its lines' lightness; see the ninth session's review).
@@ -2843,10 +2855,10 @@ def _plain_tile_in_glare(d: CellDecision, looks: PieceLooks) -> bool:
     says it is glare. Round 16 (tune acrylic 0-49): 10 empty cells so read; the pieces
     under glare with so little detail (coins the renderer counts burnt out) had 3 x the
     structure or more, or a foreign colour. With :func:`glare_light`'s half way to white,
-    63 empty cells in all."""
+    63 empty cells in all. Round 22: its colour within ``GLARE_PLAIN_TINT`` (see there)."""
     return (
         d.detail_ratio < looks.detail_empty
-        and d.glare_tint < WASHED_TINT
+        and d.glare_tint < GLARE_PLAIN_TINT
         and d.energy_ratio < looks.textured_ratio * looks.empty_ratio
         and d.light_ratio >= GLARE_EVEN * d.glare_around
     )
