@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -2016,7 +2016,7 @@ def _check_mark(
     if len(sure) == 2 and sure[0] != sure[1]:
         rim, fit = _off_symbol_dropped(views, i, centre, rim, fit)
         sure = [f for f, lead in (rim, fit) if f is not None and lead >= MARK_SURE]
-    if _mark_picks_turn(d, (rim, fit), sure, looks):
+    if _mark_picks_turn(d, (rim, fit), sure, looks, lambda: _suit_by_ink(views, i, d, looks)):
         return
     if not sure:
         # Neither read is sure: one that leans the learned look's way, with none leaning
@@ -2095,7 +2095,11 @@ def _only_confirms(d: CellDecision, rim: tuple[str | None, float], looks: PieceL
 
 
 def _mark_picks_turn(
-    d: CellDecision, reads: tuple, sure: list[str | None], looks: PieceLooks
+    d: CellDecision,
+    reads: tuple,
+    sure: list[str | None],
+    looks: PieceLooks,
+    suit_seen: Callable[[], bool] = lambda: False,
 ) -> bool:
     """When the learned look cannot tell its best turns apart (lead under
     ``min_facing_margin``), the mark chooses among the turns the look cannot rule out (its
@@ -2111,12 +2115,20 @@ def _mark_picks_turn(
     (round 9). Tune split, coins of marked suits with a learned lead under 0.15 (before
     this rule):
     the mark so chose 46, all right (RIVAL_LEAD 0.05: 44, 0.15: 43, all right; only the
-    cases with at most two such turns: 37)."""
+    cases with at most two such turns: 37).
+
+    A look fitting every turn alike names its suit no better than any other look would
+    (round 22, the reviewer of round 21): of a suit fairly alike under every turn, the mark
+    names the facing only with the suit seen otherwise, by ``suit_seen`` (asked only then;
+    :func:`_suit_by_ink`). Tune acrylic 29/1 e7: a moons coin whose look named suns (0.74,
+    0.2 ahead of the rest), both reads south; only a hand beside it kept it unknown."""
     if len(d.turn_leads) != len(FACINGS):
         return False
     rivals = {f for f, lead in zip(FACINGS, d.turn_leads, strict=True) if lead < RIVAL_LEAD}
     every = _fits_every_turn(d, looks)
     if every and not _fairly_alike_every_turn(d.best[1], looks):
+        return False
+    if every and not suit_seen():
         return False
     # Turns the look leads by more, but only a sure read may choose (see _sure_rivals).
     extra = _sure_rivals(d, looks) - rivals
@@ -2145,6 +2157,35 @@ def _mark_picks_turn(
     agrees = facing == d.facing and d.facing_margin >= looks.agreed_facing_margin
     d.facing, d.mark = facing, 1 if agrees else 2
     return True
+
+
+def _suit_by_ink(views: BoardViews, i: int, d: CellDecision, looks: PieceLooks) -> bool:
+    """Is cell ``i``'s coin of its best look's suit by evidence other than that look's
+    shape? Its ink (:func:`ink_colour` of its crop) is nearer that suit's learned coins' ink
+    than any other suit's; where the suit shares its ink with others (:func:`ink_alike`),
+    its fine look named the suit among them (:func:`_fine_suits`: ``suit_fits`` set and a
+    ``margin`` left). Learned looks only.
+
+    >>> looks = PieceLooks({"suns": np.zeros((CROP, CROP, 3), np.float32)}, {}, learned=True)
+    >>> looks.coins["moons"] = looks.coins["suns"].copy()
+    >>> looks.coins["suns"][8:12, 8:12] = (-40, 30, 20)  # a red symbol
+    >>> looks.coins["moons"][8:12, 8:12] = (-40, 0, -30)  # a blue one
+    >>> crops = np.zeros((64, len(OFFSETS), CROP, CROP, 3), np.float32)
+    >>> crops[0, CENTRE_SHIFT] = looks.coins["moons"]
+    >>> views = BoardViews(None, None, crops, None, None)
+    >>> d = CellDecision("a8", "unknown", best=("coin", "suns"))
+    >>> _suit_by_ink(views, 0, d, looks), _suit_by_ink(views, 0, CellDecision(
+    ...     "a8", "unknown", best=("coin", "moons")), looks)
+    (False, True)
+    """
+    suit = d.best[1]
+    if not looks.learned or suit not in looks.coins:
+        return False
+    if ink_alike(looks).get(suit):
+        return bool(d.suit_fits) and d.margin > 0
+    own = ink_colour(views.crops[i, CENTRE_SHIFT])
+    inks = {s: ink_colour(t) for s, t in looks.coins.items()}
+    return min(inks, key=lambda s: float(np.linalg.norm(inks[s] - own))) == suit
 
 
 def _fits_every_turn(d: CellDecision, looks: PieceLooks) -> bool:
@@ -2793,6 +2834,18 @@ def _piece_in_the_glare(d: CellDecision, looks: PieceLooks) -> bool:
     return True
 
 
+#: See :func:`_plain_tile_in_glare`: a cell under glare, without fine detail and as light as
+#: the glare over its lines, is plain tile with its colour this far from the tile's under
+#: glare (``glare_tint``). Glare is light added, uneven across a cell: the tile's own colour
+#: under it strays further than over a cell that :func:`_washed_out` weighs whole (there
+#: ``WASHED_TINT``). Round 22, tune acrylic 0-49, mixed 0-79, piecepackr 0-34, white hands
+#: mixed 0-39, every such cell (detail under ``detail_empty``, structure under the textured
+#: tile's, as light as the glare around): 631, all empty, 13 of them at 6.1-9.4; a colour
+#: of its own (a pale hand, a sheet) from 12 (round 16's test). With 10 (not 6), 5 empty
+#: cells left unknown are read (acrylic), none wrong. Fresh tune rigs (acrylic 50-69, mixed
+#: 80-99, piecepackr 35-49, white hands 40-59): 291 such cells, all empty (10 at 6.3-8.5);
+#: 8 cells read, 2 boards exact, none wrong.
+GLARE_PLAIN_TINT = 10.0
 #: Glare is smooth: plain tile under it is about as light as its own washed-out lines
 #: (``CellDecision.glare_around``). A dark piece under the same glare stays darker (a drawn
 #: black disc under glare 0.6: 0.86 of its lines' lightness; see the ninth session's review).
@@ -2809,10 +2862,10 @@ def _plain_tile_in_glare(d: CellDecision, looks: PieceLooks) -> bool:
     says it is glare. Round 16 (tune acrylic 0-49): 10 empty cells so read; the pieces
     under glare with so little detail (coins the renderer counts burnt out) had 3 x the
     structure or more, or a foreign colour. With :func:`glare_light`'s half way to white,
-    63 empty cells in all."""
+    63 empty cells in all. Round 22: its colour within ``GLARE_PLAIN_TINT`` (see there)."""
     return (
         d.detail_ratio < looks.detail_empty
-        and d.glare_tint < WASHED_TINT
+        and d.glare_tint < GLARE_PLAIN_TINT
         and d.energy_ratio < looks.textured_ratio * looks.empty_ratio
         and d.light_ratio >= GLARE_EVEN * d.glare_around
     )
