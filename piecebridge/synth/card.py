@@ -913,6 +913,12 @@ MARK_SEEN_INSET = 0.1
 #: how much a mark's darkening is smoothed (px) before its peak is found: one JPEG block's
 #: ringing on a single pixel is not a stroke
 MARK_SEEN_SMOOTH = 1.0
+#: a mark seen below this is faint: weaker in the photo than 99 % of the marks the reader
+#: (v14) reads right on bare paper (classic tune 1100-1299, the 1st percentile rounded down
+#: to 0.5, a rule fixed before the reader's figures were read: out/card21/PLAN.md). Faint,
+#: not gone: every mark the renderer draws darkens its photo by more than 2.5 x the
+#: paper's noise, and the reader reads most marks under this right, on shading too.
+MARK_VISIBLE = 8.5
 
 
 def mark_twin(row: int, col: int) -> int:
