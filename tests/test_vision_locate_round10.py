@@ -136,6 +136,7 @@ def _read_back_of(monkeypatch, misses: list[Miss]) -> dict:
         "washed_out": back.washed,
         "unsure_own_suit": back.unsure,
         "claimed": back.claimed,
+        "misnamed": back.misnamed,
     }
 
 
@@ -152,6 +153,17 @@ def test_pieces_read_unsure_as_their_own_suit_are_reported_not_counted(monkeypat
     assert learn._reads_back(report)
     report = _read_back_of(monkeypatch, [_other] * 7)
     assert report["read_back"] == 21 and not learn._reads_back(report)
+
+
+@pytest.mark.parametrize("misnamed, reads_back", [(0, True), (1, True), (2, False), (3, False)])
+def test_layout_pieces_read_as_another_suit_refuse_the_photo(monkeypatch, misnamed, reads_back):
+    """Looks that confuse two suits read the layout's own pieces as the other suit: tune
+    woodburned rig 30 read back 24 of 28 with 3 arms coins sure as suns, and its setup then
+    named every arms coin suns. Up to one such piece passes (a stray); more refuse the photo,
+    however many pieces were read as the layout says."""
+    report = _read_back_of(monkeypatch, [_other] * misnamed)
+    assert report["misnamed"] == misnamed and report["read_back"] == 28 - misnamed
+    assert learn._reads_back(report) == reads_back
 
 
 def test_a_calibration_grid_of_few_crosses_is_told_by_its_layout():

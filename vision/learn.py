@@ -305,11 +305,7 @@ def learn_setup(
             f"unsure as their own suit, {claimed} pieces on empty cells"
             + (f"; read otherwise: {misread}" if misread else "")
             + "); "
-            + (
-                "retake it with less glare on the board"
-                if washed >= MAX_WASHED_OUT
-                else "is the whole board in view and the layout as specified?"
-            ),
+            + _retake_hint(report),
             setup,
         )
     off = _cell_off(frame_bgr, pose)
@@ -414,11 +410,25 @@ def _learn_at(
         "unsure_own_suit": back.unsure,
         "read_by_face": back.by_face,
         "claimed": back.claimed,
+        "misnamed": back.misnamed,
     }
     # Read back as the layout is checked (a grid found a cell off learns it from the wrong
     # cells), used from then on: burnt one-brown symbols show little detail.
     looks.detail_empty = learned_detail_empty(detail_ratios(views), occ)
     return setup, report
+
+
+def _retake_hint(report: dict[str, Any]) -> str:
+    """What to change when a calibration photo does not read back (:func:`_reads_back`).
+
+    >>> _retake_hint({"washed_out": 0, "misnamed": 3})
+    'two suits looked alike: retake it with each coin face up and centred in its cell'
+    """
+    if report["washed_out"] >= MAX_WASHED_OUT:
+        return "retake it with less glare on the board"
+    if report.get("misnamed", 0) > MAX_MISNAMED:
+        return "two suits looked alike: retake it with each coin face up and centred in its cell"
+    return "is the whole board in view and the layout as specified?"
 
 
 def _reads_back(report: dict[str, Any]) -> bool:
@@ -428,6 +438,7 @@ def _reads_back(report: dict[str, Any]) -> bool:
         matched + min(report["washed_out"], MAX_WASHED_OUT) >= MIN_READ_BACK
         and matched >= MIN_READ_BACK - MAX_WASHED_OUT
         and report["claimed"] <= MAX_EMPTY_CLAIMED
+        and report.get("misnamed", 0) <= MAX_MISNAMED
     )
 
 
@@ -618,6 +629,14 @@ MAX_EMPTY_CLAIMED = 2
 #: (round 10): a grid a column or two off reads just that, as the layout's rows are its
 #: suits (tune acrylic rig 106 with the grid a tile east: 20 read back and 4 such).
 MAX_WASHED_OUT = 4
+#: The most layout pieces the read-back may read, sure, as a piece of another suit. More
+#: say the looks themselves confuse two suits, and every later frame would name them wrong
+#: without a word: tune woodburned rig 30 (its arms coins' rim circles 8-13 px off, the
+#: arms look blurred) read back 24 of 28 with 3 arms coins decided as suns, and then named
+#: its arms coins suns in every shot (7 cells wrong in four shots). Every other tune
+#: calibration photo read so (woodburned 0-49, mixed 0-39, acrylic 0-49, piecepackr 0-34,
+#: printplay 0-29) reads none; one is let pass as a stray.
+MAX_MISNAMED = 1
 
 
 class ReadBack(NamedTuple):
@@ -638,6 +657,8 @@ class ReadBack(NamedTuple):
     claimed: int
     #: Of ``matched``, the coins read by their faces (:func:`_faces_agree`).
     by_face: int
+    #: The layout's pieces surely read as a piece of another suit (``MAX_MISNAMED``).
+    misnamed: int = 0
 
 
 def _read_back(
@@ -661,18 +682,19 @@ def _read_back(
     if centres is not None:
         agree = _faces_agree(views, centres)
         seen = _cells_in_frame(setup.pose, setup.image_size)
-    matched = washed = unsure = claimed = by_face = 0
+    matched = washed = unsure = claimed = by_face = misnamed = 0
     for d in decide_all(measure(views, looks, setup.pose.inverted), looks):
         want = layout.get(d.cell)
         if want is None:
             claimed += d.kind in ("coin", "pawn")
             continue
+        misnamed += d.kind in ("coin", "pawn") and d.suit != want[1]
         how = _read_as(d, want, looks, agree.get(d.cell, False) and seen[d.cell])
         matched += how in ("read", "by face")
         by_face += how == "by face"
         washed += how == "washed out"
         unsure += how == "unsure"
-    return ReadBack(matched, washed, unsure, claimed, by_face)
+    return ReadBack(matched, washed, unsure, claimed, by_face, misnamed)
 
 
 #: A layout coin whose suit the fine look read (``CellDecision.fine_lead``, see
