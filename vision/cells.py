@@ -729,6 +729,9 @@ class CellDecision:
     pawn_fits: tuple[float, ...] = ()
     coin_fit: float = -1.0
     colour_suit: str | None = None
+    # ... and the suit whose pawn colour is nearest by its colour terms (a, b) alone, which a
+    # shade or a turn keeps (see hue_suit), however unclear; None when not measured.
+    hue_near: str | None = None
     # For a coin-like cell whose nearest look of another kind or suit is its own suit's pawn:
     # its best look's lead over the other coin suits' looks (else -1; see _own_pawn_alone).
     suit_margin: float = -1.0
@@ -1052,20 +1055,21 @@ def _claim_fit(d: CellDecision, looks: PieceLooks) -> float:
 
 def _claim_rank(d: CellDecision, looks: PieceLooks, ahead: int = 0) -> tuple[bool, float]:
     """The order of two cells claiming one suit's pawn (a Piecepack has one): a claim whose
-    colour named the suit (``colour_named``, see :func:`_pawn_by_colour`) first, then the
-    better :func:`_claim_fit`; ``ahead`` 1 adds ``min_margin`` to the fit (a rival within
-    it is nearly as good). The colour does not turn with the pawn, its look may: a folded
+    colour terms (``hue_near``) lie nearest another suit's pawn colour last, then the better
+    :func:`_claim_fit`; ``ahead`` 1 adds ``min_margin`` to the fit (a rival within it is
+    nearly as good). A turn or a shade keeps a pawn's hue, not always its look: a folded
     paper pawn's two printed slopes face the light by how it stands, and a dark blue tent
     so turned fit the black tent's learned look 0.03 better than the black tent itself
-    did, whose colour named its suit and the blue one's did not (tune printplay 20/3).
+    did, its hue nearer the blue pawn's (tune printplay 20/3). A black coin whose colour
+    names the black pawn does not so outrank the black pawn (tune acrylic 14/1).
 
     >>> looks = PieceLooks({}, {}, learned=True, min_margin=0.05)
-    >>> named = CellDecision("f1", "pawn", "moons", similarity=0.9, colour_named=True)
-    >>> by_look = CellDecision("a1", "pawn", "moons", similarity=0.93)
-    >>> sorted([by_look, named], key=lambda d: _claim_rank(d, looks))[-1].cell
+    >>> black = CellDecision("f1", "pawn", "moons", similarity=0.9, hue_near="moons")
+    >>> blue = CellDecision("a1", "pawn", "moons", similarity=0.93, hue_near="arms")
+    >>> sorted([blue, black], key=lambda d: _claim_rank(d, looks))[-1].cell
     'f1'
     """
-    return d.colour_named, _claim_fit(d, looks) + ahead * looks.min_margin
+    return d.hue_near in (None, d.suit), _claim_fit(d, looks) + ahead * looks.min_margin
 
 
 def _by_a_hand(d: CellDecision) -> bool:
@@ -2641,6 +2645,7 @@ def _pawn_by_colour(
     """
     colours = looks.pawn_colours()
     c = pawn_colour(crop)
+    d.hue_near = min(colours, key=lambda s: float(np.linalg.norm(c[1:] - colours[s][1:])))
     dist = sorted((float(np.linalg.norm((c - v) * _COLOUR_WEIGHTS)), s) for s, v in colours.items())
     if len(dist) < 2:
         return
