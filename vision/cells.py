@@ -727,6 +727,9 @@ class CellDecision:
     pawn_fits: tuple[float, ...] = ()
     coin_fit: float = -1.0
     colour_suit: str | None = None
+    # ... and the suit whose pawn colour is nearest by its colour terms (a, b) alone, which a
+    # shade or a turn keeps (see hue_suit), however unclear; None when not measured.
+    hue_near: str | None = None
     # For a coin-like cell whose nearest look of another kind or suit is its own suit's pawn:
     # its best look's lead over the other coin suits' looks (else -1; see _own_pawn_alone).
     suit_margin: float = -1.0
@@ -846,10 +849,9 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
             d.kind, d.suit, d.confidence = "unknown", None, 0.0
     for suit in SUITS:
         claims = [d for d in out if d.kind == "pawn" and d.suit == suit]
-        claims.sort(key=lambda d: _claim_fit(d, looks), reverse=True)
-        if len(claims) > 1 and _claim_fit(claims[0], looks) - _claim_fit(claims[1], looks) < (
-            looks.min_margin
-        ):  # a rival claim nearly as good: the one kept is at most half sure
+        claims.sort(key=lambda d: _claim_rank(d, looks), reverse=True)
+        if len(claims) > 1 and _claim_rank(claims[0], looks) < _claim_rank(claims[1], looks, 1):
+            # a rival claim nearly as good: the one kept is at most half sure
             claims[0].confidence = min(claims[0].confidence, 0.5)
         for d in claims[1:]:
             d.kind, d.suit, d.confidence = "unknown", None, 0.0
@@ -1050,6 +1052,25 @@ def _claim_fit(d: CellDecision, looks: PieceLooks) -> float:
     moons pawn's look 0.004 better than the moons pawn in view; fresh tune rigs (50-69),
     shot 251, the moons pawn in glare fit 0.07 better than a moons coin in view."""
     return d.similarity - (looks.min_margin if d.covered else 0.0)
+
+
+def _claim_rank(d: CellDecision, looks: PieceLooks, ahead: int = 0) -> tuple[bool, float]:
+    """The order of two cells claiming one suit's pawn (a Piecepack has one): a claim whose
+    colour terms (``hue_near``) lie nearest another suit's pawn colour last, then the better
+    :func:`_claim_fit`; ``ahead`` 1 adds ``min_margin`` to the fit (a rival within it is
+    nearly as good). A turn or a shade keeps a pawn's hue, not always its look: a folded
+    paper pawn's two printed slopes face the light by how it stands, and a dark blue tent
+    so turned fit the black tent's learned look 0.03 better than the black tent itself
+    did, its hue nearer the blue pawn's (tune printplay 20/3). A black coin whose colour
+    names the black pawn does not so outrank the black pawn (tune acrylic 14/1).
+
+    >>> looks = PieceLooks({}, {}, learned=True, min_margin=0.05)
+    >>> black = CellDecision("f1", "pawn", "moons", similarity=0.9, hue_near="moons")
+    >>> blue = CellDecision("a1", "pawn", "moons", similarity=0.93, hue_near="arms")
+    >>> sorted([blue, black], key=lambda d: _claim_rank(d, looks))[-1].cell
+    'f1'
+    """
+    return d.hue_near in (None, d.suit), _claim_fit(d, looks) + ahead * looks.min_margin
 
 
 def _by_a_hand(d: CellDecision) -> bool:
@@ -2672,6 +2693,7 @@ def _pawn_by_colour(
     """
     colours = looks.pawn_colours()
     c = pawn_colour(crop)
+    d.hue_near = min(colours, key=lambda s: float(np.linalg.norm(c[1:] - colours[s][1:])))
     dist = sorted((float(np.linalg.norm((c - v) * _COLOUR_WEIGHTS)), s) for s, v in colours.items())
     if len(dist) < 2:
         return
