@@ -19,9 +19,6 @@ from piecebridge.vision.cells import (
     _mark_picks_turn,
     _suit_by_ink,
     decide,
-    ink_alike,
-    ink_colour,
-    learned_detail_empty,
 )
 
 from tests.test_vision_cells_round9 import _marks
@@ -104,33 +101,6 @@ def test_suits_of_one_ink_are_seen_only_as_their_fine_look_named_them():
     views = _views((30.0, 20.0))
     assert _suit_by_ink(views, 0, named, looks)
     assert not _suit_by_ink(views, 0, undecided, looks)
-
-
-# ------------------------------------------------------------- literal bars
-
-
-def test_two_suits_inks_fifteen_apart_are_not_alike_eight_apart_are():
-    coins = {"suns": _coin_look((30.0, 0.0)), "arms": _coin_look((30.0, 15.0)),
-             "crowns": _coin_look((-30.0, 8.0)), "moons": _coin_look((-30.0, 0.0))}  # fmt: skip
-    alike = ink_alike(PieceLooks(coins, {}, learned=True))
-    assert alike == {"suns": (), "arms": (), "crowns": ("moons",), "moons": ("crowns",)}
-
-
-def test_the_ink_is_the_quarter_of_the_disc_farthest_from_its_ground():
-    # 284 disc pixels: a 6 x 6 symbol (a 30), 80 faint pixels (lightness only), the rest
-    # ground. The quarter (71) is the symbol and 35 faint pixels: a = 36 x 30 / 71.
-    look = np.zeros((CROP, CROP, 3), np.float32)
-    look[C - 3 : C + 3, C - 3 : C + 3] = (-40, 30, 0)
-    look[C - 8 : C - 3, C - 8 : C + 8] = (-10, 0, 0)
-    assert int((look[..., 0] == -10).sum()) == 80
-    assert ink_colour(look).tolist() == pytest.approx([15.211, 0.0], abs=0.01)
-
-
-def test_detail_empty_is_between_the_busiest_empty_cells_and_the_quietest_pieces():
-    occupied = np.arange(64) >= 36
-    detail = np.concatenate([np.linspace(1.0, 2.0, 36), np.linspace(2.0, 4.7, 28)])
-    # 95th percentile of the empty cells 1.95, 10th of the pieces 2.27: sqrt(1.95 x 2.27).
-    assert learned_detail_empty(detail, occupied) == pytest.approx(2.104, abs=0.001)
 
 
 # ------------------------------------------------------------- plain tile under glare
