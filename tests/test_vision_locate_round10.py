@@ -166,6 +166,19 @@ def test_layout_pieces_read_as_another_suit_refuse_the_photo(monkeypatch, misnam
     assert learn._reads_back(report) == reads_back
 
 
+def _fine_other(want: tuple[str, str]) -> CellDecision:
+    """A coin left undecided whose fine look leads, by a near tie, with another suit."""
+    return CellDecision("", "unknown", best=("coin", _other_suit(want)), fine_lead=0.02)
+
+
+def test_coins_whose_fine_look_leads_with_another_suit_are_misnamed(monkeypatch):
+    """Undecided in play, a layout coin the fine look gives another suit, however narrowly,
+    still says the looks confuse two suits (tune woodburned rig 30 at FINE_SUIT_LEAD 0.1)."""
+    report = _read_back_of(monkeypatch, [_fine_other] * 2)
+    assert (report["misnamed"], report["read_back"]) == (2, 26)
+    assert not learn._reads_back(report)
+
+
 def test_a_calibration_grid_of_few_crosses_is_told_by_its_layout():
     """Tune acrylic calibration photo of rig 7 at the renderer's strongest glare: glare
     washes out five tiles' lines and the layout covers more, so the board's full-frame fit

@@ -688,7 +688,7 @@ def _read_back(
         if want is None:
             claimed += d.kind in ("coin", "pawn")
             continue
-        misnamed += d.kind in ("coin", "pawn") and d.suit != want[1]
+        misnamed += _misnamed(d, want)
         how = _read_as(d, want, looks, agree.get(d.cell, False) and seen[d.cell])
         matched += how in ("read", "by face")
         by_face += how == "by face"
@@ -705,6 +705,23 @@ def _read_back(
 #: closest own-suit lead on tune woodburned 0-29 is 0.003 (one coin), then 0.04-0.1 (5
 #: coins), and all 30 read back.
 READ_BACK_FINE_LEAD = FINE_SUIT_LEAD
+
+
+def _misnamed(d: CellDecision, want: tuple[str, str]) -> bool:
+    """Whether the read-back names the layout piece ``want`` (kind, suit) as another suit:
+    decided so, or a coin of a suit sharing its ink whose fine look leads with another suit
+    at any lead (``CellDecision.fine_lead``). Undecided in play, the latter still says the
+    looks confuse two suits: tune woodburned rig 30 (its arms look blurred) read 3 arms coins
+    as suns, decided at ``FINE_SUIT_LEAD`` 0.05 but not at 0.1 (the reviewer); counted so, it
+    is refused at either.
+
+    >>> d = CellDecision("a1", "unknown", best=("coin", "suns"), fine_lead=0.02)
+    >>> _misnamed(d, ("coin", "arms")), _misnamed(d, ("coin", "suns"))
+    (True, False)
+    """
+    if d.kind in ("coin", "pawn"):
+        return d.suit != want[1]
+    return d.fine_lead >= 0 and d.best[:1] == ("coin",) and d.best[1] != want[1]
 
 
 def _read_as(d: CellDecision, want: tuple[str, str], looks: PieceLooks, by_face: bool) -> str:
