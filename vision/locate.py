@@ -2075,7 +2075,11 @@ def _find_small(
         # A failed fit says "cut off" only when a grid was truly seen (CUT_OFF_CROSSES) and
         # runs past the frame: a part of a board wholly in view, fitted from an outline that
         # takes in some table out to the frame edge, is no board cut off.
-        grid_seen = pose.crosses_found >= CUT_OFF_CROSSES and not _in_frame(pose, gray.shape)
+        grid_seen = (
+            pose.crosses_found >= CUT_OFF_CROSSES
+            and not _in_frame(pose, gray.shape)
+            and _lines_at_frame_edge(gray, pose, px) >= LINES_AT_EDGE
+        )
         # The grid must explain the whole outline; a partial board fits crosses and gaps
         # at the wrong scale.
         if _corner_gap(pose, quad) > 1.5:
@@ -2640,3 +2644,25 @@ def check_lock(
     if med > moved_cells or edges_bad:
         return "moved", seen, off
     return ("drift" if med > drift_cells else "ok"), seen, off
+
+
+#: Share of a grid's cell sides within a cell of the frame's edge that must show a line for
+#: the grid to be a board running out of the frame (the reviewer, thirteenth session: tune
+#: cut-off negatives 0-79 0.19-1.0; real photos of a 9x6 chessboard wholly in view, fitted
+#: as a diagonal grid over its squares' corners, 0-0.12).
+LINES_AT_EDGE = 0.15
+
+
+def _lines_at_frame_edge(gray: np.ndarray, pose: BoardPose, px: int) -> float:
+    """Share of the grid's cell-side segments within a cell of the frame's edge (and in the
+    frame) that show a line: a board cut off by the frame shows its lines up to the edge."""
+    ridge = _ridge_map(pose.rectify(gray, px, 0.5), px)
+    seg = line_segments(ridge, px, 0.5, list(range(N + 1)))  # (2, 9, 8): x = k, y = k
+    xv, yv = np.meshgrid(np.arange(N + 1.0), np.arange(N) + 0.5, indexing="ij")
+    vertical = np.stack([xv, yv], -1).reshape(-1, 2)
+    pts = np.concatenate([vertical, vertical[:, ::-1]])
+    p = pose.to_image(pts)
+    h, w = gray.shape[:2]
+    edge = np.minimum.reduce([p[:, 0], p[:, 1], w - 1 - p[:, 0], h - 1 - p[:, 1]])
+    near = (edge >= 0) & (edge < pose.cell_size_px())
+    return float(seg.reshape(-1)[near].mean()) if near.any() else 0.0
