@@ -17,7 +17,7 @@ The ground truth is a ``card/1`` object (``shared/spec/formats.md``). Photograph
 final photo shows (:func:`shading_seen`; under :data:`SEEN_VISIBLE` it is not in the
 pixels). With ``marks_seen=True`` each grid also holds ``"mark_seen"``: ``{cell: value}``
 for its cells with a mark, how much of the mark the photo shows (:func:`mark_seen`; under
-:data:`MARK_VISIBLE` it is not in the pixels). Keys beside ``"cells"``: a ``card/1``
+:data:`MARK_VISIBLE` it is faint, not gone). Keys beside ``"cells"``: a ``card/1``
 reader that does not know them ignores them.
 
 >>> import numpy as np
@@ -915,7 +915,8 @@ MARK_SEEN_INSET = 0.1
 MARK_SEEN_SMOOTH = 1.0
 #: a mark seen below this is faint: weaker in the photo than 99 % of the marks the reader
 #: (v14) reads right on bare paper (classic tune 1100-1299, the 1st percentile rounded down
-#: to 0.5, a rule fixed before the reader's figures were read: out/card21/PLAN.md). Faint,
+#: to 0.5; the rule was written down before the reader's failures were looked at,
+#: out/card21/PLAN.md, but the value depends on what v14 reads right). Faint,
 #: not gone: every mark the renderer draws darkens its photo by more than 2.5 x the
 #: paper's noise, and the reader reads most marks under this right, on shading too.
 MARK_VISIBLE = 8.5
