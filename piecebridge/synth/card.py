@@ -877,20 +877,30 @@ def shading_seen(photo_bgr, unshaded_bgr, paper_bgr, quads: np.ndarray) -> np.nd
         cv2.cvtColor(im, cv2.COLOR_BGR2GRAY).astype(np.float32)
         for im in (photo_bgr, unshaded_bgr, paper_bgr)
     ]
-    h, w = grey[0].shape
     out = np.zeros(len(quads))
     for i, q in enumerate(quads):
-        x0, y0 = np.clip(np.floor(q.min(0)).astype(int), 0, [w - 1, h - 1])
-        x1, y1 = np.clip(np.ceil(q.max(0)).astype(int) + 1, 1, [w, h])
-        mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-        cv2.fillConvexPoly(mask, np.round((q - (x0, y0)) * 16).astype(np.int32), 1, cv2.LINE_8, 4)
-        inside = mask.astype(bool)
-        if not inside.any():
-            continue
-        photo, unshaded, paper = (g[y0:y1, x0:x1][inside] for g in grey)
-        noise = 1.4826 * float(np.median(np.abs(paper - np.median(paper))))
-        out[i] = float(np.mean(unshaded - photo)) / max(noise, SEEN_NOISE_FLOOR)
+        photo, unshaded, paper = _in_quad(q, grey)
+        if photo.size:
+            out[i] = float(np.mean(unshaded - photo)) / _paper_noise(paper)
     return out
+
+
+def _in_quad(quad: np.ndarray, images: list[np.ndarray]) -> list[np.ndarray]:
+    """The pixels of each of ``images`` (all one size) inside ``quad`` (4 x 2, x y px)."""
+    h, w = images[0].shape[:2]
+    x0, y0 = np.clip(np.floor(quad.min(0)).astype(int), 0, [w - 1, h - 1])
+    x1, y1 = np.clip(np.ceil(quad.max(0)).astype(int) + 1, 1, [w, h])
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(mask, np.round((quad - (x0, y0)) * 16).astype(np.int32), 1, cv2.LINE_8, 4)
+    inside = mask.astype(bool)
+    return [im[y0:y1, x0:x1][inside] for im in images]
+
+
+def _paper_noise(paper: np.ndarray) -> float:
+    """The paper's noise: the robust spread (1.4826 x the median absolute deviation) of its
+    grey levels, at least :data:`SEEN_NOISE_FLOOR`."""
+    noise = 1.4826 * float(np.median(np.abs(paper - np.median(paper))))
+    return max(noise, SEEN_NOISE_FLOOR)
 
 
 def _grid_seen(card, m_mm, photo, twins, g: int, grid: dict) -> dict[str, float]:
@@ -959,23 +969,12 @@ def mark_seen(photo_bgr, unmarked_bgr, paper_bgr, quads: np.ndarray) -> np.ndarr
         for im in (photo_bgr, unmarked_bgr, paper_bgr)
     ]
     dark = cv2.GaussianBlur(grey[1] - grey[0], (0, 0), MARK_SEEN_SMOOTH)
-    h, w = grey[0].shape
     out = np.zeros(len(quads))
     for i, q in enumerate(quads):
-        x0, y0 = np.clip(np.floor(q.min(0)).astype(int), 0, [w - 1, h - 1])
-        x1, y1 = np.clip(np.ceil(q.max(0)).astype(int) + 1, 1, [w, h])
-        mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-        cv2.fillConvexPoly(mask, np.round((q - (x0, y0)) * 16).astype(np.int32), 1, cv2.LINE_8, 4)
-        inside = mask.astype(bool)
-        if not inside.any():
-            continue
-        d = dark[y0:y1, x0:x1][inside]
-        peak = float(d.max())
-        if peak <= 0:
-            continue
-        paper = grey[2][y0:y1, x0:x1][inside]
-        noise = 1.4826 * float(np.median(np.abs(paper - np.median(paper))))
-        out[i] = float(d[d >= peak / 2].mean()) / max(noise, SEEN_NOISE_FLOOR)
+        d, paper = _in_quad(q, [dark, grey[2]])
+        peak = float(d.max()) if d.size else 0.0
+        if peak > 0:
+            out[i] = float(d[d >= peak / 2].mean()) / _paper_noise(paper)
     return out
 
 
