@@ -32,18 +32,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from collections import Counter
 from multiprocessing import Pool
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from card_data import load_truth, match_views, style_photo_path, use_model
+from card_data import load_truth, match_views, rewrite_truth, style_photo_path, use_model
 from piecebridge.vision import card as vc
 
 from piecebridge.errors import UserError
@@ -155,19 +152,8 @@ def add_mark_seen(path: Path, split: str, index: int, size: tuple[int, int]) -> 
     marks_seen=True)``, which draws the very same photo (checked against the cached one),
     unless it has them; the truth file is rewritten atomically."""
     truth = load_truth(path)
-    if all("mark_seen" in g and "shading_seen" in g for g in truth["grids"]):
-        return path
-    import cv2
-
-    img, seen = split_photo(split, index, size, seen=True, marks_seen=True)
-    cached = cv2.imread(str(path))
-    if cached is None or np.abs(cached.astype(np.int16) - img).mean() > 2.0:
-        raise RuntimeError(f"{path}: the renderer no longer draws this photo")
-    if [g["cells"] for g in seen["grids"]] != [g["cells"] for g in truth["grids"]]:
-        raise RuntimeError(f"{path}: the renderer no longer draws this truth")
-    tmp = path.with_suffix(f".{os.getpid()}.tmp.json")
-    tmp.write_text(json.dumps(seen))
-    os.replace(tmp, path.with_suffix(".json"))
+    if not all("mark_seen" in g and "shading_seen" in g for g in truth["grids"]):
+        rewrite_truth(path, split_photo(split, index, size, seen=True, marks_seen=True))
     return path
 
 

@@ -122,10 +122,16 @@ def add_seen(path: Path, split: str, index: int, size: tuple[int, int], style: s
     """Give the truth beside a cached photo its ``shading_seen`` (rendered again with
     ``split_photo(..., seen=True)``, which draws the very same photo; checked against
     the cached one), unless it has it; the truth file is rewritten atomically."""
+    if not has_seen(load_truth(path)):
+        rewrite_truth(path, split_photo(split, index, size, style=style, seen=True))
+
+
+def rewrite_truth(path: Path, rendered: tuple[np.ndarray, dict]) -> None:
+    """Replace the truth beside the cached photo ``path`` with ``rendered`` (the photo drawn
+    again and its fuller truth), atomically, after checking that the renderer still draws
+    that photo and those cells."""
+    img, seen = rendered
     truth = load_truth(path)
-    if has_seen(truth):
-        return
-    img, seen = split_photo(split, index, size, style=style, seen=True)
     cached = cv2.imread(str(path))
     if cached is None or np.abs(cached.astype(np.int16) - img).mean() > 2.0:
         raise RuntimeError(f"{path}: the renderer no longer draws this photo")
