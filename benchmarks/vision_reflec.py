@@ -73,9 +73,14 @@ def _load_or_render(path: Path, render) -> tuple[np.ndarray, dict]:
     if png.exists() and js.exists():
         return cv2.imread(str(png)), json.loads(js.read_text())
     shot = render()
-    cv2.imwrite(str(png), shot.image)
     truth = {k: v for k, v in shot.truth.items()}
-    js.write_text(json.dumps(truth))
+    # Written under a private name, then renamed: helpers share caches, and a reader must
+    # never see half a file (the renders are deterministic, so the last rename is as good).
+    tmp = f"{path}.tmp{os.getpid()}"
+    cv2.imwrite(f"{tmp}.png", shot.image)
+    Path(f"{tmp}.json").write_text(json.dumps(truth))
+    os.replace(f"{tmp}.png", png)
+    os.replace(f"{tmp}.json", js)
     return shot.image, truth
 
 
