@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
+import test_referee_judge as truth
 from piecebridge.rules import reflec as R
 
-import tests.test_referee_judge as truth
 from piecebridge.display import simavr
 from piecebridge.display.protocol import cell_index
 from piecebridge.referee.gamelog import action_segments

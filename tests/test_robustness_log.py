@@ -91,7 +91,7 @@ def test_kill_9_mid_game_then_resume_keeps_every_line_and_finishes(tmp_path):
     """The referee killed with SIGKILL (no cleanup at all), its last line then torn as a
     power cut would leave it: resuming keeps every whole line byte for byte, appends only,
     and finishes the game as an uninterrupted run does."""
-    from tests.test_referee_e2e import expected_actions
+    from test_referee_e2e import expected_actions
 
     log = tmp_path / "game.jsonl"
     command = [sys.executable, "-m", "piecebridge", "referee", "--speed", "0", "--quiet"]

@@ -130,10 +130,10 @@ def test_ctrl_c_during_live_calibration_calibrates_from_the_views_kept(
 ):
     # A live camera never ends: Ctrl-C was the only way out, and it threw every view away.
     from piecebridge.calibration.camera import load_camera_calibration
+    from test_calibration_camera_live import LENS, PATTERN
 
     from piecebridge.commands import calibrate_camera
     from piecebridge.synth.calibration_target import TargetScene, hand_held_video
-    from tests.test_calibration_camera_live import LENS, PATTERN
 
     frames = hand_held_video(TargetScene.of(PATTERN), LENS, 14, np.random.default_rng(1))
 

@@ -42,10 +42,11 @@ def test_buttons_while_a_replay_waits_are_taken_at_game_time():
 
 @pytest.mark.firmware
 def test_simavr_killed_mid_game_the_game_goes_on_and_the_log_replays(tmp_path):
+    from test_referee_e2e import DEMO, expected_actions
+
     from piecebridge.display import simavr
     from piecebridge.referee.gamelog import action_segments
     from piecebridge.referee.session import SessionOptions, run_session
-    from tests.test_referee_e2e import DEMO, expected_actions
 
     simavr.require_or_skip()
     boards: list[simavr.SimavrBoard] = []

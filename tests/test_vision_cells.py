@@ -15,9 +15,9 @@ from piecebridge.vision.learn import learn_setup
 from piecebridge.vision.occlusion import covered_cells, hidden_fraction
 from piecebridge.vision.raster import CROP, FACE_CROP, FACE_PX
 from piecebridge.vision.reader import BoardReader
+from test_vision_board import POSITION, S, as_sets, draw_board
 
 from piecebridge.errors import UserError
-from tests.test_vision_board import POSITION, S, as_sets, draw_board
 
 
 def test_similarities_equal_masked_cosine():

@@ -6,9 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from piecebridge.vision.cells import CellDecision, PieceLooks, _pawn_by_colour, decide
-
-from tests.test_vision_cells import _disc_crop
-from tests.test_vision_cells import _measured as _cell
+from test_vision_cells import _disc_crop
+from test_vision_cells import _measured as _cell
 
 ORANGE, DARK = (-78.0, 24.0, 25.0), (-152.0, -5.0, -28.0)
 
@@ -67,8 +66,7 @@ def test_two_agreeing_mark_reads_do_not_name_a_coin_whose_look_fits_every_turn(m
     (it may be another suit's coin); two sure mark reads said west, and it was read as an
     arms coin. A look that rules a turn out still takes the two reads' facing."""
     from piecebridge.vision.cells import _check_mark
-
-    from tests.test_vision_cells_round9 import _marks
+    from test_vision_cells_round9 import _marks
 
     coin = _cell(best=("coin", "arms"), facing="north", facing_margin=0.069, similarity=0.71,
                  margin=0.074, turn_leads=(0.0, 0.08, 0.08, 0.07), detail_ratio=8.6)  # fmt: skip

@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 from piecebridge.vision.cells import CellDecision, PieceLooks, decide, decide_all
 from piecebridge.vision.raster import CELL_ORDER
-
-from tests.test_vision_cells import _measured as _cell
+from test_vision_cells import _measured as _cell
 
 LEARNED = PieceLooks({}, {}, learned=True)
 

@@ -9,8 +9,7 @@ import dataclasses
 import pytest
 from piecebridge.vision.cells import CellDecision, PieceLooks, decide_all
 from piecebridge.vision.raster import CELL_ORDER
-
-from tests.test_vision_cells_round11 import _pawn
+from test_vision_cells_round11 import _pawn
 
 
 def _coin_like() -> CellDecision:

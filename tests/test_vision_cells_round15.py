@@ -20,9 +20,8 @@ from piecebridge.vision.cells import (
     decide,
 )
 from piecebridge.vision.facing import FACINGS
-
-from tests.test_vision_cells_round11 import _board, _pawn
-from tests.test_vision_cells_round12 import _read
+from test_vision_cells_round11 import _board, _pawn
+from test_vision_cells_round12 import _read
 
 LABELS = [("coin", s, f) for s in ("suns", "arms") for f in FACINGS] + [
     ("pawn", s, None) for s in ("suns", "arms")

@@ -28,11 +28,10 @@ from piecebridge.vision.cells import (
 )
 from piecebridge.vision.occlusion import _index, hidden_share, line_strengths
 from piecebridge.vision.raster import CELL_ORDER, FACE_PX, MARGIN, PX
-
-from tests.test_vision_cells import _measured as _cell
-from tests.test_vision_cells_round11 import LEARNED, _board, _pawn
-from tests.test_vision_cells_round13 import GLARED, HAND, TILE_BGR, _linear, _recorded
-from tests.test_vision_cells_round13 import _board as _glare_board
+from test_vision_cells import _measured as _cell
+from test_vision_cells_round11 import LEARNED, _board, _pawn
+from test_vision_cells_round13 import GLARED, HAND, TILE_BGR, _linear, _recorded
+from test_vision_cells_round13 import _board as _glare_board
 
 # --------------------------------------------------------------------------- glare, no hand
 

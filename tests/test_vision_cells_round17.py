@@ -19,9 +19,8 @@ from piecebridge.vision.cells import (
     tile_shares,
 )
 from piecebridge.vision.raster import CELL_ORDER, MARGIN, PX
-
-from tests.test_vision_cells import _measured as _cell
-from tests.test_vision_cells_round11 import _board
+from test_vision_cells import _measured as _cell
+from test_vision_cells_round11 import _board
 
 #: Mixed tune shot 9 h6 (round 16's "covered, the renderer in view"): a finger's shadow over
 #: an empty cell's lines, fitting the arms pawn's look 0.76.

@@ -31,10 +31,9 @@ from piecebridge.vision.cells import (
     window_crops,
 )
 from piecebridge.vision.raster import CELL_ORDER, MARGIN, PX
-
-from tests.test_vision_cells import _measured as _cell
-from tests.test_vision_cells_round11 import _board
-from tests.test_vision_cells_round17 import FINGER_TIP
+from test_vision_cells import _measured as _cell
+from test_vision_cells_round11 import _board
+from test_vision_cells_round17 import FINGER_TIP
 
 #: A cream tile (OpenCV 8-bit a, b) and its typical cell's lightness.
 REFS = BoardRefs(np.array([130.0, 150.0]), 1.0, 1.0, 200.0)

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from piecebridge.vision.cells import CellDecision, PieceLooks, _pawn_by_colour, decide, hue_suit
-
-from tests.test_vision_cells import _disc_crop
+from test_vision_cells import _disc_crop
 
 # Acrylic tune rig 20: the learned pawns (relative Lab, see pawn_colour); the board's grey
 # (a colourless thing's relative a, b) lies by the black moons pawn's.

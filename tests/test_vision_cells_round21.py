@@ -21,9 +21,8 @@ from piecebridge.vision.cells import (
 from piecebridge.vision.facing import mark_blob
 from piecebridge.vision.occlusion import covered_cells, hidden_share, line_strengths
 from piecebridge.vision.raster import CELL_ORDER, FACE_PX, MARGIN
-
-from tests.test_vision_cells import _measured as _cell
-from tests.test_vision_facing_round20 import _coin
+from test_vision_cells import _measured as _cell
+from test_vision_facing_round20 import _coin
 
 LEARNED = PieceLooks({}, {}, learned=True)
 SUITS = ("suns", "moons", "crowns", "arms")

@@ -20,8 +20,7 @@ from piecebridge.vision.cells import (
     _suit_by_ink,
     decide,
 )
-
-from tests.test_vision_cells_round9 import _marks
+from test_vision_cells_round9 import _marks
 
 C = CROP // 2
 

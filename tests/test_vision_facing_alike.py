@@ -22,9 +22,9 @@ from piecebridge.vision.cells import (
 from piecebridge.vision.facing import turn_alikeness
 from piecebridge.vision.learn import learn_setup
 from piecebridge.vision.raster import FACE_CROP
+from test_vision_board import layout_image
 
 from piecebridge.errors import UserError
-from tests.test_vision_board import layout_image
 
 C = (FACE_CROP - 1) / 2
 MARK = (11.0, 9.0)  # the dot's distance north of the centre and its area, as mark_blob learns

@@ -8,8 +8,7 @@ import cv2
 import numpy as np
 from piecebridge.calibration.geometry import N
 from piecebridge.vision.occlusion import covered_cells, hidden_share, line_strengths
-
-from tests.test_vision_cells import _rectified_board
+from test_vision_cells import _rectified_board
 
 
 def _linear(srgb: np.ndarray) -> np.ndarray:

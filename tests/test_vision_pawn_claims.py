@@ -5,8 +5,7 @@ with its slopes, its hue does not). Made-up measurements, milliseconds."""
 from __future__ import annotations
 
 import numpy as np
-
-from tests.test_vision_cells_round21 import _board
+from test_vision_cells_round21 import _board
 
 
 def _claims(h8_hue: str) -> dict:
@@ -39,8 +38,7 @@ def test_the_hue_nearest_is_measured_however_unclear_the_colour():
     # Tune printplay 20/3 a1 (relative Lab): a dark blue tent turned, as dark as the black
     # tent's learned colour and nearer it by lightness, its colour terms nearer the blue's.
     from piecebridge.vision.cells import CellDecision, PieceLooks, _pawn_by_colour
-
-    from tests.test_vision_cells import _disc_crop
+    from test_vision_cells import _disc_crop
 
     black, blue = (-113.9, 3.2, -9.2), (-86.0, -0.5, -29.2)
     looks = PieceLooks({}, {"moons": _disc_crop(black), "arms": _disc_crop(blue)})

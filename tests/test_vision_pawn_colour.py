@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from piecebridge.vision.cells import CellDecision, PieceLooks, _pawn_by_colour, decide
-
-from tests.test_vision_cells import _disc_crop
+from test_vision_cells import _disc_crop
 
 
 def test_a_shaded_pawn_whose_colour_leans_to_another_suit_than_its_look_is_unknown():
