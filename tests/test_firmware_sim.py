@@ -199,3 +199,14 @@ def test_open_display_simavr_runs_the_real_firmware():
         display.simulate_press("east")
         event = display.get_event(timeout=3.0)
     assert event is not None and event.button == "east"
+
+
+def test_the_harness_reports_a_cycle_when_the_clock_reaches_it(board):
+    # `at` replaces asking the clock every few ms: one event, at or just past the cycle.
+    now = board.cycle()
+    ms = simavr.F_CPU // 1000
+    assert board.wait_cycle(now + 20 * ms, timeout=10.0)
+    reached = next(m for m in reversed(board.log) if m.get("ev") == "reached")
+    assert reached["at"] == now + 20 * ms
+    assert now + 20 * ms <= reached["cycle"] < now + 21 * ms
+    assert board.wait_cycle(now, timeout=1.0)  # a cycle already passed answers at once

@@ -21,6 +21,7 @@
  *     fault DROP CORRUPT DUP SEED   per-million byte fault rates on both directions
  *     peek ADDR N             N (<= 64) bytes of data memory at ADDR (debugging)
  *     cycle                   print the current cycle
+ *     at CYCLE                {"ev":"reached","at":CYCLE,...} once the clock passes CYCLE
  *     quit
  * - --speed X throttles simulated time to X times wall time (default 1; 0 = flat out).
  * - --trace-rx prints {"ev":"rx","cycle":N} when host bytes start arriving after a pause.
@@ -346,6 +347,25 @@ static avr_cycle_count_t release_timer(avr_t *a, avr_cycle_count_t when, void *p
     return 0;
 }
 
+/* "at CYCLE" waits: the host sleeps on one event instead of asking the clock every few ms.
+ * Checked after every instruction (a compare while none is pending); a reset keeps them,
+ * the clock runs on through it. */
+#define MAX_WAITS 16
+static unsigned long long waits[MAX_WAITS];
+static int n_waits;
+
+static void check_waits(void) {
+    unsigned long long now = (unsigned long long)avr->cycle;
+    for (int i = 0; i < n_waits;) {
+        if (waits[i] <= now) {
+            emit("{\"ev\":\"reached\",\"at\":%llu,\"cycle\":%llu}", waits[i], now);
+            waits[i] = waits[--n_waits];
+        } else {
+            i++;
+        }
+    }
+}
+
 static char ctl_buf[256];
 static size_t ctl_len;
 
@@ -381,6 +401,8 @@ static void control_line(char *line) {
         emit("{\"ev\":\"stats\",\"cycle\":%llu,\"rx\":%lu,\"overrun\":%lu,\"dropped\":%lu,"
              "\"corrupted\":%lu,\"duplicated\":%lu,\"frames\":%lu}",
              cyc, stat_rx, stat_overrun, stat_dropped, stat_corrupted, stat_duplicated, frames_out);
+    } else if (!strcmp(cmd, "at") && n >= 2 && a1 >= 0 && n_waits < MAX_WAITS) {
+        waits[n_waits++] = (unsigned long long)a1; /* reported by check_waits, maybe at once */
     } else if (!strcmp(cmd, "quit")) {
         emit("{\"ev\":\"quit\",\"cycle\":%llu}", cyc);
         _exit(0); /* simavr teardown can hang; nothing to flush */
@@ -510,6 +532,7 @@ int main(int argc, char **argv) {
             emit("{\"ev\":\"replug\",\"pty\":\"%s\",\"cycle\":%llu}", slave, (unsigned long long)avr->cycle);
         }
         int state = avr_run(avr);
+        if (n_waits) check_waits();
         if (state == cpu_Done || state == cpu_Crashed) {
             emit("{\"ev\":\"halt\",\"state\":%d,\"cycle\":%llu}", state, (unsigned long long)avr->cycle);
             _exit(3);

@@ -227,12 +227,13 @@ class SimavrBoard:
         firmware had 0.3 s" is a wait on its clock, not a wall-clock sleep. ``timeout``
         (wall seconds) only guards against a harness that stopped.
         """
-        deadline = time.monotonic() + timeout
-        while self.cycle() < cycle:
-            if time.monotonic() > deadline:
-                return False
-            time.sleep(0.005)
-        return True
+        with self._cond:
+            mark = len(self.log)
+        self.command(f"at {cycle}")  # the harness reports the moment: no polling
+        reached = self.wait_log(
+            lambda m: m.get("ev") == "reached" and m.get("at") == cycle, timeout, mark
+        )
+        return reached is not None
 
     def wait_ms(self, ms: float, timeout: float = 60.0) -> bool:
         """Let ``ms`` simulated milliseconds pass from now (see :meth:`wait_cycle`)."""
