@@ -117,9 +117,9 @@ def test_a_pawn_is_hidden_by_its_body_seen_from_above_not_its_cell(rig):
     """A pawn's top half under the hand: hidden; the hand over the cell beside the pawn's
     body only: not hidden."""
     board = _board(None, pawn="d4")
-    x, y, base, top = reflec._pieces(board, rig)[1]["d4"]
-    reach = max(float(np.hypot(*(reflec.face_points(s)[:, :2] - (x, y)).T).max()) for s in
-                reflec._pieces(board, rig)[2].values())  # fmt: skip
+    _, where, solids = reflec._pieces(board, rig)
+    x, y, _, top = where["d4"]
+    reach = solids["d4"].reach_mm  # the pawn's widest radius
     half = _shot(rig, board, _wall(x, y, top)).truth["synth"]
     beside = _shot(rig, board, _wall(x + reach + 1.0, y, top)).truth["synth"]
     assert half["cover_facts"]["d4"]["hand"] == pytest.approx(0.5, abs=0.1)
