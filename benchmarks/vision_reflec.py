@@ -30,7 +30,8 @@ Metrics, per cell (64 per shot):
   burnt by glare; a finger over one corner or a little glare leaves it readable);
 * ``exact where readable``  no wrong cell, and no unknown cell other than hidden ones.
 
-Truths cached before the renderer told ``hidden_cells`` get it on first use: the shot is
+Truths cached before the renderer told ``hidden_cells`` (or told under other constants,
+``hidden_rule``) get it on first use: the shot is
 rendered again, checked to give the same pixels and position, and its truth file replaced
 atomically (:func:`add_hidden`).
 """
@@ -78,12 +79,13 @@ def _cache_dir(args: argparse.Namespace) -> Path:
 
 def _load_or_render(path: Path, render, hidden: bool = False) -> tuple[np.ndarray, dict]:
     """The cached image and truth at ``path`` (rendered and cached if missing); ``hidden``:
-    the truth must tell ``hidden_cells`` (an older one gets it, :func:`add_hidden`)."""
+    the truth must tell ``hidden_cells`` under the renderer's present rule (an older one is
+    told again, :func:`add_hidden`)."""
     # Not with_suffix: a tag such as "blur0.8" has a dot of its own.
     png, js = Path(f"{path}.png"), Path(f"{path}.json")
     if png.exists() and js.exists():
         image, truth = cv2.imread(str(png)), json.loads(js.read_text())
-        if hidden and "hidden_cells" not in truth.get("synth", {}):
+        if hidden and truth.get("synth", {}).get("hidden_rule") != _hidden_rule():
             truth = add_hidden(js, image, truth, render)
         return image, truth
     shot = render()
@@ -117,7 +119,13 @@ def add_hidden(js: Path, image: np.ndarray, truth: dict, render) -> dict:
 
 
 #: The ``synth`` members :func:`add_hidden` copies into an older truth.
-HIDDEN_KEYS = ("hidden_cells", "cover_facts")
+HIDDEN_KEYS = ("hidden_cells", "cover_facts", "hidden_rule")
+
+
+def _hidden_rule() -> str:
+    from piecebridge.synth.reflec import HIDDEN_RULE
+
+    return HIDDEN_RULE
 
 
 def image_tag(split: str, rig: int, difficulty: str, art: str | None = None) -> str:

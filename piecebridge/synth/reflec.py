@@ -1042,9 +1042,11 @@ def _synth_truth(
 #: A point of a piece's face or of a cell is hidden where the hand covers at least this much of
 #: its pixel (the hand's edge is anti-aliased and may be motion-blurred) ...
 HAND_OPAQUE = 0.5
-#: ... or where glare adds at least this share of full white (the level ``washed_out_cells``
-#: has always used), or where it falls outside the frame.
-GLARE_BURNT = 0.4
+#: ... or where glare alone adds full white (even the darkest ink is then white), or where it
+#: falls outside the frame. Not the 0.4 of ``washed_out_cells``: on crops of every coin that
+#: rule called washed out in mixed tune shots 0-159, suit, symbol and facing mark all still
+#: show under glare of 0.4-0.8 (benchmarks/results/vision_reflec.md).
+GLARE_BURNT = 1.0
 #: A cell with a piece is hidden (declining to read it is right) when at least this share of
 #: what identifies the piece is: a coin's top face, a pawn's body seen from above. Set before
 #: looking at any reader output, then checked on crops of cells either side of it.
@@ -1052,6 +1054,9 @@ HIDDEN_FACE = 0.5
 #: An empty cell is hidden when at least this share of its own area (its lines, its plain
 #: face) is: what tells it empty is that nothing stands on what shows.
 HIDDEN_MARK = 0.5
+#: The rule's name, told in each truth beside ``hidden_cells``: a truth told under other
+#: constants is out of date (the benchmark then tells it again).
+HIDDEN_RULE = f"face{HIDDEN_FACE}-mark{HIDDEN_MARK}-hand{HAND_OPAQUE}-glare{GLARE_BURNT}"
 
 
 def face_points(solid: Solid, step_mm: float = 0.8) -> np.ndarray:
@@ -1112,7 +1117,8 @@ def hidden_cells(
 def hidden_truth(photo: Photo, rig: Rig, solids: Mapping[str, Solid]) -> dict:
     """The ``"synth"`` members that say which cells are readable in the pixels:
     ``"cover_facts"`` (:func:`cover_facts` of each piece's face or empty cell's area, cells
-    with anything hidden only, rounded) and ``"hidden_cells"`` (:func:`hidden_cells`)."""
+    with anything hidden only, rounded), ``"hidden_cells"`` (:func:`hidden_cells`) and
+    ``"hidden_rule"`` (:data:`HIDDEN_RULE`)."""
     t = rig.layout.thickness_mm
     points = {
         c: face_points(solids[c])
@@ -1126,7 +1132,11 @@ def hidden_truth(photo: Photo, rig: Rig, solids: Mapping[str, Solid]) -> dict:
         for c, f in facts.items()
         if f["hidden"] > 0 or f["hand"] > 0
     }
-    return {"cover_facts": shown, "hidden_cells": hidden_cells(facts, set(solids))}
+    return {
+        "cover_facts": shown,
+        "hidden_cells": hidden_cells(facts, set(solids)),
+        "hidden_rule": HIDDEN_RULE,
+    }
 
 
 # --------------------------------------------------------------------------------------------
