@@ -260,7 +260,10 @@ HEADER = (
 )
 
 
-TODO_HEADER = "| truth | part hidden by | reader's cause | cells |\n|---|---|---|---|"
+TODO_HEADER = (
+    "| truth | over part of it | share hidden | old column excused | reader's cause | cells |"
+    "\n|---|---|---|---|---|---|"
+)
 
 
 def evaluate(
@@ -318,21 +321,30 @@ def decline_cause(d, lk) -> str:
 
 
 def readable_causes(decisions, truth: dict, lk) -> Counter:
-    """Unknown cells the renderer calls readable, by (truth, what covers part of it, the
-    reader's cause): ``hand`` / ``glare`` when some of the piece's face (or empty cell) is
-    hidden so, ``clear`` when none is; ``+old-covered`` when the old column excused it."""
+    """Unknown cells the renderer calls readable, by the rows of :data:`TODO_HEADER`: the
+    truth; what is over part of the cell (``hand``, ``burnt glare``; ``glare under 1`` or
+    ``hand's faint edge`` where only the old rule saw glare or a hand; ``nothing``); the share
+    of its face (or area) hidden; whether the old column excused it; the reader's cause."""
     want = _items(truth)
+    sy = truth["synth"]
     hidden, covered = hidden_cells(truth), covered_cells(truth)
-    facts = truth["synth"].get("cover_facts", {})
     out: Counter = Counter()
     for d in decisions:
         if d.kind != "unknown" or d.cell in hidden:
             continue
-        f = facts.get(d.cell, {})
-        where = "hand" if f.get("hand", 0) > 0 else "glare" if f.get("glare", 0) > 0 else "clear"
-        where += "+old-covered" if d.cell in covered else ""
+        f = sy.get("cover_facts", {}).get(d.cell, {})
+        over = (
+            "hand" if f.get("hand", 0) > 0
+            else "burnt glare" if f.get("glare", 0) > 0
+            else "glare under 1" if d.cell in sy.get("washed_out_cells", [])
+            else "hand's faint edge" if d.cell in sy.get("occluded_cells", [])
+            else "nothing"
+        )  # fmt: skip
+        h = f.get("hidden", 0.0)
+        share = "0" if h == 0 else "<25%" if h < 0.25 else "25-50%"
+        old = "yes" if d.cell in covered else "no"
         kind = want[d.cell][0] if d.cell in want else "empty"
-        out[f"{kind} | {where} | {decline_cause(d, lk)}"] += 1
+        out[f"{kind} | {over} | {share} | {old} | {decline_cause(d, lk)}"] += 1
     return out
 
 
