@@ -56,7 +56,7 @@ def _segment(u: float) -> float:
 
 
 def _coin(rig: reflec.Rig, board: dict, cell: str) -> tuple[float, float, float]:
-    _, where, _ = reflec._pieces(board, rig)
+    _, where = reflec._pieces(board, rig)
     x, y, _, top = where[cell]
     return x, y, top
 
@@ -117,9 +117,9 @@ def test_a_pawn_is_hidden_by_its_body_seen_from_above_not_its_cell(rig):
     """A pawn's top half under the hand: hidden; the hand over the cell beside the pawn's
     body only: not hidden."""
     board = _board(None, pawn="d4")
-    _, where, solids = reflec._pieces(board, rig)
+    (pawn,), where = reflec._pieces(board, rig)
     x, y, _, top = where["d4"]
-    reach = solids["d4"].reach_mm  # the pawn's widest radius
+    reach = pawn.reach_mm  # the pawn's widest radius
     half = _shot(rig, board, _wall(x, y, top)).truth["synth"]
     beside = _shot(rig, board, _wall(x + reach + 1.0, y, top)).truth["synth"]
     assert half["cover_facts"]["d4"]["hand"] == pytest.approx(0.5, abs=0.1)
@@ -137,7 +137,7 @@ def test_glare_hides_where_it_burns_only(rig):
     px = shot.photo.project([(x, y, top)])[0]
     h, w = shot.image.shape[:2]
     east = (np.arange(w) >= px[0])[None, :].repeat(h, 0)
-    pts = {"d4": reflec.face_points(reflec._pieces(board, rig)[2]["d4"])}
+    pts = {"d4": reflec.face_points(reflec._pieces(board, rig)[0][0])}
     for level, want in ((1.05, 0.5), (0.8, 0.0)):
         photo = dataclasses.replace(shot.photo, extras={"specular": np.where(east, level, 0.0)})
         got = reflec.cover_facts(photo, pts)["d4"]

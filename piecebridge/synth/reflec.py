@@ -4,7 +4,8 @@ A *rig* is what stays fixed between photos taken by one mounted camera (camera p
 table, piece art, how the tiles were laid, where the lamp is); a *shot* is one photo of a position
 on that rig (light level, a hand, blur, noise...).  Every shot comes with its ground truth, a
 ``reflec-board/1`` dict with an added ``"synth"`` member (board corners and cell centres in the
-image, cells covered by a hand, the difficulty levels, the camera).
+image, cells covered by a hand, cells nobody could read in the pixels (:func:`hidden_truth`),
+the difficulty levels, the camera).
 
 Splits and seeds: ``sample("tune", i)`` and ``sample("test", i)`` draw from disjoint random
 streams (keyed by the split), so tuning never sees a test image.  Shots ``i`` share rig
@@ -696,9 +697,9 @@ def _piece_rng(rig: Rig, cell: str, suit: str, kind: int) -> np.random.Generator
 
 def _pieces(
     board: Mapping, rig: Rig
-) -> tuple[list[Solid], dict[str, tuple[float, float, float, float]], dict[str, Solid]]:
-    """Coins and pawns as solids, each piece's ``(x, y, base, top)`` mm by cell, and each
-    piece's solid by cell.
+) -> tuple[list[Solid], dict[str, tuple[float, float, float, float]]]:
+    """Coins and pawns as solids, and each piece's ``(x, y, base, top)`` mm by cell (in the
+    order of the solids).
 
     A board item may carry ``"offset_mm": [dx, dy]`` (from the cell centre), ``"lift_mm"``
     (held above the board) and ``"turn_deg"`` (extra clockwise turn) to show a piece being
@@ -708,7 +709,6 @@ def _pieces(
     lay = rig.layout
     solids: list[Solid] = []
     where: dict[str, tuple[float, float, float, float]] = {}
-    by_cell: dict[str, Solid] = {}
     faces = {s: artmod.coin_face(art, s) for s in SUITS}
     for kind, items in ((0, board.get("coins", [])), (1, board.get("pawns", []))):
         for item in items:
@@ -740,9 +740,8 @@ def _pieces(
                     gloss=art.pawn_gloss, shininess=25.0, step_mm=0.7, base_mm=base,
                 )  # fmt: skip
             where[cell] = (float(c[0]), float(c[1]), base, solid.top_mm)
-            by_cell[cell] = solid
             solids.append(solid)
-    return solids, where, by_cell
+    return solids, where
 
 
 def _label_texture(bgr: tuple[int, int, int], text: str, ink=(30, 30, 30)) -> np.ndarray:
@@ -954,7 +953,8 @@ def render_shot(
     style_rng, _, hand_rng = rng.spawn(3)
     style = _style(rig, levels, style_rng)
     world, plain, table_scale, origin, board_ov = _rig_scene(rig)
-    pieces, where, by_cell = _pieces(board, rig) if board_in_view else ([], {}, {})
+    pieces, where = _pieces(board, rig) if board_in_view else ([], {})
+    by_cell = dict(zip(where, pieces, strict=True))
     suits = sorted({p["suit"] for p in clean["pawns"]})
     clutter = _clutter(
         rig, levels.get("clutter", 0.0), np.random.default_rng(rig.table_seed + 2), suits
@@ -1073,7 +1073,7 @@ def face_points(solid: Solid, step_mm: float = 0.8) -> np.ndarray:
     gx, gy = (a.ravel().astype(np.float32) for a in np.meshgrid(g - g.mean(), g - g.mean()))
     if isinstance(solid, Disc):  # a flat cylinder: its top, all of it
         keep = np.hypot(gx, gy) <= solid.radius_mm
-        z = np.full(int(keep.sum()), solid.top_mm, np.float32)
+        z = np.full(int(keep.sum()), solid.top_mm)
         return np.column_stack([gx[keep] + solid.center_mm[0], gy[keep] + solid.center_mm[1], z])
     zs = np.linspace(solid.top_mm, solid.base_mm, 80, dtype=np.float32)[:, None]
     inside = solid.sd(gx[None, :], gy[None, :], np.broadcast_to(zs, (len(zs), len(gx)))) <= 0
