@@ -24,7 +24,16 @@ Metrics, per cell (64 per shot):
 * ``exact``   a whole board with no wrong and no unknown cell (strict: a shot with a hand over
   the board is never exact);
 * ``exact where visible``  no wrong cell, and no unknown cell other than those the renderer
-  reports as covered (a hand over a quarter of it, or burnt out by glare).
+  reports as covered (a hand over a quarter of it, or burnt out by glare);
+* ``unknown (readable)`` an unknown cell the renderer does not report hidden
+  (``synth.hidden_cells``: half a piece's face, or of an empty cell's area, under the hand or
+  burnt by glare; a finger over one corner or a little glare leaves it readable);
+* ``exact where readable``  no wrong cell, and no unknown cell other than hidden ones.
+
+Truths cached before the renderer told ``hidden_cells`` (or told under other constants,
+``hidden_rule``) get it on first use: the shot is
+rendered again, checked to give the same pixels and position, and its truth file replaced
+atomically (:func:`add_hidden`).
 """
 
 from __future__ import annotations
@@ -40,6 +49,7 @@ import json
 import statistics
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,11 +77,17 @@ def _cache_dir(args: argparse.Namespace) -> Path:
     return d
 
 
-def _load_or_render(path: Path, render) -> tuple[np.ndarray, dict]:
+def _load_or_render(path: Path, render, hidden: bool = False) -> tuple[np.ndarray, dict]:
+    """The cached image and truth at ``path`` (rendered and cached if missing); ``hidden``:
+    the truth must tell ``hidden_cells`` under the renderer's present rule (an older one is
+    told again, :func:`add_hidden`)."""
     # Not with_suffix: a tag such as "blur0.8" has a dot of its own.
     png, js = Path(f"{path}.png"), Path(f"{path}.json")
     if png.exists() and js.exists():
-        return cv2.imread(str(png)), json.loads(js.read_text())
+        image, truth = cv2.imread(str(png)), json.loads(js.read_text())
+        if hidden and truth.get("synth", {}).get("hidden_rule") != _hidden_rule():
+            truth = add_hidden(js, image, truth, render)
+        return image, truth
     shot = render()
     truth = {k: v for k, v in shot.truth.items()}
     # Written under a private name, then renamed: helpers share caches, and a reader must
@@ -82,6 +98,34 @@ def _load_or_render(path: Path, render) -> tuple[np.ndarray, dict]:
     os.replace(f"{tmp}.png", png)
     os.replace(f"{tmp}.json", js)
     return shot.image, truth
+
+
+def add_hidden(js: Path, image: np.ndarray, truth: dict, render) -> dict:
+    """The truth of a cached shot with the renderer's ``hidden_cells`` and ``cover_facts``:
+    the shot rendered again must give the cached pixels and position (else RuntimeError,
+    nothing written); the truth file is then replaced atomically (caches are shared)."""
+    shot = render()
+    if shot.image.shape != image.shape or np.abs(shot.image.astype(np.int16) - image).max() > 0:
+        raise RuntimeError(f"{js}: the renderer no longer draws this photo")
+    strip = lambda t: {k: v for k, v in t.items() if k != "synth"}  # noqa: E731
+    if json.loads(json.dumps(strip(shot.truth))) != strip(truth):
+        raise RuntimeError(f"{js}: the renderer no longer draws this position")
+    new = dict(truth)
+    new["synth"] = {**truth["synth"], **{k: shot.truth["synth"][k] for k in HIDDEN_KEYS}}
+    tmp = f"{js}.tmp{os.getpid()}"
+    Path(tmp).write_text(json.dumps(new))
+    os.replace(tmp, js)
+    return new
+
+
+#: The ``synth`` members :func:`add_hidden` copies into an older truth.
+HIDDEN_KEYS = ("hidden_cells", "cover_facts", "hidden_rule")
+
+
+def _hidden_rule() -> str:
+    from piecebridge.synth.reflec import HIDDEN_RULE
+
+    return HIDDEN_RULE
 
 
 def image_tag(split: str, rig: int, difficulty: str, art: str | None = None) -> str:
@@ -127,7 +171,9 @@ def rig_images(
         name = f"{tag}-s{s}" + (f"-hand_{hand_colour}" if hand_colour else "")
         shots.append(
             _load_or_render(
-                cache / name, lambda i=i: sample(split, i, diff, art=art, hand_colour=colour)
+                cache / name,
+                lambda i=i: sample(split, i, diff, art=art, hand_colour=colour),
+                hidden=True,
             )
         )
     return cal, shots
@@ -148,6 +194,12 @@ def covered_cells(truth: dict) -> set[str]:
     return set(synth.get("occluded_cells", [])) | set(synth.get("washed_out_cells", []))
 
 
+def hidden_cells(truth: dict) -> set[str]:
+    """Cells the renderer reports unreadable in the pixels (``synth.hidden_cells``): half a
+    piece's face, or of an empty cell's area, under the hand or burnt by glare."""
+    return set(truth["synth"]["hidden_cells"])
+
+
 @dataclass
 class Tally:
     shots: int = 0
@@ -157,8 +209,11 @@ class Tally:
     unknown_uncovered: int = 0
     exact: int = 0
     exact_visible: int = 0  # no wrong, unknown only where the renderer says covered
+    unknown_readable: int = 0  # unknown where the renderer says the pixels show the cell
+    exact_readable: int = 0  # no wrong, unknown only where the renderer says hidden
     failed: int = 0  # board not found at all
     examples: list = field(default_factory=list)
+    readable_causes: Counter = field(default_factory=Counter)  # unknown though readable, why
 
     def add(self, board: dict | None, truth: dict) -> None:
         self.shots += 1
@@ -167,6 +222,7 @@ class Tally:
             self.failed += 1
             self.unknown += 64
             self.unknown_uncovered += 64
+            self.unknown_readable += 64
             return
         want, got = _items(truth), _items(board)
         unknown = set(board.get("unknown", []))
@@ -178,6 +234,9 @@ class Tally:
         self.unknown_uncovered += len(unknown - covered)
         self.exact += int(not wrong and not unknown)
         self.exact_visible += int(not wrong and unknown <= covered)
+        hidden = hidden_cells(truth)
+        self.unknown_readable += len(unknown - hidden)
+        self.exact_readable += int(not wrong and unknown <= hidden)
         for c in wrong[:3]:
             if len(self.examples) < 12:
                 idx = truth.get("synth", {}).get("index")
@@ -189,13 +248,21 @@ class Tally:
             f"| {name} | {self.shots} | {pc(self.wrong, self.cells)}"
             f" | {pc(self.unknown, self.cells)} | {pc(self.unknown_uncovered, self.cells)}"
             f" | {pc(self.exact, self.shots)} | {pc(self.exact_visible, self.shots)}"
+            f" | {pc(self.unknown_readable, self.cells)} | {pc(self.exact_readable, self.shots)}"
             f" | {self.failed} |"
         )
 
 
 HEADER = (
     "| run | shots | cells wrong | cells unknown | unknown (not covered by hand or glare) "
-    "| boards exact | exact where visible | board not found |\n|---|---|---|---|---|---|---|---|"
+    "| boards exact | exact where visible | unknown (readable) | exact where readable "
+    "| board not found |\n|---|---|---|---|---|---|---|---|---|---|"
+)
+
+
+TODO_HEADER = (
+    "| truth | over part of it | share hidden | old column excused | reader's cause | cells |"
+    "\n|---|---|---|---|---|---|"
 )
 
 
@@ -223,13 +290,62 @@ def evaluate(
                     tally.add(None, truth)
                     continue
                 try:
-                    board = BoardReader(setup=s).read(image).board
+                    obs = BoardReader(setup=s).read(image)
+                    board = obs.board
                 except UserError as e:
                     board = None
                     notes.append(f"shot {truth['synth']['index']}: {e}")
                 tally.add(board, truth)
+                if board is not None and s is not None:
+                    tally.readable_causes.update(readable_causes(obs.decisions, truth, s.looks))
         print(f"  rig {rig}: setup {with_setup.row('')}", file=sys.stderr)
     return with_setup, without, notes
+
+
+def decline_cause(d, lk) -> str:
+    """The test of ``decide`` that left the unknown decision ``d`` undecided (see :func:`why`)."""
+    from piecebridge.vision.cells import facing_sure
+
+    if d.covered:
+        return "covered"
+    if d.energy_ratio < lk.empty_ratio and d.similarity < lk.strong_similarity:
+        return "quiet-tint" if d.tint > lk.max_empty_tint else "quiet-doubtful"
+    is_coin = d.best[:1] == ("coin",)
+    tests = (
+        ("sim", d.similarity < lk.min_similarity),
+        ("margin", d.margin < lk.min_margin),
+        ("mark", is_coin and d.mark < 0),
+        ("facing", is_coin and d.mark >= 0 and not facing_sure(d, lk)),
+    )
+    return "+".join(name for name, low in tests if low) or "second-pawn"
+
+
+def readable_causes(decisions, truth: dict, lk) -> Counter:
+    """Unknown cells the renderer calls readable, by the rows of :data:`TODO_HEADER`: the
+    truth; what is over part of the cell (``hand``, ``burnt glare``; ``glare under 1`` or
+    ``hand's faint edge`` where only the old rule saw glare or a hand; ``nothing``); the share
+    of its face (or area) hidden; whether the old column excused it; the reader's cause."""
+    want = _items(truth)
+    sy = truth["synth"]
+    hidden, covered = hidden_cells(truth), covered_cells(truth)
+    out: Counter = Counter()
+    for d in decisions:
+        if d.kind != "unknown" or d.cell in hidden:
+            continue
+        f = sy.get("cover_facts", {}).get(d.cell, {})
+        over = (
+            "hand" if f.get("hand", 0) > 0
+            else "burnt glare" if f.get("glare", 0) > 0
+            else "glare under 1" if d.cell in sy.get("washed_out_cells", [])
+            else "hand's faint edge" if d.cell in sy.get("occluded_cells", [])
+            else "nothing"
+        )  # fmt: skip
+        h = f.get("hidden", 0.0)
+        share = "0" if h == 0 else "<25%" if h < 0.25 else "25-50%"
+        old = "yes" if d.cell in covered else "no"
+        kind = want[d.cell][0] if d.cell in want else "empty"
+        out[f"{kind} | {over} | {share} | {old} | {decline_cause(d, lk)}"] += 1
+    return out
 
 
 # --------------------------------------------------------------------------- tuning
@@ -311,10 +427,6 @@ def why(
     claims the suit's pawn, or a pawn beside a covered cell fits too loosely). Cells the
     renderer reports covered are counted apart.
     """
-    from collections import Counter
-
-    from piecebridge.vision.cells import facing_sure
-
     causes: Counter = Counter()
     for rig in rigs:
         cal, shots = rig_images(split, rig, "realistic", cache, art, hand_colour)
@@ -344,21 +456,7 @@ def why(
                 if d.cell in covered:
                     causes["(unknown, covered by a hand or glare)"] += 1
                     continue
-                if d.covered:
-                    cause = "covered"
-                elif d.energy_ratio < lk.empty_ratio and d.similarity < lk.strong_similarity:
-                    cause = "quiet-tint" if d.tint > lk.max_empty_tint else "quiet-doubtful"
-                else:
-                    is_coin = d.best[:1] == ("coin",)
-                    tests = (
-                        ("sim", d.similarity < lk.min_similarity),
-                        ("margin", d.margin < lk.min_margin),
-                        ("mark", is_coin and d.mark < 0),
-                        ("facing", is_coin and d.mark >= 0 and not facing_sure(d, lk)),
-                    )
-                    parts = [name for name, low in tests if low]
-                    cause = "+".join(parts) or "second-pawn"
-                causes[f"unknown: {kind}, {cause}"] += 1
+                causes[f"unknown: {kind}, {decline_cause(d, lk)}"] += 1
     return [f"| {k} | {v} |" for k, v in causes.most_common()]
 
 
@@ -616,7 +714,7 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(speed_text(speed(cache, split=args.split), cpu_one_core))
     else:
         lines.append(HEADER)
-        all_notes = []
+        all_notes, todo = [], []
         for d in runs:
             ws, wo, notes = evaluate(args.split, rigs, d, cache, args.art, args.hand_colour)
             name = f"{args.split} {d}" + (f", art {args.art}" if args.art else "")
@@ -624,10 +722,14 @@ def main(argv: list[str] | None = None) -> int:
             lines.append(ws.row(f"{name}, with setup"))
             lines.append(wo.row(f"{name}, no setup"))
             all_notes += notes
+            todo.append((name, ws.readable_causes))
             for e in ws.examples[:6]:
                 all_notes.append(f"{d} with setup, wrong: {e}")
         lines.append("")
         lines += [f"- {n}" for n in all_notes[:30]]
+        for name, causes in todo:
+            lines += ["", f"Unknown though readable, {name}, with setup:", "", TODO_HEADER]
+            lines += [f"| {k} | {v} |" for k, v in causes.most_common()]
     text = "\n".join(lines)
     print(text)
     if args.out:

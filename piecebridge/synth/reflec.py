@@ -4,7 +4,8 @@ A *rig* is what stays fixed between photos taken by one mounted camera (camera p
 table, piece art, how the tiles were laid, where the lamp is); a *shot* is one photo of a position
 on that rig (light level, a hand, blur, noise...).  Every shot comes with its ground truth, a
 ``reflec-board/1`` dict with an added ``"synth"`` member (board corners and cell centres in the
-image, cells covered by a hand, the difficulty levels, the camera).
+image, cells covered by a hand, cells nobody could read in the pixels (:func:`hidden_truth`),
+the difficulty levels, the camera).
 
 Splits and seeds: ``sample("tune", i)`` and ``sample("test", i)`` draw from disjoint random
 streams (keyed by the split), so tuning never sees a test image.  Shots ``i`` share rig
@@ -697,7 +698,8 @@ def _piece_rng(rig: Rig, cell: str, suit: str, kind: int) -> np.random.Generator
 def _pieces(
     board: Mapping, rig: Rig
 ) -> tuple[list[Solid], dict[str, tuple[float, float, float, float]]]:
-    """Coins and pawns as solids, and each piece's ``(x, y, base, top)`` mm by cell.
+    """Coins and pawns as solids, and each piece's ``(x, y, base, top)`` mm by cell (in the
+    order of the solids).
 
     A board item may carry ``"offset_mm": [dx, dy]`` (from the cell centre), ``"lift_mm"``
     (held above the board) and ``"turn_deg"`` (extra clockwise turn) to show a piece being
@@ -952,6 +954,7 @@ def render_shot(
     style = _style(rig, levels, style_rng)
     world, plain, table_scale, origin, board_ov = _rig_scene(rig)
     pieces, where = _pieces(board, rig) if board_in_view else ([], {})
+    by_cell = dict(zip(where, pieces, strict=True))
     suits = sorted({p["suit"] for p in clean["pawns"]})
     clutter = _clutter(
         rig, levels.get("clutter", 0.0), np.random.default_rng(rig.table_seed + 2), suits
@@ -978,6 +981,7 @@ def render_shot(
     )
     truth = dict(clean)
     truth["synth"] = _synth_truth(photo, rig, levels, where)
+    truth["synth"].update(hidden_truth(photo, rig, by_cell))
     truth["synth"]["board_in_view"] = board_in_view
     return Shot(photo.image, truth, photo, rig)
 
@@ -1032,6 +1036,106 @@ def _synth_truth(
             "tilt_deg": round(cam.tilt_deg, 3),
             "tile_top_mm": t,
         },
+    }
+
+
+#: A point of a piece's face or of a cell is hidden where the hand covers at least this much of
+#: its pixel (the hand's edge is anti-aliased and may be motion-blurred) ...
+HAND_OPAQUE = 0.5
+#: ... or where glare alone adds full white (even the darkest ink is then white), or where it
+#: falls outside the frame. Not the 0.4 of ``washed_out_cells``: on crops of every coin that
+#: rule called washed out in mixed tune shots 0-159, suit, symbol and facing mark all still
+#: show under glare of 0.4-0.8 (benchmarks/results/vision_reflec.md).
+GLARE_BURNT = 1.0
+#: A cell with a piece is hidden (declining to read it is right) when at least this share of
+#: what identifies the piece is: a coin's top face, a pawn's body seen from above. Set before
+#: looking at any reader output, then checked on crops of cells either side of it.
+HIDDEN_FACE = 0.5
+#: An empty cell is hidden when at least this share of its own area (its lines, its plain
+#: face) is: what tells it empty is that nothing stands on what shows.
+HIDDEN_MARK = 0.5
+#: The rule's name, told in each truth beside ``hidden_cells``: a truth told under other
+#: constants is out of date (the benchmark then tells it again).
+HIDDEN_RULE = f"face{HIDDEN_FACE}-mark{HIDDEN_MARK}-hand{HAND_OPAQUE}-glare{GLARE_BURNT}"
+
+
+def face_points(solid: Solid, step_mm: float = 0.8) -> np.ndarray:
+    """``(N, 3)`` world points of what identifies a piece: over a grid of its footprint, the
+    highest point of its body (a coin's top face; a pawn's head, shoulders and skirt).
+
+    >>> coin = Disc((0.0, 0.0), 9.5, 3.2, (0.5, 0.5, 0.5), np.zeros((8, 8, 3), np.uint8))
+    >>> p = face_points(coin)
+    >>> bool((np.hypot(p[:, 0], p[:, 1]) <= 9.5).all()), sorted(set(p[:, 2].tolist()))
+    (True, [3.2])
+    """
+    r = solid.reach_mm
+    g = np.arange(-r, r + 1e-6, step_mm)
+    gx, gy = (a.ravel().astype(np.float32) for a in np.meshgrid(g - g.mean(), g - g.mean()))
+    if isinstance(solid, Disc):  # a flat cylinder: its top, all of it
+        keep = np.hypot(gx, gy) <= solid.radius_mm
+        z = np.full(int(keep.sum()), solid.top_mm)
+        return np.column_stack([gx[keep] + solid.center_mm[0], gy[keep] + solid.center_mm[1], z])
+    zs = np.linspace(solid.top_mm, solid.base_mm, 80, dtype=np.float32)[:, None]
+    inside = solid.sd(gx[None, :], gy[None, :], np.broadcast_to(zs, (len(zs), len(gx)))) <= 0
+    hit = inside.any(0)
+    z = zs[inside.argmax(0), 0][hit]
+    return np.column_stack([gx[hit] + solid.center_mm[0], gy[hit] + solid.center_mm[1], z])
+
+
+def cover_facts(photo: Photo, points: Mapping[str, np.ndarray]) -> dict[str, dict[str, float]]:
+    """Per cell, the share of its points (``(N, 3)`` mm) under the hand (``"hand"``), burnt
+    by glare (``"glare"``) and hidden either way or out of the frame (``"hidden"``)."""
+    h, w = photo.occlusion.shape
+    spec = photo.extras.get("specular")
+    out = {}
+    for cell, pts in points.items():
+        p = photo.project(np.asarray(pts, float))
+        seen = np.isfinite(p).all(1)
+        seen &= (p[:, 0] >= 0) & (p[:, 0] <= w - 1) & (p[:, 1] >= 0) & (p[:, 1] <= h - 1)
+        xi = np.clip(np.round(np.nan_to_num(p[:, 0])).astype(int), 0, w - 1)
+        yi = np.clip(np.round(np.nan_to_num(p[:, 1])).astype(int), 0, h - 1)
+        hand = seen & (photo.occlusion[yi, xi] >= HAND_OPAQUE)
+        glare = seen & (spec[yi, xi] >= GLARE_BURNT) if spec is not None else np.zeros_like(seen)
+        hidden = ~seen | hand | glare
+        out[cell] = {"hand": hand.mean(), "glare": glare.mean(), "hidden": hidden.mean()}
+    return {c: {k: float(v) for k, v in f.items()} for c, f in out.items()}
+
+
+def hidden_cells(
+    facts: Mapping[str, Mapping[str, float]], pieces: set[str] | Sequence[str]
+) -> list[str]:
+    """Cells nobody could read: a piece's cell with :data:`HIDDEN_FACE` of its face hidden,
+    an empty cell with :data:`HIDDEN_MARK` of its area hidden.
+
+    >>> hidden_cells({"a1": {"hidden": 0.6}, "b1": {"hidden": 0.4}, "c1": {"hidden": 0.6}}, ["c1"])
+    ['a1', 'c1']
+    """
+    cut = lambda c: HIDDEN_FACE if c in pieces else HIDDEN_MARK  # noqa: E731
+    return [c for c in ALL_CELLS if facts.get(c, {}).get("hidden", 0.0) >= cut(c)]
+
+
+def hidden_truth(photo: Photo, rig: Rig, solids: Mapping[str, Solid]) -> dict:
+    """The ``"synth"`` members that say which cells are readable in the pixels:
+    ``"cover_facts"`` (:func:`cover_facts` of each piece's face or empty cell's area, cells
+    with anything hidden only, rounded), ``"hidden_cells"`` (:func:`hidden_cells`) and
+    ``"hidden_rule"`` (:data:`HIDDEN_RULE`)."""
+    t = rig.layout.thickness_mm
+    points = {
+        c: face_points(solids[c])
+        if c in solids
+        else np.column_stack([rig.layout.cell_points(c), np.full(25, t)])
+        for c in ALL_CELLS
+    }
+    facts = cover_facts(photo, points)
+    shown = {
+        c: {k: round(v, 3) for k, v in f.items()}
+        for c, f in facts.items()
+        if f["hidden"] > 0 or f["hand"] > 0
+    }
+    return {
+        "cover_facts": shown,
+        "hidden_cells": hidden_cells(facts, set(solids)),
+        "hidden_rule": HIDDEN_RULE,
     }
 
 
