@@ -71,12 +71,13 @@ def _coin(ground_ab: tuple[float, float]) -> np.ndarray:
     "grounds, one",
     [
         ([(0.5, -1.4), (0.3, -0.3), (1.4, 0.5), (0.6, -0.4)], True),  # woodburned rig 0
-        ([(0.0, 0.0), (4.0, 0.0), (0.0, 0.0), (0.0, 0.0)], True),
-        ([(0.0, 0.0), (6.0, 0.0), (0.0, 0.0), (0.0, 0.0)], False),
+        ([(0.0, 0.0), (5.0, 4.0), (0.0, 9.0), (0.0, 0.0)], True),
+        ([(0.0, 0.0), (5.0, 4.0), (0.0, 10.0), (0.0, 0.0)], False),
+        ([(0.0, 0.0), (-5.0, 0.0), (5.0, 0.0), (0.0, 0.0)], False),  # each pair, not to one
         ([(4.2, 5.7), (1.2, -2.1), (-5.3, 0.7), (-4.7, -2.9)], False),  # printplay rig 1
     ],
 )
-def test_a_set_is_one_colour_when_every_coin_ground_lies_within_5(grounds, one):
+def test_a_set_is_one_colour_when_every_coin_ground_lies_within_9_5(grounds, one):
     coins = dict(zip(SUITS, map(_coin, grounds), strict=True))
     assert learn._one_colour(coins) is one
 
