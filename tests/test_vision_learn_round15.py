@@ -19,7 +19,7 @@ from piecebridge.synth.reflec import Difficulty, calibration_sample
 #: Six coins laid up to 7.5 px (FACE_PX) off their cells' middles, every way.
 FAR = [(1.0, 7.5), (-2.0, -6.5), (0.5, -2.0), (2.5, 6.5), (-1.5, 0.5), (0.0, -5.0)]
 #: Where their rim circles are found: 10 px north of each cell's middle, all to one side
-#: (tune woodburned rig 30's arms: 3-18 px off their coins, every one to the north).
+#: (tune woodburned rig 30's arms: 4-20 px off their coins, every one to the north).
 RIM_OFF = (0.0, -10.0)
 
 
@@ -83,7 +83,7 @@ def test_a_set_is_one_colour_when_every_coin_ground_lies_within_9_5(grounds, one
 
 
 def test_woodburned_rig_30_calibrates_and_reads_its_arms_coins_back():
-    """Tune woodburned rig 30 (about 3 s): its arms coins' rim circles sat 3-18 px off the
+    """Tune woodburned rig 30 (about 3 s): its arms coins' rim circles sat 4-20 px off the
     coins, nearly all north; the arms look centred on them, 3 arms coins read back as suns
     and the layout was refused (``MAX_MISNAMED``)."""
     shot = calibration_sample("tune", 30, Difficulty.parse("realistic"), art="woodburned")

@@ -263,8 +263,8 @@ def _one_colour(coins: dict[str, np.ndarray]) -> bool:
     symbol burnt the same brown), told apart by the symbol's shape alone.
 
     There a rim circle (``coin_centre``) finds little to tell the rim from a round symbol
-    burnt as dark: tune woodburned rig 30's arms rims sat 3-18 px off the coins, nearly all
-    to the north, and the arms look, centred on them, lay 5 px off its coins (its layout
+    burnt as dark: tune woodburned rig 30's arms rims sat 4-20 px off the coins, every one
+    to the north, and the arms look, centred on them, lay about 5 px off its coins (its layout
     refused: 3 arms coins read back as suns). Such a look is centred as its coins lie about
     their cells' middles instead (:func:`_align_askew`): a hand lays them off every way, and
     the median of six lies nearer the coins' middle (tune woodburned rigs 25-34, each suit's
