@@ -25,6 +25,7 @@ from piecebridge.vision.cells import (
     CHROMA_WEIGHT,
     ENERGY_RADIUS,
     FINE_SUIT_LEAD,
+    LOOK_MASK,
     MARK_SURE,
     BoardViews,
     CellDecision,
@@ -71,20 +72,23 @@ def _layout_score(ratio: np.ndarray) -> float:
 
 
 def _coin_looks(
-    views: BoardViews, cells: list[int], askew: bool = False
+    views: BoardViews, cells: list[int], askew: bool = False, one_colour: bool = False
 ) -> tuple[np.ndarray, np.ndarray, list[tuple[float, float]]]:
     """A suit's coin look at PX (coarse) and FACE_PX (fine), and the coins' centres
     (FACE_PX pixels): each coin is cut out at its place in the consensus of the six
     (:func:`_align`; ``askew``: at its twist too, see :func:`_align_askew`), so the average
-    is sharp, centred where the coins' rim circles agree, and the grid lines beside a coin
+    is sharp, centred where the coins' rim circles agree (``one_colour``: as the coins lie
+    about their cells' middles, see :func:`_one_colour`), and the grid lines beside a coin
     do not count."""
+    middles = [_cell_middle(i) for i in cells]
     centres = []
-    for i in cells:
+    for i, middle in zip(cells, middles, strict=True):
         c = coin_centre(views, i)
-        if c is None:  # no rim found: fall back to the cell centre
-            c = ((MARGIN + i % N + 0.5) * FACE_PX, (MARGIN + i // N + 0.5) * FACE_PX)
-        centres.append(c)
-    poses = _align_askew(views, centres) if askew else [(*c, 0.0) for c in _align(views, centres)]
+        centres.append(middle if c is None else c)  # no rim found: from the cell's middle
+    if askew:
+        poses = _align_askew(views, centres, middles if one_colour else None)
+    else:
+        poses = [(*c, 0.0) for c in _align(views, centres)]
     fine = [_cut(views.rel_hi, (x, y), FACE_CROP, t) for x, y, t in poses]
     k = PX / FACE_PX
     coarse = []
@@ -134,7 +138,9 @@ ALIGN_TWISTS = tuple(np.arange(-15.0, 15.5, 3.0))
 
 
 def _align_askew(
-    views: BoardViews, centres: list[tuple[float, float]]
+    views: BoardViews,
+    centres: list[tuple[float, float]],
+    middles: list[tuple[float, float]] | None = None,
 ) -> list[tuple[float, float, float]]:
     """Each coin's (x, y, twist): where and at what twist (degrees, see :func:`_cut`) to cut
     it out so the six cut-outs fit each other (fine detail, inside the coin's disc, to a
@@ -148,6 +154,10 @@ def _align_askew(
     turned as the six coins are on the median (their rim circles, their twists against the
     others): one misfound circle or one coin laid askew does not set it. The look is turned
     about its centre, its rim made round about it, and the mark is looked for from it.
+
+    ``middles`` (the coins' cells' middles): the look is centred as the six coins lie about
+    their cells' middles instead, where their rim circles cannot be trusted (see
+    :func:`_one_colour`).
     """
     # The coin the others fit best (by shift alone, every pair: cheap) is the first reference.
     first = [_cut(views.rel_hi, c, FACE_CROP) for c in centres]
@@ -158,8 +168,9 @@ def _align_askew(
         poses = [_pose(views.rel_hi, c, ref) for c in centres]
         ref = np.median([_cut(views.rel_hi, p[:2], FACE_CROP, p[2]) for p in poses], axis=0)
         ref = ref.astype(np.float32)
-    # The six as the median of them sits: their rim circles' centres, their twists.
-    moved = np.subtract([p[:2] for p in poses], centres)
+    # The six as the median of them sits: their rim circles' centres (or cells' middles), their
+    # twists.
+    moved = np.subtract([p[:2] for p in poses], centres if middles is None else middles)
     dx, dy = np.median(moved, axis=0)
     twist = float(np.median([p[2] for p in poses]))
     return [(x - dx, y - dy, t - twist) for x, y, t in poses]
@@ -232,6 +243,36 @@ def _fit(win: np.ndarray, ref: np.ndarray) -> tuple[float, float, float]:
     fx = _vertex(r[by, bx - 1], r[by, bx], r[by, bx + 1]) if 0 < bx < w - 1 else 0.0
     fy = _vertex(r[by - 1, bx], r[by, bx], r[by + 1, bx]) if 0 < by < h - 1 else 0.0
     return float(best), bx + fx - (w - 1) / 2, by + fy - (h - 1) / 2
+
+
+#: How near (relative a, b) every suit's coin ground must lie to every other's for the set
+#: to be of one colour (:func:`_one_colour`). Tune calibration photos (round 15), the two
+#: grounds farthest apart: woodburned 0-49 1.0-7.2 (four rigs over 5), printplay 0-49
+#: 12.2-32.1 (the arts whose suits share one ink; the others are not aligned askew at all).
+GROUND_ALIKE = 9.5
+
+
+def _ground(look: np.ndarray) -> np.ndarray:
+    """A coin look's ground colour (relative a, b): the median of its disc."""
+    return np.median(look[LOOK_MASK[..., 0] > 0.5], axis=0)[1:]
+
+
+def _one_colour(coins: dict[str, np.ndarray]) -> bool:
+    """Whether every suit's coin (a look at PX, :func:`_coin_looks`) shows the same ground
+    within ``GROUND_ALIKE``: a one-colour set (woodburned: every coin the same wood, every
+    symbol burnt the same brown), told apart by the symbol's shape alone.
+
+    There a rim circle (``coin_centre``) finds little to tell the rim from a round symbol
+    burnt as dark: tune woodburned rig 30's arms rims sat 4-20 px off the coins, every one
+    to the north, and the arms look, centred on them, lay about 5 px off its coins (its layout
+    refused: 3 arms coins read back as suns). Such a look is centred as its coins lie about
+    their cells' middles instead (:func:`_align_askew`): a hand lays them off every way, and
+    the median of six lies nearer the coins' middle (tune woodburned rigs 25-34, each suit's
+    look centre against its rig's other suits': 0.7 px off, the median, 2.6 at most; centred
+    on the rim circles, 1.5 and 5.3).
+    """
+    grounds = [_ground(c) for c in coins.values()]
+    return all(np.linalg.norm(a - b) <= GROUND_ALIKE for a in grounds for b in grounds)
 
 
 #: Tile crosses a grid in doubt (:class:`GridInDoubt`) must fit for the layout's pieces to
@@ -378,9 +419,12 @@ def _learn_at(
     # coins read back as suns). The other suits' colour tells them apart, and their reads
     # are tuned on looks aligned by shift alone (every suit learned so, round 13: tune
     # acrylic 0-49 4 cells newly wrong, mixed 0-79 and piecepackr 0-34 1 each).
+    one_colour = _one_colour(coins)
     for suit, alike in ink_alike(PieceLooks(coins, pawns, learned=True)).items():
         if alike:
-            coins[suit], faces[suit], centres[suit] = _coin_looks(views, cells[suit], askew=True)
+            coins[suit], faces[suit], centres[suit] = _coin_looks(
+                views, cells[suit], askew=True, one_colour=one_colour
+            )
     occ = np.array([c in layout for c in CELL_ORDER])
     hi_empty = float(np.percentile(ratio[~occ], 95))
     lo_occ = float(np.min(ratio[occ]))
