@@ -865,6 +865,7 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
         for d in out:
             _tile_beside_a_hand(d)
             _tile_partly_seen(d)
+        _tile_as_the_open_shows(out, looks)
     return out
 
 
@@ -1833,6 +1834,82 @@ def _tile_beside_a_hand(d: CellDecision) -> None:
     if d.strays <= HAND_EDGE_STRAYS and d.marks_in_view >= HAND_EDGE_SHOWN:
         d.kind, d.suit, d.facing = "empty", None, None
         d.confidence = round(0.5 * d.marks_in_view, 3)
+
+
+#: See :func:`_tile_as_the_open_shows`: the tile's look is taken from at least this many
+#: cells decided empty in the open (not covered, at least ``OPEN_TILE_SURE`` sure) ...
+OPEN_TILE_CELLS = 8
+OPEN_TILE_SURE = 0.9
+#: ... and an undecided cell is empty where, against it, every learned piece would show at
+#: least this share of its marks (strays as HAND_EDGE_STRAYS). Round 24 (tune with a setup,
+#: mixed 0-39, acrylic 0-49, cells still undecided after round 18): pieces with at most
+#: HAND_EDGE_STRAYS strays showed 0.09 at most (the pieces showing more had 113 strays or
+#: more); readable empty cells at 0.25 or more: 29 of 144.
+OPEN_TILE_SHOWN = 0.25
+
+
+def open_tile(cells: list[CellDecision]) -> np.ndarray | None:
+    """The plain tile as this frame's open empty cells show it: the median over them of
+    their look discs' mean relative Lab (see ``OPEN_TILE_CELLS``), None with too few. The
+    board's typical
+    colour (``BoardRefs``) is the median over all of it, its lines and pieces too, and its
+    typical lightness the median cell's: on a board whose lines are broad and coloured, or
+    whose light is uneven, plain tile can lie outside :func:`tile_pixels`'s reach of them."""
+    windows = [
+        d.seen_later.window
+        for d in cells
+        if d.kind == "empty"
+        and not d.covered
+        and not d.lit_beside
+        and d.confidence >= OPEN_TILE_SURE
+        and d.seen_later is not None
+    ]
+    if len(windows) < OPEN_TILE_CELLS:
+        return None
+    r = HAND_EDGE_ROOM
+    discs = np.stack(windows)[:, r : r + CROP, r : r + CROP]
+    means = np.tensordot(discs, _SEEN_DISC_SHARE, axes=([1, 2], [0, 1]))  # (cells, 3)
+    return np.median(means, axis=0)
+
+
+_SEEN_DISC_SHARE = (_SEEN_DISC / _SEEN_DISC.sum()).astype(np.float32)
+
+
+def _tile_as_the_open_shows(cells: list[CellDecision], looks: PieceLooks) -> None:
+    """Round 18's test (:func:`_tile_beside_a_hand`) again for the cells it left undecided,
+    with the plain tile as this frame's open empty cells show it (:func:`open_tile`) for
+    the board's typical colour and lightness, and ``OPEN_TILE_SHOWN`` of every learned
+    piece's marks in view: a finger or a hand's edge over part of an empty cell on a board
+    whose tile the board-wide references miss. At most half sure (as the share shown)."""
+    left = [
+        d
+        for d in cells
+        if d.kind == "unknown"
+        and not (d.glared or d.tile_cover or d.seen_later is None)
+        and d.cover_as_tile < COVER_AS_TILE
+    ]
+    if not left:
+        return
+    tile = open_tile(cells)
+    if tile is None:
+        return
+    for d in left:
+        strays, shown = open_tile_view(d.seen_later.window, d.seen_later.refs, looks, tile)
+        if strays <= HAND_EDGE_STRAYS and shown >= OPEN_TILE_SHOWN:
+            d.kind, d.suit, d.facing = "empty", None, None
+            d.confidence = round(0.5 * shown, 3)
+
+
+def open_tile_view(
+    window: np.ndarray, refs: BoardRefs, looks: PieceLooks, tile: np.ndarray
+) -> tuple[int, float]:
+    """:func:`hand_edge_view` of a cell's ``window`` with ``tile`` (relative Lab, see
+    :func:`open_tile`) for the board's typical tile colour and lightness."""
+    shifted = window.copy()
+    shifted[..., 1:] -= tile[1:]
+    ab = np.asarray(refs.tile_ab, np.float64) + tile[1:] / CHROMA_WEIGHT
+    local = BoardRefs(ab, refs.energy_floor, refs.detail_floor, float(tile[0]))
+    return hand_edge_view(shifted, local, looks)
 
 
 def glare_light(typical: float) -> float:
