@@ -101,7 +101,7 @@ def test_the_open_tile_is_the_median_cells_look():
     "part",
     [
         "middle",  # a finger over the middle: a coin's symbol could be under it
-        "symbol",  # something dark in the middle apart from the finger
+        "symbol",  # something in the middle apart from the finger
         "few",  # too few open cells to say what plain tile is here
     ],
 )
@@ -111,7 +111,7 @@ def test_a_cell_not_shown_empty_stays_unknown(part):
     if part == "middle":
         w[:, 12:] = SKIN
     if part == "symbol":
-        w[10:18, 10:18, 0] = 90.0
+        w[10:18, 10:18, 1] += 40.0  # a red symbol, as light as the tile (no steep step)
     got = _board(_finger(w), open_cells=5 if part == "few" else 63)
     assert got.kind == "unknown"
 
@@ -125,3 +125,31 @@ def test_cells_round_18_stands_aside_for_are_left_alone(flag):
     d = _finger(w)
     setattr(d, flag, 1.0 if flag == "cover_as_tile" else True)
     assert _board(d).kind == "unknown"
+
+
+def test_a_cell_whose_lines_show_is_left_to_the_open_rules():
+    """Printplay tune shot 190 d5: a crowns pawn (grey) leaning in from beside a hand, its
+    lines in view, was shown empty against the open tile: only cells whose lines a hand
+    hides are weighed."""
+    w = _window()
+    w[:, 19:] = SKIN
+    d = _finger(w)
+    d.covered = False
+    assert _board(d).kind == "unknown"
+
+
+def test_grey_ink_in_view_is_no_shadow():
+    """Printplay tune shot 46 b8: a crowns coin's grey symbol on a white face passes the
+    per-pixel test as tile in a shadow (its colour the tile's, darker); its edges are steep,
+    a shadow's are not."""
+    grey = (150.0, OPEN[1], OPEN[2])  # neutral, 0.64 of the open tile's lightness
+    w = _window()
+    w[:, 22:] = SKIN
+    w[11:17, 11:17] = grey  # the coin's symbol where the look has it
+    assert _board(_finger(w)).kind == "unknown"
+    shade = _window()
+    shade[:, 22:] = SKIN
+    ramp = np.linspace(OPEN[0], 150.0, HAND_EDGE_WINDOW, dtype=np.float32)
+    shade[..., 0] = ramp[None, :]  # a smooth shadow toward the hand, as dark
+    shade[:, 22:] = SKIN
+    assert _board(_finger(shade)).kind == "empty"
