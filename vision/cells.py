@@ -1856,7 +1856,7 @@ OPEN_TILE_SHOWN = 0.25
 #: ... and the steepest lightness step in view there (:func:`steepest_in_view`) is at most
 #: this. Round 24: printplay tune shot 46 b8, a crowns coin (grey ink on a white face)
 #: beside a hand, passed as tile in a shadow and shown empty: 49.9; the empty cells so
-#: shown (63, every art's tune rigs, lines hidden or not) 20.5 at most.
+#: shown (62, the five arts' tune rigs, lines hidden or not) 20.5 at most.
 OPEN_TILE_STEEP = 30.0
 
 
