@@ -133,7 +133,8 @@ def _setup_and_position(seed=4):
 def test_a_soft_shadow_on_an_empty_cell_is_read_as_empty(monkeypatch):
     # A pawn's or a hand's shadow darkens a cell smoothly: it has no fine detail, so the
     # cell is empty (without the detail test it is busy enough to be left unknown, unless
-    # round 18's per-pixel tile, a shadow allowed for, reads it: switched off below).
+    # round 18's per-pixel tile, a shadow allowed for, reads it, or round 24's against the
+    # open cells' tile: both switched off below).
     from piecebridge.vision import cells
 
     setup, img, M = _setup_and_position()
@@ -147,6 +148,7 @@ def test_a_soft_shadow_on_an_empty_cell_is_read_as_empty(monkeypatch):
     setup.looks.detail_empty = 0.0
     assert "c6" not in BoardReader(setup=setup).read(img).unknown  # round 18's rule
     monkeypatch.setattr(cells, "HAND_EDGE_SHOWN", 2.0)  # nothing is shown empty so
+    monkeypatch.setattr(cells, "OPEN_TILE_SHOWN", 2.0)
     assert "c6" in BoardReader(setup=setup).read(img).unknown
 
 

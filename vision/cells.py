@@ -865,6 +865,7 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
         for d in out:
             _tile_beside_a_hand(d)
             _tile_partly_seen(d)
+        _tile_as_the_open_shows(out, looks)
     return out
 
 
@@ -1800,16 +1801,22 @@ def hand_edge_view(window: np.ndarray, refs: BoardRefs, looks: PieceLooks) -> tu
     tile = tile_pixels(window, refs)
     if not marks.shape[1] or tile[_EDGE_ROI].mean() < HAND_EDGE_TILE:
         return int((~tile & _EDGE_ROI).sum()), 0.0  # (not weighed further)
-    count, parts = cv2.connectedComponents((~tile).astype(np.uint8), connectivity=8)
-    at_edge = np.zeros(count, np.uint8)
-    at_edge[np.concatenate([parts[0], parts[-1], parts[:, 0], parts[:, -1]])] = 1
-    at_edge[0] = 0  # the tile's own pixels
-    cover = cv2.dilate(at_edge[parts], np.ones((3, 3), np.uint8)).astype(bool)  # its blurred rim
+    cover = edge_cover(tile)
     strays = int((~tile & ~cover & _EDGE_ROI).sum())
     r, c = HAND_EDGE_ROOM, CROP
     seen = np.lib.stride_tricks.sliding_window_view(~cover, (c, c))[r - 2 : r + 3, r - 2 : r + 3]
     shown = seen.reshape(-1, c * c).astype(np.float32) @ marks  # (places, looks)
     return strays, float((shown / np.maximum(counts, 1.0)).min())
+
+
+def edge_cover(tile: np.ndarray) -> np.ndarray:
+    """What covers a cell from outside (bool, as ``tile``): the pixels not plain tile
+    (``tile``, see :func:`tile_pixels`) that join the window's edge, with their blurred rim."""
+    count, parts = cv2.connectedComponents((~tile).astype(np.uint8), connectivity=8)
+    at_edge = np.zeros(count, np.uint8)
+    at_edge[np.concatenate([parts[0], parts[-1], parts[:, 0], parts[:, -1]])] = 1
+    at_edge[0] = 0  # the tile's own pixels
+    return cv2.dilate(at_edge[parts], np.ones((3, 3), np.uint8)).astype(bool)
 
 
 def _tile_beside_a_hand(d: CellDecision) -> None:
@@ -1833,6 +1840,124 @@ def _tile_beside_a_hand(d: CellDecision) -> None:
     if d.strays <= HAND_EDGE_STRAYS and d.marks_in_view >= HAND_EDGE_SHOWN:
         d.kind, d.suit, d.facing = "empty", None, None
         d.confidence = round(0.5 * d.marks_in_view, 3)
+
+
+#: See :func:`_tile_as_the_open_shows`: the tile's look is taken from at least this many
+#: cells decided empty in the open (not covered, at least ``OPEN_TILE_SURE`` sure) ...
+OPEN_TILE_CELLS = 8
+OPEN_TILE_SURE = 0.9
+#: ... and an undecided cell is empty where, against it, every learned piece would show at
+#: least this share of its marks (strays as HAND_EDGE_STRAYS). Round 24 (tune with a setup,
+#: mixed 0-39, acrylic 0-49, every cell still undecided after round 18): the 30 pieces with
+#: at most HAND_EDGE_STRAYS strays showed 0.09 at most (those showing more had 113 strays
+#: or more); of the 163 readable empty cells, 23 showed 0.25 or more, 14 of them with their
+#: lines hidden (the cells weighed; 5 more of those at 0.2-0.25).
+OPEN_TILE_SHOWN = 0.25
+#: ... and the steepest lightness step in view there (:func:`steepest_in_view`) is at most
+#: this. Round 24: printplay tune shot 46 b8, a crowns coin (grey ink on a white face)
+#: beside a hand, passed as tile in a shadow and shown empty: 49.9; the empty cells so
+#: shown (62, the five arts' tune rigs, lines hidden or not) 20.5 at most.
+OPEN_TILE_STEEP = 30.0
+
+
+def open_tile(cells: list[CellDecision]) -> np.ndarray | None:
+    """The plain tile as this frame's open empty cells show it: the median over them of
+    their look discs' mean relative Lab (see ``OPEN_TILE_CELLS``), None with too few. The
+    board's typical
+    colour (``BoardRefs``) is the median over all of it, its lines and pieces too, and its
+    typical lightness the median cell's: on a board whose lines are broad and coloured, or
+    whose light is uneven, plain tile can lie outside :func:`tile_pixels`'s reach of them."""
+    windows = [
+        d.seen_later.window
+        for d in cells
+        if d.kind == "empty"
+        and not d.covered
+        and not d.lit_beside
+        and d.confidence >= OPEN_TILE_SURE
+        and d.seen_later is not None
+    ]
+    if len(windows) < OPEN_TILE_CELLS:
+        return None
+    r = HAND_EDGE_ROOM
+    discs = np.stack(windows)[:, r : r + CROP, r : r + CROP]
+    means = np.tensordot(discs, _SEEN_DISC_SHARE, axes=([1, 2], [0, 1]))  # (cells, 3)
+    return np.median(means, axis=0)
+
+
+_SEEN_DISC_SHARE = (_SEEN_DISC / _SEEN_DISC.sum()).astype(np.float32)
+
+
+def _tile_as_the_open_shows(cells: list[CellDecision], looks: PieceLooks) -> None:
+    """Round 18's test (:func:`_tile_beside_a_hand`) again for the cells whose lines a hand
+    hides (``covered``) that it left undecided, with the plain tile as this frame's open
+    empty cells show it (:func:`open_tile`) for the board's typical colour and lightness,
+    ``OPEN_TILE_SHOWN`` of every learned piece's marks in view, and no steep step in view
+    (``OPEN_TILE_STEEP``): a finger or a hand's edge over part of an empty cell on a board
+    whose tile the board-wide references miss. At most half sure (as the share shown).
+    Not a cell whose lines show: a grey pawn leaning in beside a hand passes as tile in a
+    shadow there (printplay tune shot 190 d5), and such a cell is the open rules' to read."""
+    left = [
+        d
+        for d in cells
+        if d.kind == "unknown"
+        and d.covered
+        and not (d.glared or d.tile_cover or d.seen_later is None)
+        and d.cover_as_tile < COVER_AS_TILE
+    ]
+    if not left:
+        return
+    tile = open_tile(cells)
+    if tile is None:
+        return
+    for d in left:
+        shifted, local = _against_open_tile(d.seen_later.window, d.seen_later.refs, tile)
+        strays, shown = hand_edge_view(shifted, local, looks)
+        if strays > HAND_EDGE_STRAYS or shown < OPEN_TILE_SHOWN:
+            continue
+        if steepest_in_view(shifted, local) <= OPEN_TILE_STEEP:
+            d.kind, d.suit, d.facing = "empty", None, None
+            d.confidence = round(0.5 * shown, 3)
+
+
+def _against_open_tile(
+    window: np.ndarray, refs: BoardRefs, tile: np.ndarray
+) -> tuple[np.ndarray, BoardRefs]:
+    """A cell's ``window`` and the references with ``tile`` (relative Lab, see
+    :func:`open_tile`) for the board's typical tile colour and lightness."""
+    shifted = window.copy()
+    shifted[..., 1:] -= tile[1:]
+    ab = np.asarray(refs.tile_ab, np.float64) + tile[1:] / CHROMA_WEIGHT
+    return shifted, BoardRefs(ab, refs.energy_floor, refs.detail_floor, float(tile[0]))
+
+
+def open_tile_view(
+    window: np.ndarray, refs: BoardRefs, looks: PieceLooks, tile: np.ndarray
+) -> tuple[int, float]:
+    """:func:`hand_edge_view` of a cell's ``window`` against the open ``tile``."""
+    return hand_edge_view(*_against_open_tile(window, refs, tile), looks)
+
+
+#: The look disc within a cell's window (see hand_edge_window).
+_WINDOW_DISC = np.zeros((HAND_EDGE_WINDOW, HAND_EDGE_WINDOW), bool)
+_WINDOW_DISC[HAND_EDGE_ROOM : HAND_EDGE_ROOM + CROP, HAND_EDGE_ROOM : HAND_EDGE_ROOM + CROP] = (
+    _SEEN_DISC
+)
+
+
+def steepest_in_view(window: np.ndarray, refs: BoardRefs) -> float:
+    """The steepest lightness step (8-bit Lab per pixel) in a cell's look disc away from
+    what covers it from outside (:func:`edge_cover`, and a pixel more: its rim's blur).
+    Grey ink on a white tile passes :func:`tile_pixels` as tile in a shadow; a shadow is
+    smooth, ink's edges are steep."""
+    cover = cv2.dilate(edge_cover(tile_pixels(window, refs)).astype(np.uint8), _ONE_MORE)
+    seen = _WINDOW_DISC & ~cover.astype(bool)
+    if not seen.any():
+        return 0.0
+    gy, gx = np.gradient(window[..., 0])
+    return float(np.sqrt(gy[seen] ** 2 + gx[seen] ** 2).max())
+
+
+_ONE_MORE = np.ones((3, 3), np.uint8)
 
 
 def glare_light(typical: float) -> float:
