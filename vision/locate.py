@@ -1041,7 +1041,9 @@ def refine_pose(
     return new
 
 
-def _check_in_frame(pose: BoardPose, shape: tuple[int, ...]) -> None:
+def check_in_frame(pose: BoardPose, shape: tuple[int, ...]) -> None:
+    """Raise :class:`BoardCutOff` unless the whole board of ``pose`` lies in a frame of
+    ``shape`` (:func:`_in_frame`)."""
     if not _in_frame(pose, shape):
         raise _cut_off(note=False)
 
@@ -1051,7 +1053,7 @@ def _cut_off(note: bool = True) -> BoardCutOff:
     call it is raised in (:func:`_cut_off_seen`) when ``note``: the small frame's search
     (grey or the darkest channel, :func:`_find_small`) saw a grid of ``CUT_OFF_CROSSES``
     run past the frame. Not a fit refined on the full frame that ran past it
-    (:func:`_check_in_frame`): started from any square outline (tile blobs, nets of lines),
+    (:func:`check_in_frame`): started from any square outline (tile blobs, nets of lines),
     such fits ran past the frame on business cards' photos (card tune photos classic 4, 13,
     14, 21, 24, 27 and 36 were "cut off" with them)."""
     memo = _MEMO.get()
@@ -1252,7 +1254,8 @@ def _find_board_checked(
         )
     gray = pose.rectify(_grey(bgr), PRINTED_PX, 0.5)
     ridge = _ridge_map(255 - gray if pose.inverted else gray, PRINTED_PX)
-    if _runs_past_frame(bgr, pose, lines_beyond(ridge, PRINTED_PX, 0.5)):
+    beyond = lines_beyond(ridge, PRINTED_PX, 0.5)
+    if _runs_past_frame(bgr, pose, beyond) or _part_of_a_board_cut_off(bgr, pose, ridge, beyond):
         raise _cut_off()
     why = _printed_grid(bgr, pose, (gray, ridge))
     if why:
@@ -1328,6 +1331,105 @@ def _runs_past_frame(bgr: np.ndarray, pose: BoardPose, beyond: np.ndarray) -> bo
                     break  # lines across, none along: grain, not a board's cells
                 rows += 1
     return False
+
+
+#: How far (cells) beyond a side the frame's edge may lie for :func:`_part_of_a_board_cut_off`
+#: to follow the colour out to it (a board in view lies further in, or shows table first).
+EDGE_CELLS = 3.0
+#: Colour distance (Lab, lightness at half weight, as :func:`_tiles_beyond`) under which a
+#: band beyond a side is alike to the strip just inside it.
+ALIKE_LAB = 6.0
+#: Inner grid lines (of 7) just beyond a side that show the board itself going on, with its
+#: colour, out to the frame's edge (:func:`_part_of_a_board_cut_off`).
+BOARD_LINES = 2
+#: Share of the cross lines' cell-long segments in a row of tiles along a side under which
+#: the row shows no board (:func:`_part_of_a_board_cut_off`): table, or a hand.
+EMPTY_ROW = 0.125
+#: Cells within which the frame's edge lies beyond the side across from a row of table for
+#: the grid to be taken for a board cut off there (:func:`_part_of_a_board_cut_off`).
+NEAR_EDGE_CELLS = 1.0
+
+
+def _part_of_a_board_cut_off(
+    bgr: np.ndarray, pose: BoardPose, ridge: np.ndarray, beyond: np.ndarray
+) -> bool:
+    """Whether the grid at ``pose`` is a part of a board that the frame cuts off, fitted as
+    a whole board: ``ridge`` is its ridge map at ``PRINTED_PX`` with half a cell of margin,
+    ``beyond`` the lines just beyond each side in it (:func:`lines_beyond`).
+
+    A crop of a photo cutting through the board (tune calibration photos and shots cropped
+    to a corner or a side, 0.45-0.75 of the board wide) was found as a board in two ways:
+
+    - a grid inside the board's part in view (often of half the cells' size, every other
+      line of it on the board's): beyond a side, out to the frame's edge within
+      ``EDGE_CELLS``, the colour stays that just inside (``ALIKE_LAB``) and ``BOARD_LINES``
+      of its lines go on (a hand or an arm out to the edge shows none);
+    - the board's part in view and table beside it: a row of tiles along one side shows no
+      line (``EMPTY_ROW``) and the colour just beyond it (table inside and out) while the
+      frame's edge comes within ``NEAR_EDGE_CELLS`` of the side across (where the board
+      runs out of the frame). A hand over a row is as bare, but the frame's edge lies far
+      beyond the other side of a board in view.
+    """
+    dist, alike = _bands_to_edge(bgr, pose)
+    for side in range(4):
+        bands = alike[side]
+        if bands and all(bands) and dist[side] < EDGE_CELLS and beyond[side] >= BOARD_LINES:
+            return True
+    rows = _row_lines(ridge)
+    for side in range(4):
+        table = rows[side] <= EMPTY_ROW and bool(alike[side]) and alike[side][0]
+        if table and dist[(side + 2) % 4] <= NEAR_EDGE_CELLS:
+            return True
+    return False
+
+
+def _row_lines(ridge: np.ndarray) -> np.ndarray:
+    """Share of the tile crosses' cell-long line segments that show a line in the row of
+    tiles along each side (N, E, S, W): the four lines across the row, two cells each, and
+    the cross line along it; ``ridge`` as :func:`_part_of_a_board_cut_off` takes it."""
+    seg = line_segments(ridge, PRINTED_PX, 0.5, [1, 3, 5, 7])  # (2, 4 lines, 8 cells)
+    across, along = (slice(0, 2), 0), (slice(6, 8), 3)
+    shares = []
+    for side in range(4):
+        vertical = side in (0, 2)  # north and south rows: vertical lines run across them
+        cells, line = across if side in (0, 3) else along
+        a, b = (0, 1) if vertical else (1, 0)
+        shares.append(np.concatenate([seg[a, :, cells].ravel(), seg[b, line]]).mean())
+    return np.array(shares)
+
+
+def _bands_to_edge(bgr: np.ndarray, pose: BoardPose) -> tuple[np.ndarray, list[list[bool]]]:
+    """How far (cells, in quarters, up to ``EDGE_CELLS``) the frame's edge lies beyond each
+    side (N, E, S, W) along its middle six cells, and whether each band of half a cell out
+    to it has the colour of the strip just inside (0.1-0.4 cell in; ``ALIKE_LAB``)."""
+    h, w = bgr.shape[:2]
+    along = np.linspace(1.0, 7.0, 7)
+
+    def in_frame(side: int, out: float) -> bool:
+        x, y = [(along, -out), (N + out, along), (along, N + out), (-out, along)][side]
+        p = pose.to_image(np.stack(np.broadcast_arrays(x, y), -1))
+        return bool(((p >= 0) & (p <= [w - 1, h - 1])).all())
+
+    dist = np.zeros(4)
+    for side in range(4):
+        while dist[side] < EDGE_CELLS and in_frame(side, dist[side] + 0.25):
+            dist[side] += 0.25
+    px, margin = ONE_TILE_PX, EDGE_CELLS + 0.5
+    lab = lab_image(pose.rectify(bgr, px, margin))
+    m, half = round(margin * px), px // 2
+    lo, hi = m + px, m + 7 * px
+    # Each side turned to the north: rows going out from the side are rows 0, -1, ...
+    views = [lab, np.rot90(lab, 1), np.rot90(lab, 2), np.rot90(lab, 3)]
+    alike: list[list[bool]] = []
+    for side, view in enumerate(views):
+        inside = median_colour(view[m + px // 10 : m + 2 * px // 5, lo:hi].reshape(-1, 3))
+        bands = []
+        for k in range(int(2 * dist[side])):
+            band = view[m - (k + 1) * half : m - k * half, lo:hi]
+            d = median_colour(band.reshape(-1, 3)) - inside
+            bands.append(bool(np.sqrt(0.25 * d[0] ** 2 + d[1] ** 2 + d[2] ** 2) < ALIKE_LAB))
+        alike.append(bands)
+    return dist, alike
 
 
 def _search(
@@ -2012,7 +2114,7 @@ def _refine_full(
         if other is not None and _no_fewer_crosses(gray, pose, other, px, along):
             pose = other
     pose.tile_color_lab, pose.inverted = small_pose.tile_color_lab, small_pose.inverted
-    _check_in_frame(pose, gray.shape)
+    check_in_frame(pose, gray.shape)
     return pose
 
 
