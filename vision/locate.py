@@ -1341,7 +1341,7 @@ EDGE_CELLS = 4.0
 ALIKE_LAB = 7.0
 #: Inner grid lines (of 7) just beyond a side that show the board itself going on, with its
 #: colour, out to the frame's edge (:func:`_part_of_a_board_cut_off`).
-BOARD_LINES = 2
+BOARD_LINES = 3
 #: Share of the cross lines' cell-long segments in a row of tiles along a side under which
 #: the row shows no board (:func:`_part_of_a_board_cut_off`): table, or a hand.
 EMPTY_ROW = 0.2
