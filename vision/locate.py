@@ -1041,7 +1041,9 @@ def refine_pose(
     return new
 
 
-def _check_in_frame(pose: BoardPose, shape: tuple[int, ...]) -> None:
+def check_in_frame(pose: BoardPose, shape: tuple[int, ...]) -> None:
+    """Raise :class:`BoardCutOff` unless the whole board of ``pose`` lies in a frame of
+    ``shape`` (:func:`_in_frame`)."""
     if not _in_frame(pose, shape):
         raise _cut_off(note=False)
 
@@ -1051,7 +1053,7 @@ def _cut_off(note: bool = True) -> BoardCutOff:
     call it is raised in (:func:`_cut_off_seen`) when ``note``: the small frame's search
     (grey or the darkest channel, :func:`_find_small`) saw a grid of ``CUT_OFF_CROSSES``
     run past the frame. Not a fit refined on the full frame that ran past it
-    (:func:`_check_in_frame`): started from any square outline (tile blobs, nets of lines),
+    (:func:`check_in_frame`): started from any square outline (tile blobs, nets of lines),
     such fits ran past the frame on business cards' photos (card tune photos classic 4, 13,
     14, 21, 24, 27 and 36 were "cut off" with them)."""
     memo = _MEMO.get()
@@ -1252,7 +1254,8 @@ def _find_board_checked(
         )
     gray = pose.rectify(_grey(bgr), PRINTED_PX, 0.5)
     ridge = _ridge_map(255 - gray if pose.inverted else gray, PRINTED_PX)
-    if _runs_past_frame(bgr, pose, lines_beyond(ridge, PRINTED_PX, 0.5)):
+    beyond = lines_beyond(ridge, PRINTED_PX, 0.5)
+    if _runs_past_frame(bgr, pose, beyond) or _part_of_a_board_cut_off(bgr, pose, ridge, beyond):
         raise _cut_off()
     why = _printed_grid(bgr, pose, (gray, ridge))
     if why:
@@ -1328,6 +1331,122 @@ def _runs_past_frame(bgr: np.ndarray, pose: BoardPose, beyond: np.ndarray) -> bo
                     break  # lines across, none along: grain, not a board's cells
                 rows += 1
     return False
+
+
+#: How far (cells) beyond a side the frame's edge may lie for :func:`_part_of_a_board_cut_off`
+#: to follow the colour out to it (a board in view lies further in, or shows table first).
+EDGE_CELLS = 4.0
+#: Colour distance (Lab, lightness at half weight, as :func:`_tiles_beyond`) under which a
+#: band beyond a side is alike to the strip just inside it.
+ALIKE_LAB = 7.0
+#: Inner grid lines (of 7) just beyond a side that show the board itself going on, with its
+#: colour, out to the frame's edge (:func:`_part_of_a_board_cut_off`).
+BOARD_LINES = 3
+#: Share of the cross lines' cell-long segments in a row of tiles along a side under which
+#: the row shows no board (:func:`_part_of_a_board_cut_off`): table, or a hand.
+EMPTY_ROW = 0.2
+#: Cells within which the frame's edge lies beyond the side across from a row of table for
+#: the grid to be taken for a board cut off there (:func:`_part_of_a_board_cut_off`).
+NEAR_EDGE_CELLS = 1.0
+
+
+def _part_of_a_board_cut_off(
+    bgr: np.ndarray, pose: BoardPose, ridge: np.ndarray, beyond: np.ndarray
+) -> bool:
+    """Whether the grid at ``pose`` is a part of a board that the frame cuts off, fitted as
+    a whole board: ``ridge`` is its ridge map at ``PRINTED_PX`` with half a cell of margin,
+    ``beyond`` the lines just beyond each side in it (:func:`lines_beyond`).
+
+    A crop of a photo cutting through the board (tune calibration photos and shots cropped
+    to a corner or a side, 0.45-0.75 of the board wide) was found as a board in two ways:
+
+    - a grid inside the board's part in view (often of half the cells' size, every other
+      line of it on the board's): beyond a side, out to the frame's edge within
+      ``EDGE_CELLS``, the colour stays that just inside (``ALIKE_LAB``) and ``BOARD_LINES``
+      of its lines go on (a hand or an arm out to the edge shows none), and where a whole
+      cell out lies in the frame, a line along the side shows at one (the board's next
+      rows; a table of the tiles' colour with grain in line with the grid shows none);
+    - the board's part in view and table beside it: a row of tiles along one side shows few
+      lines (``EMPTY_ROW``) and the colour just beyond it (table inside and out) while the
+      frame's edge comes within ``NEAR_EDGE_CELLS`` of the side across (where the board
+      runs out of the frame). A hand over a row is as bare, but the frame's edge lies far
+      beyond the other side of a board in view.
+
+    Colours and rows are looked at only on the sides the cheap measures leave in question.
+    """
+    dist = _edge_distances(pose, bgr.shape)
+    banded = dist >= 0.5  # half a cell out in the frame: a band to compare
+    going_on = banded & (dist < EDGE_CELLS) & (beyond >= BOARD_LINES)
+    table_row = banded & (_row_lines(ridge) <= EMPTY_ROW) & (np.roll(dist, 2) <= NEAR_EDGE_CELLS)
+    if not (going_on | table_row).any():
+        return False
+    px, margin = ONE_TILE_PX, EDGE_CELLS + 0.5
+    rect = pose.rectify(bgr, px, margin)
+    views = _sides_north(lab_image(rect))
+    for side in np.flatnonzero(table_row):
+        if _bands_alike(views[side], px, margin, 0.5)[0]:
+            return True
+    if not going_on.any():
+        return False
+    gray = _grey(rect)
+    ridge_out = _ridge_map(255 - gray if pose.inverted else gray, px)
+    for side in np.flatnonzero(going_on):
+        if not all(_bands_alike(views[side], px, margin, dist[side])):
+            continue
+        outs = range(1, int(dist[side] - 0.25) + 1)  # whole cells out in the frame
+        if not outs or any(rows_beyond(ridge_out, px, margin, float(k))[side] for k in outs):
+            return True
+    return False
+
+
+def _edge_distances(pose: BoardPose, shape: tuple[int, ...]) -> np.ndarray:
+    """How far (cells, in quarters, up to ``EDGE_CELLS``) the frame's edge lies beyond each
+    side (N, E, S, W) of ``pose``, along its middle six cells."""
+    h, w = shape[:2]
+    along = np.linspace(1.0, 7.0, 7)
+    outs = np.arange(0.25, EDGE_CELLS + 0.01, 0.25)
+    a, o = np.meshgrid(along, outs)  # (outs, 7)
+    dist = np.zeros(4)
+    for side, (x, y) in enumerate([(a, -o), (N + o, a), (a, N + o), (-o, a)]):
+        p = pose.to_image(np.stack([x, y], -1).reshape(-1, 2)).reshape(len(outs), 7, 2)
+        inside = ((p >= 0) & (p <= [w - 1, h - 1])).all(axis=(1, 2))
+        dist[side] = 0.25 * int(np.argmin(inside)) if not inside.all() else outs[-1]
+    return dist
+
+
+def _sides_north(view: np.ndarray) -> list[np.ndarray]:
+    """A square rectified view turned so that each side (N, E, S, W) in turn is north."""
+    return [np.rot90(view, k) for k in range(4)]
+
+
+def _bands_alike(view: np.ndarray, px: int, margin: float, out: float) -> list[bool]:
+    """Whether each band of half a cell beyond the north side of ``view`` (rectified at
+    ``px`` per cell with ``margin`` cells, Lab), out to ``out`` cells, has the colour of
+    the strip 0.1-0.4 cell inside it (``ALIKE_LAB``, lightness at half weight), along the
+    middle six cells."""
+    m, half = round(margin * px), px // 2
+    lo, hi = m + px, m + 7 * px
+    inside = median_colour(view[m + px // 10 : m + 2 * px // 5, lo:hi].reshape(-1, 3))
+    alike = []
+    for k in range(int(2 * out)):
+        d = median_colour(view[m - (k + 1) * half : m - k * half, lo:hi].reshape(-1, 3)) - inside
+        alike.append(bool(np.sqrt(0.25 * d[0] ** 2 + d[1] ** 2 + d[2] ** 2) < ALIKE_LAB))
+    return alike
+
+
+def _row_lines(ridge: np.ndarray) -> np.ndarray:
+    """Share of the tile crosses' cell-long line segments that show a line in the row of
+    tiles along each side (N, E, S, W): the four lines across the row, two cells each, and
+    the cross line along it; ``ridge`` as :func:`_part_of_a_board_cut_off` takes it."""
+    seg = line_segments(ridge, PRINTED_PX, 0.5, [1, 3, 5, 7])  # (2, 4 lines, 8 cells)
+    across, along = (slice(0, 2), 0), (slice(6, 8), 3)
+    shares = []
+    for side in range(4):
+        vertical = side in (0, 2)  # north and south rows: vertical lines run across them
+        cells, line = across if side in (0, 3) else along
+        a, b = (0, 1) if vertical else (1, 0)
+        shares.append(np.concatenate([seg[a, :, cells].ravel(), seg[b, line]]).mean())
+    return np.array(shares)
 
 
 def _search(
@@ -2012,7 +2131,7 @@ def _refine_full(
         if other is not None and _no_fewer_crosses(gray, pose, other, px, along):
             pose = other
     pose.tile_color_lab, pose.inverted = small_pose.tile_color_lab, small_pose.inverted
-    _check_in_frame(pose, gray.shape)
+    check_in_frame(pose, gray.shape)
     return pose
 
 

@@ -54,7 +54,13 @@ from piecebridge.vision.cells import (
     raw_crops,
     relative_lab,
 )
-from piecebridge.vision.locate import check_lock, find_board, refine_pose
+from piecebridge.vision.locate import (
+    BoardCutOff,
+    check_in_frame,
+    check_lock,
+    find_board,
+    refine_pose,
+)
 from piecebridge.vision.raster import CELL_ORDER, FACE_PX, MARGIN, PX
 
 from piecebridge.errors import UserError
@@ -206,6 +212,15 @@ class BoardReader:
         """
         return check_lock(gray, FACE_PX, MARGIN, MOVED_CELLS, DRIFT_CELLS)
 
+    def _cut_off_unless_in_frame(self, shape: tuple[int, ...]) -> None:
+        """Refuse as cut off (:func:`check_in_frame`) a pose whose board leaves the frame;
+        the next read is then a full one."""
+        try:
+            check_in_frame(self.pose, shape)
+        except BoardCutOff:
+            self._measured = None
+            raise
+
     # ------------------------------------------------------------------ frames
 
     def read(self, frame_bgr: np.ndarray, cells: Iterable[str] | str | None = None) -> Observation:
@@ -286,6 +301,11 @@ class BoardReader:
             if pose is not None:
                 self.pose = pose
                 rect, gray = self._rectify(frame)
+        # A locked pose the lock check kept must still have the whole board in view: a frame
+        # that cuts the board off can show its part in view where the lock puts it, crosses
+        # and edges in place (tune crops of calibration photos and shots to a corner or a
+        # side of the board, read with the rig's setup, were accepted as boards).
+        self._cut_off_unless_in_frame(frame.shape)
         if state != "ok":  # the picture was made again with the new pose
             lab_hi = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB)
             blocks = change_blocks(gray)
