@@ -100,3 +100,18 @@ def test_a_locked_board_that_leaves_the_frame_is_cut_off():
     with pytest.raises(BoardCutOff):
         reader.read(np.ascontiguousarray(photo[: int(7.5 * S)]))  # the south two rows cut off
     assert reader.read(photo).crosses_visible >= 12  # back in view: read again
+
+
+def test_a_board_near_the_frame_edge_with_a_bare_row_on_a_table_alike_is_found(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    """A board in view, its north side 0.8 of a cell from the frame's top with table there
+    (no line goes on), its south row of tiles' printed lines too faint to show and the table below
+    of the tiles' colour (printplay tune 73/0 and 86/1: pale card on pale laminate, "cut
+    off" at first): a row of table needs the board running on across from it."""
+    y0 = int(0.8 * S)
+    photo = _photo(12 * S, 12 * S, (2 * S, y0, 10 * S, y0 + 8 * S))
+    photo[y0 + 6 * S + 2 :, 2 * S : 10 * S] = TILE  # the south row of tiles' lines unseen
+    photo[y0 + 8 * S :] = TILE  # and the table below alike
+    pose = _grid(2 * S, y0, S, 12)
+    assert _found(monkeypatch, photo, pose) is pose

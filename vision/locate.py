@@ -1368,16 +1368,22 @@ def _part_of_a_board_cut_off(
       rows; a table of the tiles' colour with grain in line with the grid shows none);
     - the board's part in view and table beside it: a row of tiles along one side shows few
       lines (``EMPTY_ROW``) and the colour just beyond it (table inside and out) while the
-      frame's edge comes within ``NEAR_EDGE_CELLS`` of the side across (where the board
-      runs out of the frame). A hand over a row is as bare, but the frame's edge lies far
-      beyond the other side of a board in view.
+      frame's edge comes within ``NEAR_EDGE_CELLS`` of the side across, where the board
+      runs out of the frame (its lines go on to the edge, ``BOARD_LINES``, unless the edge
+      cuts that side within half a cell). A hand over a row is as bare, but the frame's edge
+      lies far beyond the other side of a board in view, or shows no lines going on.
 
     Colours and rows are looked at only on the sides the cheap measures leave in question.
     """
     dist = _edge_distances(pose, bgr.shape)
     banded = dist >= 0.5  # half a cell out in the frame: a band to compare
     going_on = banded & (dist < EDGE_CELLS) & (beyond >= BOARD_LINES)
-    table_row = banded & (_row_lines(ridge) <= EMPTY_ROW) & (np.roll(dist, 2) <= NEAR_EDGE_CELLS)
+    # The board runs on across from a row of table: the frame cuts it at that side, or its
+    # lines go on beyond it. A board in view near the frame's edge shows table there, and a
+    # row of faint printed lines (printplay tune 73/0, 86/1) is no table.
+    across = np.roll(dist, 2)
+    runs_on = (across < 0.5) | (np.roll(beyond, 2) >= BOARD_LINES)
+    table_row = banded & (_row_lines(ridge) <= EMPTY_ROW) & (across <= NEAR_EDGE_CELLS) & runs_on
     if not (going_on | table_row).any():
         return False
     px, margin = ONE_TILE_PX, EDGE_CELLS + 0.5
