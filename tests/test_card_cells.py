@@ -312,3 +312,40 @@ def test_triangles_pointing_any_way_are_read_as_triangles(net):
     # the o and the x stay what they are
     assert cc.MARK_CLASSES[int(pm[55].argmax())] == "o"
     assert cc.MARK_CLASSES[int(pm[28].argmax())] == "x"
+
+
+class _FixedReader:
+    """A stand-in for :class:`cc.CellNet` that reads every grid with the same probabilities."""
+
+    min_confidence = 0.45
+
+    def __init__(self, pm: np.ndarray, ps: np.ndarray) -> None:
+        self.pm, self.ps = pm, ps
+
+    def predict_grid(self, rect: np.ndarray):
+        return self.pm, self.ps
+
+
+def test_a_cell_read_blank_is_shaded_from_a_lower_shading_probability():
+    """A blank cell's only darkening is its shading: at a shading probability of 0.47 it
+    reads shaded, a cell with an x at the same 0.47 does not, and 0.44 is unshaded either way."""
+    pm = np.zeros((100, len(cc.MARK_CLASSES)), np.float32)
+    pm[:, 0] = 0.99
+    pm[:, 1] = 0.01
+    x = cc.MARK_CLASSES.index("x")
+    pm[[1, 3]] = 0.0
+    pm[[1, 3], x] = 0.99
+    pm[[1, 3], 0] = 0.01
+    ps = np.full(100, 0.02, np.float32)
+    ps[[0, 1]] = 0.47
+    ps[[2, 3]] = 0.44
+    cells, unknown = cc.classify_grid(blank_grid(), _FixedReader(pm, ps))
+    assert not unknown
+    got = {n: (cells[n].mark, cells[n].shaded) for n in ("A1", "B1", "C1", "D1", "E1")}
+    assert got == {
+        "A1": (None, True),
+        "B1": ("x", False),
+        "C1": (None, False),
+        "D1": ("x", False),
+        "E1": (None, False),
+    }
