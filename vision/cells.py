@@ -2858,6 +2858,10 @@ def _tile_under_lines(d: CellDecision, looks: PieceLooks) -> bool:
     so shrinks its Lab colour terms, without changing their ratio to the lightness), and a
     lightness a shadow could give. Not where the lines are hidden by something of the
     tile's own colour (``tile_cover``): a white glove over a white board is "plain tile".
+    Nor where the per-pixel tile test takes most hidden line pieces for tile
+    (``cover_as_tile``, see ``COVER_AS_TILE``): what hides them may pass for tile, and so
+    may what lies over the cell's middle (tune mixed with a white hand, rigs 0-39: coins
+    under the white hand's palm, 22/1 h8 and h7, 29/1 a7 and b6, read "empty").
     """
     lo, hi = looks.covered_empty_light
     return (
@@ -2865,6 +2869,7 @@ def _tile_under_lines(d: CellDecision, looks: PieceLooks) -> bool:
         and d.shade_tint < looks.covered_empty_tint
         and lo <= d.light_ratio <= hi
         and not d.tile_cover
+        and d.cover_as_tile < COVER_AS_TILE
     )
 
 
