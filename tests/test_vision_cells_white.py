@@ -144,7 +144,7 @@ def test_a_cover_the_per_pixel_tile_test_takes_for_tile_leaves_no_plain_tile_und
     a7 and b6) hides the cell's lines with something the per-pixel tile test takes for tile,
     and its palm over the cell's middle is as plain and light as tile: such a cell is no
     plainly empty tile under its lines (:func:`_tile_under_lines`), as the plain-tile rules
-    of rounds 17 and 18 already stand aside there."""
+    of rounds 17 and 18 already stand aside there; not in a hand's shadow (``shaded``)."""
     looks = PieceLooks({}, {}, learned=True)
     lo, hi = looks.covered_empty_light
     for share, kind in ((0.0, "empty"), (COVER_AS_TILE, "unknown")):
@@ -154,3 +154,10 @@ def test_a_cover_the_per_pixel_tile_test_takes_for_tile_leaves_no_plain_tile_und
         )  # fmt: skip
         assert C._tile_under_lines(d, looks) == (kind == "empty")
         assert C.decide(d, looks).kind == kind
+    # ... unless the lines show once the hand's shadow over them is made up for: tile in a
+    # shadow hides them, which the per-pixel tile test rightly takes for tile.
+    d = CellDecision(
+        "a1", "unknown", covered=True, cover_as_tile=1.0, shaded=True, detail_ratio=0.0,
+        shade_tint=0.0, light_ratio=lo, energy_ratio=0.5,
+    )  # fmt: skip
+    assert C._tile_under_lines(d, looks)

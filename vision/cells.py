@@ -2861,7 +2861,10 @@ def _tile_under_lines(d: CellDecision, looks: PieceLooks) -> bool:
     Nor where the per-pixel tile test takes most hidden line pieces for tile
     (``cover_as_tile``, see ``COVER_AS_TILE``): what hides them may pass for tile, and so
     may what lies over the cell's middle (tune mixed with a white hand, rigs 0-39: coins
-    under the white hand's palm, 22/1 h8 and h7, 29/1 a7 and b6, read "empty").
+    under the white hand's palm, 22/1 h8 and h7, 29/1 a7 and b6, read "empty") -- unless
+    the lines show once the shadow over them is made up for (``shaded``): tile in a shadow
+    is what hides them (that probe's 16/1 h4, 28/0 b7 and b8, 36/1 a6, empty cells in a
+    hand's shadow; tune piecepackr 7/1 e7).
     """
     lo, hi = looks.covered_empty_light
     return (
@@ -2869,7 +2872,7 @@ def _tile_under_lines(d: CellDecision, looks: PieceLooks) -> bool:
         and d.shade_tint < looks.covered_empty_tint
         and lo <= d.light_ratio <= hi
         and not d.tile_cover
-        and d.cover_as_tile < COVER_AS_TILE
+        and (d.shaded or d.cover_as_tile < COVER_AS_TILE)
     )
 
 
