@@ -11,6 +11,7 @@ import pytest
 from piecebridge.vision import cells as C
 from piecebridge.vision.cells import (
     CHROMA_WEIGHT,
+    COVER_ALL_TILE,
     COVER_AS_TILE,
     COVER_LIGHT,
     COVER_PIECES,
@@ -137,3 +138,28 @@ def test_a_hand_the_per_pixel_tile_test_takes_for_tile_is_no_plain_tile():
         d = CellDecision("a1", "unknown", tile_share=0.9, piece_share=0.1, cover_as_tile=share)
         C._tile_partly_seen(d)
         assert d.kind == kind
+
+
+def test_a_cover_the_per_pixel_tile_test_takes_for_tile_leaves_no_plain_tile_under_lines():
+    """A white hand over a coin (tune mixed with a white hand, rigs 0-39: 22/1 h7 and h8, 29/1
+    a7 and b6) hides the cell's lines with something the per-pixel tile test takes for tile,
+    and its palm over the cell's middle is as plain and light as tile: such a cell is no
+    plainly empty tile under its lines (:func:`_tile_under_lines`), as the plain-tile rules
+    of rounds 17 and 18 stand aside there: here only where every hidden line piece passes that
+    test (``COVER_ALL_TILE``), not in a hand's shadow (``shaded``)."""
+    looks = PieceLooks({}, {}, learned=True)
+    lo, hi = looks.covered_empty_light
+    for share, kind in ((0.0, "empty"), (COVER_AS_TILE, "empty"), (COVER_ALL_TILE, "unknown")):
+        d = CellDecision(
+            "a1", "unknown", covered=True, cover_as_tile=share, detail_ratio=0.0,
+            shade_tint=0.0, light_ratio=(lo + hi) / 2, energy_ratio=0.5,
+        )  # fmt: skip
+        assert C._tile_under_lines(d, looks) == (kind == "empty")
+        assert C.decide(d, looks).kind == kind
+    # ... unless the lines show once the hand's shadow over them is made up for: tile in a
+    # shadow hides them, which the per-pixel tile test rightly takes for tile.
+    d = CellDecision(
+        "a1", "unknown", covered=True, cover_as_tile=1.0, shaded=True, detail_ratio=0.0,
+        shade_tint=0.0, light_ratio=lo, energy_ratio=0.5,
+    )  # fmt: skip
+    assert C._tile_under_lines(d, looks)
