@@ -757,6 +757,11 @@ class CellDecision:
     # and the least share of any learned look's marks that lies in view (-1: not measured).
     strays: int = -1
     marks_in_view: float = -1.0
+    # For a cell of a one-colour set (see ink_alike) that may be taken for tile: how well the
+    # best of those coins' fine looks fits it (-1: not measured; see _coin_detail), and that
+    # look's suit and facing, its lead over the other suits' and over its other turns.
+    coin_detail: float = -1.0
+    detail_coin: tuple[str, str, float, float] | None = None
     # The cell's pixels kept for the measurements above, made only if a decision needs them
     # (see SeenLater); None where none could be needed.
     seen_later: SeenLater | None = field(default=None, repr=False, compare=False)
@@ -866,6 +871,7 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
             _tile_beside_a_hand(d)
             _tile_partly_seen(d)
         _tile_as_the_open_shows(out, looks)
+        _no_tile_where_a_coin_shows(out)
     return out
 
 
@@ -1524,6 +1530,7 @@ def measure(
                 _check_mark(d, views, CELL_ORDER.index(d.cell), looks)
     if looks.learned:
         _seen_shares(out, views, refs, looks)
+        _coin_detail(out, views, looks)
     return out
 
 
@@ -3215,3 +3222,84 @@ def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
         return d
     d.kind, d.confidence = "unknown", 0.0
     return d
+
+
+#: Cells of a one-colour set that :func:`_coin_detail` weighs: structure at least this share
+#: of the empty threshold and fine detail at least this share of ``detail_empty`` (plainer
+#: cells are tile, or a coin hidden; the one-colour coins in view read as tile on tune
+#: woodburned 0-49 and 90-149: 0.63 and 0.90 at least), and not read as a piece.
+COIN_DETAIL_ENERGY = 0.6
+COIN_DETAIL_FINE = 0.85
+#: A cell so weighed is no tile when the best of the one-colour coins' fine looks (any turn)
+#: fits it this well (:func:`_no_tile_where_a_coin_shows`). Tune woodburned 0-49 and 90-149:
+#: the 19,795 empty cells read as empty fit them 0.45 at most; the 21 coins in view read as
+#: tile 0.54 up (the hidden ones 0.45 at most).
+COIN_DETAIL_SHOWN = 0.5
+#: ... and it is that look's coin, at most half sure, when that look leads the other suits'
+#: (best turn each) by ``DETAIL_SUIT_LEAD`` and its other turns by ``DETAIL_TURN_LEAD`` (fit,
+#: as :func:`face_scores_batch`); else it is unknown. Those 21 coins: each one's best look
+#: was its suit and facing, leading by 0.09-0.38 and 0.20-0.52 but two (0.02 / 0.15, 0.04 /
+#: 0.09); the existing fine-suit reads lead 0.03 and more when right (FINE_SUIT_LEAD).
+DETAIL_SUIT_LEAD = 0.1
+DETAIL_TURN_LEAD = 0.2
+
+
+def _coin_detail(cells: list[CellDecision], views: BoardViews, looks: PieceLooks) -> None:
+    """Set ``coin_detail`` and ``detail_coin`` of each cell that may be taken for tile
+    (structure and fine detail as ``COIN_DETAIL_ENERGY`` and ``COIN_DETAIL_FINE`` say,
+    decided empty or unknown on its own) where the coins of some suits share their ink (see
+    :func:`ink_alike`): how well the best of those suits' fine looks, any turn, fits the
+    middle of the cell (as a coin's facing is read), and which look that is.
+
+    A one-colour coin (woodburned: a symbol burnt into wood) in shadow or out of focus shows
+    little structure and its coarse look is one brown blob: the coarse tests take it for
+    wood grain. Its fine look still fits it far better than any tile's does."""
+    turned = looks.turned_faces()
+    suits = [s for s, alike in ink_alike(looks).items() if alike and s in turned]
+    if not suits:
+        return
+    todo = [
+        d
+        for d in cells
+        if d.energy_ratio >= COIN_DETAIL_ENERGY * looks.empty_ratio
+        and d.detail_ratio >= COIN_DETAIL_FINE * looks.detail_empty
+        and decide(_copied(d), looks).kind in ("empty", "unknown")
+    ]
+    if not todo:
+        return
+    faces = [turned[s] for s in suits]
+    hit = looks.extra.get("coin_detail_faces")
+    # Held with the faces it was made of, and compared by identity (ids are reused).
+    if hit is None or [id(f) for f in hit[0]] != [id(f) for f in faces]:
+        hit = looks.extra["coin_detail_faces"] = (faces, np.concatenate(faces))
+    windows = [
+        face_window(views, CELL_ORDER.index(d.cell), CENTRE_SHIFT, extra=FACE_WIDE) for d in todo
+    ]
+    fits = face_scores_batch(windows, [hit[1]] * len(windows)).reshape(len(todo), len(suits), -1)
+    for d, fit in zip(todo, fits, strict=True):
+        by_suit = np.sort(fit.max(axis=1))
+        k = int(np.argmax(fit.max(axis=1)))
+        turns = np.sort(fit[k])
+        d.coin_detail = float(by_suit[-1])
+        lead = float(by_suit[-1] - by_suit[-2]) if len(suits) > 1 else 0.0
+        d.detail_coin = (
+            suits[k],
+            FACINGS[int(np.argmax(fit[k]))],
+            lead,
+            float(turns[-1] - turns[-2]),
+        )
+
+
+def _no_tile_where_a_coin_shows(cells: list[CellDecision]) -> None:
+    """A cell decided empty whose fine look a one-colour coin's fits closely (``coin_detail``
+    at least ``COIN_DETAIL_SHOWN``): tile does not fit it so. It is that coin, at most half
+    sure, when that coin's look leads clearly (``DETAIL_SUIT_LEAD``, ``DETAIL_TURN_LEAD``);
+    else it is left unknown."""
+    for d in cells:
+        if d.kind != "empty" or d.coin_detail < COIN_DETAIL_SHOWN or d.detail_coin is None:
+            continue
+        suit, facing, suit_lead, turn_lead = d.detail_coin
+        if suit_lead >= DETAIL_SUIT_LEAD and turn_lead >= DETAIL_TURN_LEAD:
+            d.kind, d.suit, d.facing, d.confidence = "coin", suit, facing, 0.5
+        else:
+            d.kind, d.suit, d.facing, d.confidence = "unknown", None, None, 0.0
