@@ -59,3 +59,34 @@ def test_a_board_in_view_fitted_a_cell_off_on_a_checked_cloth_is_found_a_cell_ov
     found = find_board(photo)
     truth = np.array([[x0, y0], [x0 + 8 * S, y0], [x0 + 8 * S, y0 + 8 * S], [x0, y0 + 8 * S]])
     assert np.abs(found.corners - truth).max() < 0.2 * S
+
+
+WOOD = (40, 80, 140)
+
+
+def _on_wood(coins_west: bool) -> tuple[np.ndarray, int, int]:
+    """The same board on a brown table (4 cells of it each side), coins (discs) on the
+    southern half of its west column when ``coins_west``."""
+    x0 = y0 = 4 * S
+    photo = _photo(16 * S, 16 * S, x0, y0, 0)
+    photo[:y0] = photo[y0 + 8 * S :] = WOOD
+    photo[:, :x0] = photo[:, x0 + 8 * S :] = WOOD
+    if coins_west:
+        yy, xx = np.mgrid[0 : 16 * S, 0 : 16 * S]
+        for row in range(4, 8):
+            cx, cy = x0 + S // 2, y0 + row * S + S // 2
+            photo[(xx - cx) ** 2 + (yy - cy) ** 2 < (0.4 * S) ** 2] = (150, 140, 120)
+    return photo, x0, y0
+
+
+@pytest.mark.parametrize("coins_west", [False, True])
+def test_a_move_onto_the_board_leaves_table_behind_and_one_off_it_does_not(coins_west: bool):
+    """A grid a cell east of the board (its east column on the table, the board's west column
+    beyond it, coins on half its cells as in the calibration layout): moved a cell west, it
+    takes tiles in and leaves table behind. The board in place moved either way takes table
+    in and leaves tiles behind (tune printplay calibration photos of rigs 7 and 31)."""
+    photo, x0, y0 = _on_wood(coins_west)
+    assert locate._table_left_behind(photo, _grid(x0 + S, y0, 14), -1, 0)
+    assert not locate._table_left_behind(photo, _grid(x0, y0, 14), -1, 0)
+    assert not locate._table_left_behind(photo, _grid(x0, y0, 14), 1, 0)
+    assert not locate._table_left_behind(photo, _grid(x0, y0, 14), 0, 1)

@@ -2195,7 +2195,8 @@ def _refine_full(
         moved = shifted_pose(pose, sx, sy)
         moved.k, moved.centre, moved.scale = pose.k, pose.centre, pose.scale
         other = refine_pose(gray, moved, px_per_cell=px, search=0.3, along=along)
-        if other is not None and _no_fewer_crosses(gray, pose, other, px, along):
+        slack = MOVE_CROSSES_SLACK if _table_left_behind(bgr, pose, sx, sy) else 0
+        if other is not None and _no_fewer_crosses(gray, pose, other, px, along, slack):
             pose = other
     pose.tile_color_lab, pose.inverted = small_pose.tile_color_lab, small_pose.inverted
     check_in_frame(pose, gray.shape)
@@ -2203,10 +2204,11 @@ def _refine_full(
 
 
 def _no_fewer_crosses(
-    gray: np.ndarray, pose: BoardPose, moved: BoardPose, px: int, along: Along
+    gray: np.ndarray, pose: BoardPose, moved: BoardPose, px: int, along: Along, slack: int = 0
 ) -> bool:
     """Whether ``moved`` (``pose`` moved a cell and fitted again there, search 0.3) fits at
-    least as many tile crosses as ``pose`` fitted again in place the same way.
+    least as many tile crosses as ``pose`` fitted again in place the same way, less
+    ``slack``.
 
     The lattice parity (:func:`lattice_shift`) tells ink from tile gaps by colour; pale
     tiles with white lines on a pale table under glare show both alike, and it moved boards
@@ -2216,7 +2218,57 @@ def _no_fewer_crosses(
     mixed photo had a move proposed). A cell off, the fit finds crosses only where a
     printed line meets a tile gap: on tune, fewer than the board's own."""
     here = refine_pose(gray, pose, px_per_cell=px, search=0.3, along=along)
-    return here is None or moved.crosses_found >= here.crosses_found
+    return here is None or moved.crosses_found + slack >= here.crosses_found
+
+
+#: Crosses fewer than in place that a grid moved a cell may fit and still be taken, when
+#: the move leaves table behind and takes tiles in (:func:`_table_left_behind`). Printplay
+#: tiles (a printed border round each tile as well as its cross) show a cross at every cell
+#: corner, table or not: the grid a cell off fitted 15 and 14 crosses, moved onto the board
+#: 14 and 13 (tune printplay calibration photos of rigs 7, on a green gingham, and 31).
+MOVE_CROSSES_SLACK = 1
+#: How much more of the strip of cells a move takes in (and of the grid's inner strips,
+#: their median) than of the strip it leaves behind must have the tiles' colour
+#: (:func:`_table_left_behind`): pieces cover up to half of a row of the calibration
+#: layout's tiles; a table alike to the tiles shows all strips alike. Tune printplay rigs
+#: 7 (a green-and-white gingham left behind: 0.39 of its pixels tile-like, the column taken
+#: in 0.68, the inner ones 0.58) and 31 (a wooden table: 0.0, 0.28 with four coins, 0.55).
+TILE_SHARE_GAIN = 0.15
+#: Lab distance (lightness at half weight) to the tiles' median colour under which a pixel
+#: is of the tiles' colour (:func:`_table_left_behind`).
+TILE_ALIKE_LAB = 10.0
+
+
+def _table_left_behind(bgr: np.ndarray, pose: BoardPose, sx: int, sy: int) -> bool:
+    """Whether moving ``pose`` by ``(sx, sy)`` cells takes in strips of cells (a column for
+    ``sx``, a row for ``sy``) clearly more of the tiles' colour than those it leaves behind,
+    which are also clearly less so than the grid's inner strips (``TILE_SHARE_GAIN``; the
+    tiles' colour: the median of the middle six by six cells).
+    Moved off a board in place, a grid leaves tiles behind; moved onto a board from a cell
+    off, it leaves a strip of table behind (the lattice parity's shift is then no guess)."""
+    px, margin = ONE_TILE_PX, 1.5
+    lab = lab_image(pose.rectify(bgr, px, margin))
+    m = round(margin * px)
+    tile = np.median(lab[m + px : m + 7 * px, m + px : m + 7 * px].reshape(-1, 3), axis=0)
+    inset = round(0.15 * px)
+
+    def tile_share(lo: int, hi: int, axis: int) -> float:
+        a, b = m + lo * px + inset, m + hi * px - inset
+        strip = lab[m : m + N * px, a:b] if axis == 0 else lab[a:b, m : m + N * px]
+        d = np.linalg.norm((strip.reshape(-1, 3) - tile) * (0.5, 1, 1), axis=1)
+        return float((d < TILE_ALIKE_LAB).mean())
+
+    for shift, axis in ((sx, 0), (sy, 1)):
+        if not shift:
+            continue
+        left, taken = ((0, 1), (N, N + 1)) if shift > 0 else ((N - 1, N), (-1, 0))
+        # Against the strips inside too: on a table of the tiles' colour, a board in place
+        # moved off takes in a strip as tile-like as its own, and leaves one as its others.
+        inner = np.median([tile_share(k, k + 1, axis) for k in range(1, N - 1)])
+        least = min(tile_share(*taken, axis), float(inner))
+        if least - tile_share(*left, axis) < TILE_SHARE_GAIN:
+            return False
+    return True
 
 
 def _find_small(
