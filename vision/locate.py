@@ -1252,15 +1252,91 @@ def _find_board_checked(
             f"(at least {MIN_CROSSES} needed)",
             pose,
         )
-    gray = pose.rectify(_grey(bgr), PRINTED_PX, 0.5)
-    ridge = _ridge_map(255 - gray if pose.inverted else gray, PRINTED_PX)
-    beyond = lines_beyond(ridge, PRINTED_PX, 0.5)
-    if _runs_past_frame(bgr, pose, beyond) or _part_of_a_board_cut_off(bgr, pose, ridge, beyond):
-        raise _cut_off()
+    gray, ridge = _printed_view(bgr, pose)
+    if _cut_off_at(bgr, pose, ridge):
+        # A grid a cell off over a checked cloth shows the board going on past one side:
+        # the board in view a cell over is no cut-off board (:func:`_a_cell_over`).
+        pose = _a_cell_over(bgr, pose, ridge)
+        gray, ridge = _printed_view(bgr, pose)
     why = _printed_grid(bgr, pose, (gray, ridge))
     if why:
         raise PrintedGrid(f"no board in view: the grid found {why}", pose)
     return pose
+
+
+def _printed_view(bgr: np.ndarray, pose: BoardPose) -> tuple[np.ndarray, np.ndarray]:
+    """The grey view of ``pose`` at ``PRINTED_PX`` with half a cell of margin, and its
+    ridge map (lines bright)."""
+    gray = pose.rectify(_grey(bgr), PRINTED_PX, 0.5)
+    return gray, _ridge_map(255 - gray if pose.inverted else gray, PRINTED_PX)
+
+
+def _cut_off_at(bgr: np.ndarray, pose: BoardPose, ridge: np.ndarray) -> bool:
+    """Whether the grid at ``pose`` (``ridge``: its :func:`_printed_view` ridge map) is a
+    part of a board the frame cuts off (:func:`_runs_past_frame`,
+    :func:`_part_of_a_board_cut_off`)."""
+    beyond = lines_beyond(ridge, PRINTED_PX, 0.5)
+    return _runs_past_frame(bgr, pose, beyond) or _part_of_a_board_cut_off(bgr, pose, ridge, beyond)
+
+
+#: Pixels per cell (at most) at which :func:`_a_cell_over` fits a grid moved a cell again:
+#: the full-frame refinement's (``FULL_STAGES``).
+CELL_OVER_PX = 48
+#: Tile crosses the grid a cell over must fit (:func:`_a_cell_over`): more than a board a
+#: tile off may (``ONE_TILE_OFF_CROSSES``). Tune mixed rig 7 shot 0 cropped to the west 0.6
+#: of its board: the part in view with table beside it, moved a cell west, fitted 11 (8 in
+#: place) and was taken for a board; the boards in view a cell off fitted 14-15 moved.
+CELL_OVER_CROSSES = 13
+
+
+def _a_cell_over(bgr: np.ndarray, pose: BoardPose, ridge: np.ndarray) -> BoardPose:
+    """The board a whole cell over from ``pose``, a grid said to be a part of a board cut
+    off (:func:`_cut_off_at`), or :func:`_cut_off` raised when there is none.
+
+    On a checked cloth whose squares are about a cell wide (printplay: pale card tiles with
+    thin dark lines, a red-and-white or green-and-white gingham), the search can fit the grid
+    a cell off: a row of the cloth taken in on one side, the board's last row left beyond the
+    other, where its colour and lines go on. The board in view was then called cut off (tune
+    printplay calibration photo of rig 29 with the frame's edge brought in to a cell east of
+    the board: the grid a cell north, the board's south row going on to within 0.25 cell of
+    the frame's bottom). Such a grid moved a cell, fitted
+    again (search 0.3 cell), fitting at least as many crosses as in place and more than
+    ``ONE_TILE_OFF_CROSSES``, lying in the frame, and not itself a part of a board cut off,
+    is the board. A part of a board in view
+    fitted as a whole stays cut off: a cell over, its grid either leaves the frame or still
+    shows the board going on. The grid moves only towards a side beyond which
+    ``BOARD_LINES`` of its lines go on (``ridge``: its :func:`_printed_view` ridge map): a
+    printplay board shows a cross at every cell corner, and a board in view said cut off
+    for a bare row on a pale laminate (fresh tune printplay calibration photo of rig 149)
+    fitted 16 crosses a cell east of its place.
+    """
+    gray = _grey(bgr)
+    if pose.inverted:
+        gray = 255 - gray
+    px = max(16, min(CELL_OVER_PX, round(pose.cell_size_px())))
+    here = refine_pose(gray, pose, px_per_cell=px, search=0.3, along=FULL_ALONG)
+    least = pose.crosses_found if here is None else here.crosses_found
+    best = None
+    toward = lines_beyond(ridge, PRINTED_PX, 0.5) >= BOARD_LINES
+    for side in np.flatnonzero(toward):
+        sx, sy = ((0, -1), (1, 0), (0, 1), (-1, 0))[side]
+        moved = shifted_pose(pose, sx, sy)
+        moved.k, moved.centre, moved.scale = pose.k, pose.centre, pose.scale
+        if not _in_frame(moved, bgr.shape):
+            continue
+        other = refine_pose(gray, moved, px_per_cell=px, search=0.3, along=FULL_ALONG)
+        if other is None or other.crosses_found < max(least, CELL_OVER_CROSSES):
+            continue
+        if not _in_frame(other, bgr.shape):
+            continue
+        if best is not None and other.crosses_found <= best.crosses_found:
+            continue
+        other.tile_color_lab, other.inverted = pose.tile_color_lab, pose.inverted
+        if not _cut_off_at(bgr, other, _printed_view(bgr, other)[1]):
+            best = other
+    if best is None:
+        raise _cut_off()
+    return best
 
 
 #: Pixels per cell of the view in which :func:`_runs_past_frame` follows lines outward.
@@ -2134,7 +2210,8 @@ def _refine_full(
         moved = shifted_pose(pose, sx, sy)
         moved.k, moved.centre, moved.scale = pose.k, pose.centre, pose.scale
         other = refine_pose(gray, moved, px_per_cell=px, search=0.3, along=along)
-        if other is not None and _no_fewer_crosses(gray, pose, other, px, along):
+        slack = MOVE_CROSSES_SLACK if _table_left_behind(bgr, pose, sx, sy) else 0
+        if other is not None and _no_fewer_crosses(gray, pose, other, px, along, slack):
             pose = other
     pose.tile_color_lab, pose.inverted = small_pose.tile_color_lab, small_pose.inverted
     check_in_frame(pose, gray.shape)
@@ -2142,10 +2219,11 @@ def _refine_full(
 
 
 def _no_fewer_crosses(
-    gray: np.ndarray, pose: BoardPose, moved: BoardPose, px: int, along: Along
+    gray: np.ndarray, pose: BoardPose, moved: BoardPose, px: int, along: Along, slack: int = 0
 ) -> bool:
     """Whether ``moved`` (``pose`` moved a cell and fitted again there, search 0.3) fits at
-    least as many tile crosses as ``pose`` fitted again in place the same way.
+    least as many tile crosses as ``pose`` fitted again in place the same way, less
+    ``slack``.
 
     The lattice parity (:func:`lattice_shift`) tells ink from tile gaps by colour; pale
     tiles with white lines on a pale table under glare show both alike, and it moved boards
@@ -2155,7 +2233,57 @@ def _no_fewer_crosses(
     mixed photo had a move proposed). A cell off, the fit finds crosses only where a
     printed line meets a tile gap: on tune, fewer than the board's own."""
     here = refine_pose(gray, pose, px_per_cell=px, search=0.3, along=along)
-    return here is None or moved.crosses_found >= here.crosses_found
+    return here is None or moved.crosses_found + slack >= here.crosses_found
+
+
+#: Crosses fewer than in place that a grid moved a cell may fit and still be taken, when
+#: the move leaves table behind and takes tiles in (:func:`_table_left_behind`). Printplay
+#: tiles (a printed border round each tile as well as its cross) show a cross at every cell
+#: corner, table or not: the grid a cell off fitted 15 and 14 crosses, moved onto the board
+#: 14 and 13 (tune printplay calibration photos of rigs 7, on a green gingham, and 31).
+MOVE_CROSSES_SLACK = 1
+#: How much more of the strip of cells a move takes in (and of the grid's inner strips,
+#: their median) than of the strip it leaves behind must have the tiles' colour
+#: (:func:`_table_left_behind`): pieces cover up to half of a row of the calibration
+#: layout's tiles; a table alike to the tiles shows all strips alike. Tune printplay rigs
+#: 7 (a green-and-white gingham left behind: 0.39 of its pixels tile-like, the column taken
+#: in 0.68, the inner ones 0.58) and 31 (a wooden table: 0.0, 0.28 with four coins, 0.55).
+TILE_SHARE_GAIN = 0.15
+#: Lab distance (lightness at half weight) to the tiles' median colour under which a pixel
+#: is of the tiles' colour (:func:`_table_left_behind`).
+TILE_ALIKE_LAB = 10.0
+
+
+def _table_left_behind(bgr: np.ndarray, pose: BoardPose, sx: int, sy: int) -> bool:
+    """Whether moving ``pose`` by ``(sx, sy)`` cells takes in strips of cells (a column for
+    ``sx``, a row for ``sy``) clearly more of the tiles' colour than those it leaves behind,
+    which are also clearly less so than the grid's inner strips (``TILE_SHARE_GAIN``; the
+    tiles' colour: the median of the middle six by six cells).
+    Moved off a board in place, a grid leaves tiles behind; moved onto a board from a cell
+    off, it leaves a strip of table behind (the lattice parity's shift is then no guess)."""
+    px, margin = ONE_TILE_PX, 1.5
+    lab = lab_image(pose.rectify(bgr, px, margin))
+    m = round(margin * px)
+    tile = np.median(lab[m + px : m + 7 * px, m + px : m + 7 * px].reshape(-1, 3), axis=0)
+    inset = round(0.15 * px)
+
+    def tile_share(lo: int, hi: int, axis: int) -> float:
+        a, b = m + lo * px + inset, m + hi * px - inset
+        strip = lab[m : m + N * px, a:b] if axis == 0 else lab[a:b, m : m + N * px]
+        d = np.linalg.norm((strip.reshape(-1, 3) - tile) * (0.5, 1, 1), axis=1)
+        return float((d < TILE_ALIKE_LAB).mean())
+
+    for shift, axis in ((sx, 0), (sy, 1)):
+        if not shift:
+            continue
+        left, taken = ((0, 1), (N, N + 1)) if shift > 0 else ((N - 1, N), (-1, 0))
+        # Against the strips inside too: on a table of the tiles' colour, a board in place
+        # moved off takes in a strip as tile-like as its own, and leaves one as its others.
+        inner = np.median([tile_share(k, k + 1, axis) for k in range(1, N - 1)])
+        least = min(tile_share(*taken, axis), float(inner))
+        if least - tile_share(*left, axis) < TILE_SHARE_GAIN:
+            return False
+    return True
 
 
 def _find_small(

@@ -1,0 +1,92 @@
+"""Localisation round 16: a board in view on a checked cloth, its grid fitted a cell off.
+
+Printplay boards (pale card tiles with thin dark printed lines) on a gingham whose squares
+are about a cell wide: the search can fit the grid a cell off, a row of the cloth taken in
+on one side and the board's last row left beyond the other, where its colour and lines go
+on. With the frame's edge near that side, the board in view was called "cut off" (tune
+printplay calibration photo of rig 29 with the frame brought in to a cell east of the
+board). A synthetic photo stands in; the grid the search fits is given (``_search``
+monkeypatched, as in round 15), so that the cut-off rules and the cell over decide.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from piecebridge.calibration.pose import BoardPose
+from piecebridge.vision import locate
+from piecebridge.vision.locate import find_board
+
+S = 40  # pixels per cell of the synthetic board
+CARD, WHITE, RED, LINE = (215, 222, 228), (225, 230, 235), (60, 60, 190), 60
+
+
+def _photo(h: int, w: int, x0: int, y0: int, phase: int) -> np.ndarray:
+    """A red-and-white gingham of cell-wide squares (offset ``phase`` pixels from the
+    board's lines), ``h`` x ``w``, with an 8x8 board of pale card at (``x0``, ``y0``),
+    every cell side a thin dark line, and a camera's noise."""
+    yy, xx = np.mgrid[0:h, 0:w]
+    a, b = ((xx - x0 + phase) // S) % 2, ((yy - y0 + phase) // S) % 2
+    mix = ((a + b) / 2.0)[..., None]
+    photo = np.array(WHITE, float) * (1 - mix) + np.array(RED, float) * mix
+    x1, y1 = x0 + 8 * S, y0 + 8 * S
+    photo[y0:y1, x0:x1] = CARD
+    for k in range(9):
+        x, y = x0 + k * S, y0 + k * S
+        photo[y0:y1, max(x - 1, x0) : min(x + 1, x1)] = LINE
+        photo[max(y - 1, y0) : min(y + 1, y1), x0:x1] = LINE
+    noise = np.random.default_rng(0).normal(0, 3, photo.shape)
+    return np.clip(photo + noise, 0, 255).astype(np.uint8)
+
+
+def _grid(x0: float, y0: float, crosses: int) -> BoardPose:
+    pose = BoardPose(np.array([[S, 0.0, x0], [0.0, S, y0], [0.0, 0.0, 1.0]]))
+    pose.crosses_found = crosses
+    return pose
+
+
+@pytest.mark.parametrize("crosses", [12, 14])  # the few-crosses arm of the lines past the frame
+@pytest.mark.parametrize("phase", [0, S // 2])  # the cloth's lines on the board's, or between
+def test_a_board_in_view_fitted_a_cell_off_on_a_checked_cloth_is_found_a_cell_over(
+    monkeypatch: pytest.MonkeyPatch, crosses: int, phase: int
+):
+    """The frame's bottom 0.3 of a cell below the board; the grid given a cell north, a row
+    of cloth in it, the board's south row beyond it running on (its lines, its colour, its
+    edge a cell out) to within half a cell of the frame's edge. The base said "cut off"."""
+    x0, y0 = 3 * S, 2 * S
+    photo = _photo(int(y0 + 8.3 * S), 14 * S, x0, y0, phase)
+    monkeypatch.setattr(locate, "_search", lambda *args: _grid(x0, y0 - S, crosses))
+    found = find_board(photo)
+    truth = np.array([[x0, y0], [x0 + 8 * S, y0], [x0 + 8 * S, y0 + 8 * S], [x0, y0 + 8 * S]])
+    assert np.abs(found.corners - truth).max() < 0.2 * S
+
+
+WOOD = (40, 80, 140)
+
+
+def _on_wood(coins_west: bool) -> tuple[np.ndarray, int, int]:
+    """The same board on a brown table (4 cells of it each side), coins (discs) on the
+    southern half of its west column when ``coins_west``."""
+    x0 = y0 = 4 * S
+    photo = _photo(16 * S, 16 * S, x0, y0, 0)
+    photo[:y0] = photo[y0 + 8 * S :] = WOOD
+    photo[:, :x0] = photo[:, x0 + 8 * S :] = WOOD
+    if coins_west:
+        yy, xx = np.mgrid[0 : 16 * S, 0 : 16 * S]
+        for row in range(4, 8):
+            cx, cy = x0 + S // 2, y0 + row * S + S // 2
+            photo[(xx - cx) ** 2 + (yy - cy) ** 2 < (0.4 * S) ** 2] = (150, 140, 120)
+    return photo, x0, y0
+
+
+@pytest.mark.parametrize("coins_west", [False, True])
+def test_a_move_onto_the_board_leaves_table_behind_and_one_off_it_does_not(coins_west: bool):
+    """A grid a cell east of the board (its east column on the table, the board's west column
+    beyond it, coins on half its cells as in the calibration layout): moved a cell west, it
+    takes tiles in and leaves table behind. The board in place moved either way takes table
+    in and leaves tiles behind (tune printplay calibration photos of rigs 7 and 31)."""
+    photo, x0, y0 = _on_wood(coins_west)
+    assert locate._table_left_behind(photo, _grid(x0 + S, y0, 14), -1, 0)
+    assert not locate._table_left_behind(photo, _grid(x0, y0, 14), -1, 0)
+    assert not locate._table_left_behind(photo, _grid(x0, y0, 14), 1, 0)
+    assert not locate._table_left_behind(photo, _grid(x0, y0, 14), 0, 1)
