@@ -103,8 +103,9 @@ SLACK_RIGS = (7, 31)
 def test_a_printplay_calibration_a_cell_off_is_moved_onto_its_board(rig):
     """About 2 s each: the calibration is learned (it was refused: a cell off), and the pose's
     corners lie within a fifth of a cell of the board's true corners."""
-    from piecebridge.synth.reflec import Difficulty, calibration_sample
     from piecebridge.vision.learn import learn_setup
+
+    from piecebridge.synth.reflec import Difficulty, calibration_sample
 
     cal = calibration_sample("tune", rig, Difficulty.parse("realistic"), art="printplay")
     setup, _ = learn_setup(cal.image)
