@@ -3,9 +3,9 @@
 Printplay boards (pale card tiles with thin dark printed lines) on a gingham whose squares
 are about a cell wide: the search can fit the grid a cell off, a row of the cloth taken in
 on one side and the board's last row left beyond the other, where its colour and lines go
-on. With the frame's edge near that side, the board in view was called "cut off" (tune
-printplay calibration photo of rig 29 with the frame brought in to a cell east of the
-board). A synthetic photo stands in; the grid the search fits is given (``_search``
+on. With the frame's edge near that side, the board in view was called "cut off" (fresh
+tune printplay calibration photos of rigs 9 and 29 with the frame brought in to 1-2 cells
+of a side). A synthetic photo stands in; the grid the search fits is given (``_search``
 monkeypatched, as in round 15), so that the cut-off rules and the cell over decide.
 """
 

@@ -1256,7 +1256,7 @@ def _find_board_checked(
     if _cut_off_at(bgr, pose, ridge):
         # A grid a cell off over a checked cloth shows the board going on past one side:
         # the board in view a cell over is no cut-off board (:func:`_a_cell_over`).
-        pose = _a_cell_over(bgr, pose, ridge)
+        pose = _a_cell_over(bgr, pose)
         gray, ridge = _printed_view(bgr, pose)
     why = _printed_grid(bgr, pose, (gray, ridge))
     if why:
@@ -1289,26 +1289,21 @@ CELL_OVER_PX = 48
 CELL_OVER_CROSSES = 13
 
 
-def _a_cell_over(bgr: np.ndarray, pose: BoardPose, ridge: np.ndarray) -> BoardPose:
+def _a_cell_over(bgr: np.ndarray, pose: BoardPose) -> BoardPose:
     """The board a whole cell over from ``pose``, a grid said to be a part of a board cut
     off (:func:`_cut_off_at`), or :func:`_cut_off` raised when there is none.
 
     On a checked cloth whose squares are about a cell wide (printplay: pale card tiles with
     thin dark lines, a red-and-white or green-and-white gingham), the search can fit the grid
     a cell off: a row of the cloth taken in on one side, the board's last row left beyond the
-    other, where its colour and lines go on. The board in view was then called cut off (tune
-    printplay calibration photo of rig 29 with the frame's edge brought in to a cell east of
-    the board: the grid a cell north, the board's south row going on to within 0.25 cell of
-    the frame's bottom). Such a grid moved a cell, fitted
+    other, where its colour and lines go on, or the row taken in is bare. The board in view
+    was then called cut off (fresh tune printplay calibration photos of rigs 9 and 29 with
+    the frame's edge brought in to 1-2 cells of a side). Such a grid moved a cell, fitted
     again (search 0.3 cell), fitting at least as many crosses as in place and more than
     ``ONE_TILE_OFF_CROSSES``, lying in the frame, and not itself a part of a board cut off,
     is the board. A part of a board in view
     fitted as a whole stays cut off: a cell over, its grid either leaves the frame or still
-    shows the board going on. The grid moves only towards a side beyond which
-    ``BOARD_LINES`` of its lines go on (``ridge``: its :func:`_printed_view` ridge map): a
-    printplay board shows a cross at every cell corner, and a board in view said cut off
-    for a bare row on a pale laminate (fresh tune printplay calibration photo of rig 149)
-    fitted 16 crosses a cell east of its place.
+    shows the board going on.
     """
     gray = _grey(bgr)
     if pose.inverted:
@@ -1317,9 +1312,7 @@ def _a_cell_over(bgr: np.ndarray, pose: BoardPose, ridge: np.ndarray) -> BoardPo
     here = refine_pose(gray, pose, px_per_cell=px, search=0.3, along=FULL_ALONG)
     least = pose.crosses_found if here is None else here.crosses_found
     best = None
-    toward = lines_beyond(ridge, PRINTED_PX, 0.5) >= BOARD_LINES
-    for side in np.flatnonzero(toward):
-        sx, sy = ((0, -1), (1, 0), (0, 1), (-1, 0))[side]
+    for sx, sy in ((0, -1), (1, 0), (0, 1), (-1, 0)):
         moved = shifted_pose(pose, sx, sy)
         moved.k, moved.centre, moved.scale = pose.k, pose.centre, pose.scale
         if not _in_frame(moved, bgr.shape):
