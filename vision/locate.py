@@ -1282,11 +1282,6 @@ def _cut_off_at(bgr: np.ndarray, pose: BoardPose, ridge: np.ndarray) -> bool:
 #: Pixels per cell (at most) at which :func:`_a_cell_over` fits a grid moved a cell again:
 #: the full-frame refinement's (``FULL_STAGES``).
 CELL_OVER_PX = 48
-#: Tile crosses the grid a cell over must fit (:func:`_a_cell_over`): more than a board a
-#: tile off may (``ONE_TILE_OFF_CROSSES``). Tune mixed rig 7 shot 0 cropped to the west 0.6
-#: of its board: the part in view with table beside it, moved a cell west, fitted 11 (8 in
-#: place) and was taken for a board; the boards in view a cell off fitted 14-15 moved.
-CELL_OVER_CROSSES = 13
 
 
 def _a_cell_over(bgr: np.ndarray, pose: BoardPose) -> BoardPose:
@@ -1299,9 +1294,8 @@ def _a_cell_over(bgr: np.ndarray, pose: BoardPose) -> BoardPose:
     other, where its colour and lines go on, or the row taken in is bare. The board in view
     was then called cut off (fresh tune printplay calibration photos of rigs 9 and 29 with
     the frame's edge brought in to 1-2 cells of a side). Such a grid moved a cell, fitted
-    again (search 0.3 cell), fitting at least as many crosses as in place and more than
-    ``ONE_TILE_OFF_CROSSES``, lying in the frame, and not itself a part of a board cut off,
-    is the board. A part of a board in view
+    again (search 0.3 cell), fitting at least as many crosses as in place, lying in the
+    frame, and not itself a part of a board cut off, is the board. A part of a board in view
     fitted as a whole stays cut off: a cell over, its grid either leaves the frame or still
     shows the board going on.
     """
@@ -1318,9 +1312,7 @@ def _a_cell_over(bgr: np.ndarray, pose: BoardPose) -> BoardPose:
         if not _in_frame(moved, bgr.shape):
             continue
         other = refine_pose(gray, moved, px_per_cell=px, search=0.3, along=FULL_ALONG)
-        if other is None or other.crosses_found < max(least, CELL_OVER_CROSSES):
-            continue
-        if not _in_frame(other, bgr.shape):
+        if other is None or other.crosses_found < least or not _in_frame(other, bgr.shape):
             continue
         if best is not None and other.crosses_found <= best.crosses_found:
             continue
