@@ -1252,76 +1252,15 @@ def _find_board_checked(
             f"(at least {MIN_CROSSES} needed)",
             pose,
         )
-    gray, ridge = _printed_view(bgr, pose)
-    if _cut_off_at(bgr, pose, ridge):
-        # A grid a cell off over a checked cloth shows the board going on past one side:
-        # the board in view a cell over is no cut-off board (:func:`_a_cell_over`).
-        pose = _a_cell_over(bgr, pose)
-        gray, ridge = _printed_view(bgr, pose)
+    gray = pose.rectify(_grey(bgr), PRINTED_PX, 0.5)
+    ridge = _ridge_map(255 - gray if pose.inverted else gray, PRINTED_PX)
+    beyond = lines_beyond(ridge, PRINTED_PX, 0.5)
+    if _runs_past_frame(bgr, pose, beyond) or _part_of_a_board_cut_off(bgr, pose, ridge, beyond):
+        raise _cut_off()
     why = _printed_grid(bgr, pose, (gray, ridge))
     if why:
         raise PrintedGrid(f"no board in view: the grid found {why}", pose)
     return pose
-
-
-def _printed_view(bgr: np.ndarray, pose: BoardPose) -> tuple[np.ndarray, np.ndarray]:
-    """The grey view of ``pose`` at ``PRINTED_PX`` with half a cell of margin, and its
-    ridge map (lines bright)."""
-    gray = pose.rectify(_grey(bgr), PRINTED_PX, 0.5)
-    return gray, _ridge_map(255 - gray if pose.inverted else gray, PRINTED_PX)
-
-
-def _cut_off_at(bgr: np.ndarray, pose: BoardPose, ridge: np.ndarray) -> bool:
-    """Whether the grid at ``pose`` (``ridge``: its :func:`_printed_view` ridge map) is a
-    part of a board the frame cuts off (:func:`_runs_past_frame`,
-    :func:`_part_of_a_board_cut_off`)."""
-    beyond = lines_beyond(ridge, PRINTED_PX, 0.5)
-    return _runs_past_frame(bgr, pose, beyond) or _part_of_a_board_cut_off(bgr, pose, ridge, beyond)
-
-
-#: Pixels per cell (at most) at which :func:`_a_cell_over` fits a grid moved a cell again:
-#: the full-frame refinement's (``FULL_STAGES``).
-CELL_OVER_PX = 48
-
-
-def _a_cell_over(bgr: np.ndarray, pose: BoardPose) -> BoardPose:
-    """The board a whole cell over from ``pose``, a grid said to be a part of a board cut
-    off (:func:`_cut_off_at`), or :func:`_cut_off` raised when there is none.
-
-    On a checked cloth whose squares are about a cell wide (printplay: pale card tiles with
-    thin dark lines, a red-and-white or green-and-white gingham), the search can fit the grid
-    a cell off: a row of the cloth taken in on one side, the board's last row left beyond the
-    other, where its colour and lines go on, or the row taken in is bare. The board in view
-    was then called cut off (fresh tune printplay calibration photos of rigs 9 and 29 with
-    the frame's edge brought in to 1-2 cells of a side). Such a grid moved a cell, fitted
-    again (search 0.3 cell), fitting at least as many crosses as in place, lying in the
-    frame, and not itself a part of a board cut off, is the board. A part of a board in view
-    fitted as a whole stays cut off: a cell over, its grid either leaves the frame or still
-    shows the board going on.
-    """
-    gray = _grey(bgr)
-    if pose.inverted:
-        gray = 255 - gray
-    px = max(16, min(CELL_OVER_PX, round(pose.cell_size_px())))
-    here = refine_pose(gray, pose, px_per_cell=px, search=0.3, along=FULL_ALONG)
-    least = pose.crosses_found if here is None else here.crosses_found
-    best = None
-    for sx, sy in ((0, -1), (1, 0), (0, 1), (-1, 0)):
-        moved = shifted_pose(pose, sx, sy)
-        moved.k, moved.centre, moved.scale = pose.k, pose.centre, pose.scale
-        if not _in_frame(moved, bgr.shape):
-            continue
-        other = refine_pose(gray, moved, px_per_cell=px, search=0.3, along=FULL_ALONG)
-        if other is None or other.crosses_found < least or not _in_frame(other, bgr.shape):
-            continue
-        if best is not None and other.crosses_found <= best.crosses_found:
-            continue
-        other.tile_color_lab, other.inverted = pose.tile_color_lab, pose.inverted
-        if not _cut_off_at(bgr, other, _printed_view(bgr, other)[1]):
-            best = other
-    if best is None:
-        raise _cut_off()
-    return best
 
 
 #: Pixels per cell of the view in which :func:`_runs_past_frame` follows lines outward.
