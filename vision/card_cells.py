@@ -84,14 +84,6 @@ GAIN_FLOOR = 0.25
 GAIN_MAX = 3.0
 #: below this confidence a cell goes to ``unknown`` (tuned on the tuning split)
 DEFAULT_MIN_CONFIDENCE = 0.6
-#: shading probability from which a cell is read shaded: 0.5 where the network reads a
-#: mark, less where it reads the cell blank (:func:`shaded_at`). On a blank cell any
-#: darkening is the shading's; the networks hedge there: on the tuning photos (v14,
-#: print-tune 0-149, classic 1100-1299, alt 0-59) 8 of the 10 blank cells read at
-#: 0.45-0.5 are shaded. With a mark the network's doubt is the mark's strokes, and
-#: 0.45 there turned more alt cells wrong than right, so marked cells keep 0.5.
-SHADED_ABOVE = 0.5
-SHADED_BLANK_ABOVE = 0.45
 
 
 # ----------------------------------------------------------------------------- layers
@@ -1144,21 +1136,8 @@ def classify_grid(rect: np.ndarray, clf: CellNet, min_confidence: float | None =
         if conf < thr:
             unknown.append(name)
             continue
-        cells[name] = CellReading(MARK_CLASSES[k], shaded_at(k, float(ps[i])), conf)
+        cells[name] = CellReading(MARK_CLASSES[k], bool(ps[i] > 0.5), conf)
     return cells, unknown
-
-
-def shaded_at(mark: int, shaded_prob: float) -> bool:
-    """Whether a cell whose best mark is ``MARK_CLASSES[mark]`` is read shaded at the
-    networks' ``shaded_prob``: above :data:`SHADED_BLANK_ABOVE` for a blank cell, above
-    :data:`SHADED_ABOVE` for a marked one.
-
-    >>> shaded_at(0, 0.47), shaded_at(MARK_CLASSES.index("x"), 0.47)
-    (True, False)
-    >>> shaded_at(0, 0.45), shaded_at(0, 0.2)
-    (False, False)
-    """
-    return shaded_prob > (SHADED_BLANK_ABOVE if mark == 0 else SHADED_ABOVE)
 
 
 def truth_labels(truth_grid: dict) -> tuple[np.ndarray, np.ndarray]:
