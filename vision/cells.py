@@ -1870,10 +1870,10 @@ OPEN_TILE_STEEP = 30.0
 def open_tile(cells: list[CellDecision]) -> np.ndarray | None:
     """The plain tile as this frame's open empty cells show it: the median over them of
     their look discs' mean relative Lab (see ``OPEN_TILE_CELLS``), None with too few. The
-    board's typical
-    colour (``BoardRefs``) is the median over all of it, its lines and pieces too, and its
-    typical lightness the median cell's: on a board whose lines are broad and coloured, or
-    whose light is uneven, plain tile can lie outside :func:`tile_pixels`'s reach of them."""
+    board's typical colour (``BoardRefs``) is the median over all of it, its lines and pieces
+    too, and its typical lightness the median cell's: on a board whose lines are broad and
+    coloured, or whose light is uneven, plain tile can lie outside :func:`tile_pixels`'s
+    reach of them."""
     windows = [
         d.seen_later.window
         for d in cells
@@ -1935,13 +1935,6 @@ def _against_open_tile(
     shifted[..., 1:] -= tile[1:]
     ab = np.asarray(refs.tile_ab, np.float64) + tile[1:] / CHROMA_WEIGHT
     return shifted, BoardRefs(ab, refs.energy_floor, refs.detail_floor, float(tile[0]))
-
-
-def open_tile_view(
-    window: np.ndarray, refs: BoardRefs, looks: PieceLooks, tile: np.ndarray
-) -> tuple[int, float]:
-    """:func:`hand_edge_view` of a cell's ``window`` against the open ``tile``."""
-    return hand_edge_view(*_against_open_tile(window, refs, tile), looks)
 
 
 #: The look disc within a cell's window (see hand_edge_window).

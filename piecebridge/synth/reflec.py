@@ -1114,17 +1114,19 @@ def hidden_cells(
     return [c for c in ALL_CELLS if facts.get(c, {}).get("hidden", 0.0) >= cut(c)]
 
 
+def _cell_face(layout: TileLayout, cell: str) -> np.ndarray:
+    """``(N, 3)`` world points spread over an empty cell's face, on the tile's top."""
+    xy = layout.cell_points(cell)
+    return np.column_stack([xy, np.full(len(xy), layout.thickness_mm)])
+
+
 def hidden_truth(photo: Photo, rig: Rig, solids: Mapping[str, Solid]) -> dict:
     """The ``"synth"`` members that say which cells are readable in the pixels:
     ``"cover_facts"`` (:func:`cover_facts` of each piece's face or empty cell's area, cells
     with anything hidden only, rounded), ``"hidden_cells"`` (:func:`hidden_cells`) and
     ``"hidden_rule"`` (:data:`HIDDEN_RULE`)."""
-    t = rig.layout.thickness_mm
     points = {
-        c: face_points(solids[c])
-        if c in solids
-        else np.column_stack([rig.layout.cell_points(c), np.full(25, t)])
-        for c in ALL_CELLS
+        c: face_points(solids[c]) if c in solids else _cell_face(rig.layout, c) for c in ALL_CELLS
     }
     facts = cover_facts(photo, points)
     shown = {
