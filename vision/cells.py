@@ -1161,8 +1161,8 @@ def _hue_names_another(d: CellDecision, suit: str, taken: set[str]) -> bool:
     is as free. Round 26, tune woodburned 39/1 a8 (a moons pawn leaning into the corner, its
     look the free arms pawn's, its hue moons) and 26/0 g2 (a crowns coin, its look the free
     suns pawn's, its hue moons); of the pawns these rules named rightly on tune printplay and
-    woodburned 0-49, mixed, acrylic and piecepackr 0-24 (53), none had its hue nearest another
-    free suit.
+    woodburned 0-49, mixed, acrylic and piecepackr 0-24 (44), none had its hue nearest another
+    suit free in the shot's final reading.
 
     >>> d = CellDecision("a8", "unknown", hue_near="moons")
     >>> _hue_names_another(d, "arms", {"suns", "crowns"}), _hue_names_another(d, "arms", {"moons"})
