@@ -1148,9 +1148,27 @@ def _pawns_by_elimination(cells: list[CellDecision], near: np.ndarray, looks: Pi
         need = looks.pawn_by_hand_similarity if by_hand else looks.min_similarity
         tie = best_taken - fit <= looks.min_margin
         clear = fit >= need and fit - rival >= looks.min_margin
+        clear = clear and not _hue_names_another(d, suit, taken)
         if d.colour_suit in (None, suit) and clear and tie:
             claims.append((fit, fit - rival, d, suit))
     _claim_pawns(claims, taken, looks)
+
+
+def _hue_names_another(d: CellDecision, suit: str, taken: set[str]) -> bool:
+    """Do a pawn-like cell's colour terms (``hue_near``) lie nearest another suit than
+    ``suit`` whose pawn is placed nowhere (not in ``taken``)? Then naming the cell ``suit``
+    because some suits' pawns stand elsewhere settles nothing: the free suit its hue leans to
+    is as free. Round 26, tune woodburned 39/1 a8 (a moons pawn leaning into the corner, its
+    look the free arms pawn's, its hue moons) and 26/0 g2 (a crowns coin, its look the free
+    suns pawn's, its hue moons); of the pawns these rules named rightly on tune printplay and
+    woodburned 0-49, mixed, acrylic and piecepackr 0-24 (44), none had its hue nearest another
+    suit free in the shot's final reading.
+
+    >>> d = CellDecision("a8", "unknown", hue_near="moons")
+    >>> _hue_names_another(d, "arms", {"suns", "crowns"}), _hue_names_another(d, "arms", {"moons"})
+    (True, False)
+    """
+    return d.hue_near not in (None, suit) and d.hue_near not in taken
 
 
 def _claim_pawns(claims: list[tuple], taken: set[str], looks: PieceLooks) -> None:
@@ -1214,7 +1232,7 @@ def _pawns_by_their_colour(cells: list[CellDecision], near: np.ndarray, looks: P
         else:
             continue
         lead = fit - max([d.coin_fit, *others])
-        if fit >= floor and lead >= looks.min_margin:
+        if fit >= floor and lead >= looks.min_margin and not _hue_names_another(d, suit, taken):
             claims.append((fit, lead, d, suit))
     _claim_pawns(claims, taken, looks)
 
@@ -2795,7 +2813,50 @@ def hue_suit(c: np.ndarray, colours: dict[str, np.ndarray], grey: np.ndarray) ->
     if len(dist) < 2 or dist[0][0] > HUE_CLEAR * dist[1][0]:
         return None
     greyest = min(colours, key=lambda s: float(np.linalg.norm(colours[s][1:] - grey)))
-    return None if dist[0][1] == greyest else dist[0][1]
+    if dist[0][1] == greyest or _shade_of_another(c, dist[0], colours, grey):
+        return None
+    return dist[0][1]
+
+
+#: See :func:`_shade_of_another`: the part of another suit's shade line weighed, as a share of
+#: the way from its learned colour terms to grey. Near grey every suit's shade line meets the
+#: others' (and the greyest suit is never named by hue anyway); a shade that leaves a pawn its
+#: hue dims it part of the way. Tune (round 26; the colour terms of the cells weighed by hue
+#: that lie nearer another suit's whole shade line than their nearest suit's colour): printplay
+#: 0-49, 49/1 a8 (an arms tent read moons) at 0.37 of the way; woodburned 0-49, 28 pawns read
+#: rightly (26 of them moons, near grey) at 0.69-1.0 of the way, and cells read unknown at
+#: 0.48-0.61; mixed, acrylic, piecepackr 0-24: none at all.
+SHADE_DEPTH = 0.6
+
+
+def _shade_of_another(
+    c: np.ndarray, nearest: tuple[float, str], colours: dict[str, np.ndarray], grey: np.ndarray
+) -> bool:
+    """Could a pawn's colour ``c`` be another suit's than the one its colour terms lie
+    nearest (``nearest``: distance, suit), in shade? A shade dims a colour toward grey and
+    keeps its hue: another suit's pawn in shade has its colour terms on the segment from
+    that suit's learned ones toward ``grey`` (its shade line, ``SHADE_DEPTH`` of the way).
+    Learned from one pose in the calibration photo, a folded pawn's colour is of that pose's
+    light only: on a board whose black pawn's learned colour terms lie on the dark blue
+    pawn's shade line (tune printplay rig 49), a dark blue tent turned from the light has
+    the black one's hue. Such a colour is nearer that line than the suit it lies nearest.
+
+    >>> colours = {"moons": np.array([-110.0, -2.0, -6.0]), "arms": np.array([-105.0, -2.0, -20.0])}
+    >>> grey = np.array([-6.0, 10.0])
+    >>> _shade_of_another(np.array([-90.0, -3.0, -9.0]), (3.2, "moons"), colours, grey)
+    True
+    >>> _shade_of_another(np.array([-90.0, 6.0, -3.0]), (8.5, "moons"), colours, grey)
+    False
+    """
+    for suit, v in colours.items():
+        if suit == nearest[1]:
+            continue
+        span = grey - v[1:]
+        t = float(np.dot(c[1:] - v[1:], span)) / max(float(np.dot(span, span)), 1e-9)
+        t = min(max(t, 0.0), SHADE_DEPTH)
+        if float(np.linalg.norm(c[1:] - (v[1:] + t * span))) < nearest[0]:
+            return True
+    return False
 
 
 def _pawn_by_colour(
