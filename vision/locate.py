@@ -1252,6 +1252,7 @@ def _find_board_checked(
             f"(at least {MIN_CROSSES} needed)",
             pose,
         )
+    pose = _onto_the_board(bgr, pose)
     gray = pose.rectify(_grey(bgr), PRINTED_PX, 0.5)
     ridge = _ridge_map(255 - gray if pose.inverted else gray, PRINTED_PX)
     beyond = lines_beyond(ridge, PRINTED_PX, 0.5)
@@ -1260,6 +1261,80 @@ def _find_board_checked(
     why = _printed_grid(bgr, pose, (gray, ridge))
     if why:
         raise PrintedGrid(f"no board in view: the grid found {why}", pose)
+    return pose
+
+
+#: Pixels per cell of the view in which :func:`_placement_lines` counts line segments (at
+#: 24 a printplay line, 0.7 mm of a 25 mm cell, is under a pixel and often missed).
+CELL_OVER_PX = 32
+#: Line segments that the grid one cell over must show more than the grid found, on the
+#: nine lines each way of its own cells (:func:`_placement_lines`), for the grid found to
+#: count as a cell off the board. Tune printplay boards on a checked cloth, the frame
+#: brought in 1-3 cells beyond a side (1,040 crops): the 985 found in place show at most 2
+#: more a cell over; 39 of the 45 found a cell off along one axis show 4-14 more.
+CELL_OFF_LINES = 4
+#: The single cell moves a grid found is checked against: N, E, S, W.
+CELL_MOVES = ((0, -1), (1, 0), (0, 1), (-1, 0))
+
+
+def _placement_lines(bgr: np.ndarray, pose: BoardPose) -> dict[tuple[int, int], int]:
+    """Line segments seen (:func:`line_segments`) on the nine grid lines each way of the
+    grid ``pose`` moved by each of ``(0, 0)`` and ``CELL_MOVES`` cells, over its own cells.
+
+    A board's every cell side that a printed line or a tile gap runs along shows one; a grid
+    a cell off takes in a row or column of table, which shows none, and leaves one of tiles
+    beyond, which does. Printplay tiles (a line round each tile and its cross) show a cross
+    at every cell corner, so the crosses fit as well a cell off: these segments do not.
+    """
+    S, m = CELL_OVER_PX, 1.5
+    gray = cv2.cvtColor(pose.rectify(bgr, S, m), cv2.COLOR_BGR2GRAY)
+    if pose.inverted:
+        gray = 255 - gray
+    # [axis, line + 1, cell + 1]: lines -1 to 9 along cells -1 to 8
+    runs = line_segments(_ridge_map(gray, S), S, m, range(-1, N + 2), cells=(-1, N + 1))
+    counts = {}
+    for sx, sy in ((0, 0), *CELL_MOVES):
+        across = runs[0, sx + 1 : sx + N + 2, sy + 1 : sy + N + 1].sum()  # vertical lines
+        along = runs[1, sy + 1 : sy + N + 2, sx + 1 : sx + N + 1].sum()  # horizontal lines
+        counts[sx, sy] = int(across + along)
+    return counts
+
+
+def _onto_the_board(bgr: np.ndarray, pose: BoardPose) -> BoardPose:
+    """``pose``, or the grid a cell over when its lines say ``pose`` is a cell off the board
+    (:func:`_placement_lines`, ``CELL_OFF_LINES``) and, fitted again there, it fits no fewer
+    crosses than ``pose`` fitted again in place (less ``MOVE_CROSSES_SLACK``) and lies in the
+    frame; twice at most (a cell off both ways). Where the lines say "a cell off" and the
+    move does not hold, the board is refused: a board read a cell off misreads every cell,
+    where a refusal only asks for another photo (held-out printplay rig 0 shot 2, moved a
+    cell by a rule without this check: 24 cells wrong).
+    """
+    gray = _grey(bgr)
+    if pose.inverted:
+        gray = 255 - gray
+    for _ in range(2):
+        counts = _placement_lines(bgr, pose)
+        move = max(CELL_MOVES, key=counts.get)
+        if counts[move] - counts[0, 0] < CELL_OFF_LINES:
+            return pose
+        moved = shifted_pose(pose, *move)
+        moved.k, moved.centre, moved.scale = pose.k, pose.centre, pose.scale
+        px = max(16, min(FULL_STAGES[-1][0], round(pose.cell_size_px())))
+        other = refine_pose(gray, moved, px_per_cell=px, search=0.3, along=FULL_ALONG)
+        holds = (
+            other is not None
+            and _in_frame(other, gray.shape)
+            and squareness(other.H, gray.shape) <= MAX_SQUARENESS
+            and _no_fewer_crosses(gray, pose, other, px, FULL_ALONG, MOVE_CROSSES_SLACK)
+        )
+        if not holds:
+            raise BoardNotFound(
+                "no board in view: the grid found may lie a cell off the board (its lines "
+                "fit better a cell over, where it does not fit); retake the photo with the "
+                "whole board and some table round it in view"
+            )
+        other.tile_color_lab, other.inverted = pose.tile_color_lab, pose.inverted
+        pose = other
     return pose
 
 

@@ -1,0 +1,102 @@
+"""Localisation round 17: a grid found a cell off the board is moved onto it, or refused.
+
+Printplay tiles print a line round each tile as well as its cross, so a grid a cell off (a
+strip of table taken in, a strip of tiles left beyond) fits as many crosses as the board:
+a board read so misreads every cell. Its lines tell the two apart: on the board every cell
+side shows a line, on the strip of table none (``_onto_the_board``, ``_placement_lines``).
+A synthetic board on a gingham of cell-wide squares stands in, and the tune printplay
+calibration photo of rig 185 (found a cell north of its board before this round).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from piecebridge.calibration.pose import BoardPose
+from piecebridge.vision import locate
+
+S = 40  # pixels per cell of the synthetic board
+CARD, WHITE, BLUE, LINE = (215, 222, 228), (230, 232, 235), (170, 110, 60), 60
+X0 = Y0 = 3 * S  # the board's north-west corner: three cells of cloth round it
+
+
+def _photo(phase: int) -> np.ndarray:
+    """A blue-and-white gingham of cell-wide squares (offset ``phase`` pixels from the
+    board's lines), 14 x 14 cells, with an 8x8 board of pale card three cells in from the
+    north-west, every cell side a thin dark line, and a camera's noise."""
+    h = w = 14 * S
+    yy, xx = np.mgrid[0:h, 0:w]
+    a, b = ((xx - X0 + phase) // S) % 2, ((yy - Y0 + phase) // S) % 2
+    mix = ((a + b) / 2.0)[..., None]
+    photo = np.array(WHITE, float) * (1 - mix) + np.array(BLUE, float) * mix
+    x1, y1 = X0 + 8 * S, Y0 + 8 * S
+    photo[Y0:y1, X0:x1] = CARD
+    for k in range(9):
+        x, y = X0 + k * S, Y0 + k * S
+        photo[Y0:y1, max(x - 1, X0) : min(x + 1, x1)] = LINE
+        photo[max(y - 1, Y0) : min(y + 1, y1), X0:x1] = LINE
+    noise = np.random.default_rng(phase).normal(0, 3, photo.shape)
+    return np.clip(photo + noise, 0, 255).astype(np.uint8)
+
+
+def _grid(sx: int, sy: int, crosses: int = 16) -> BoardPose:
+    """The grid ``(sx, sy)`` cells off the synthetic board."""
+    pose = BoardPose(np.array([[S, 0.0, X0 + sx * S], [0.0, S, Y0 + sy * S], [0.0, 0.0, 1.0]]))
+    pose.crosses_found = crosses
+    return pose
+
+
+def _found(photo: np.ndarray, given: BoardPose, monkeypatch) -> BoardPose:
+    """``find_board`` with its search giving ``given`` (as a fit a cell off would)."""
+    monkeypatch.setattr(locate, "_search", lambda *args: given)
+    return locate.find_board(photo)
+
+
+@pytest.mark.parametrize("phase", [0, S // 2])
+@pytest.mark.parametrize("shift", [(0, -1), (1, 0), (0, 1), (-1, 0), (1, 1)])
+def test_a_grid_found_a_cell_off_is_moved_onto_the_board(shift, phase, monkeypatch):
+    """A grid a cell off each way (and both ways at once) is found on the board: before
+    this round it was taken where it was, every cell misread."""
+    pose = _found(_photo(phase), _grid(*shift), monkeypatch)
+    board = _grid(0, 0).corners
+    assert np.abs(pose.corners - board).max() < 0.2 * S
+
+
+@pytest.mark.parametrize("phase", [0, S // 2])
+def test_a_grid_on_the_board_stays(phase, monkeypatch):
+    """The grid on the board is not moved: a cell over shows fewer lines every way."""
+    pose = _found(_photo(phase), _grid(0, 0), monkeypatch)
+    assert np.abs(pose.corners - _grid(0, 0).corners).max() < 0.2 * S
+
+
+def test_a_cell_off_that_no_move_makes_good_is_refused(monkeypatch):
+    """Where the lines say "a cell off" and the grid a cell over does not fit (its crosses
+    hidden here), the board is refused, not taken a cell off."""
+    photo = _photo(0)
+    monkeypatch.setattr(locate, "refine_pose", lambda *args, **kwargs: None)
+    with pytest.raises(locate.BoardNotFound, match="a cell off"):
+        _found(photo, _grid(0, 1), monkeypatch)
+
+
+def test_the_lines_count_more_a_cell_over_only_off_the_board():
+    """``_placement_lines``: the grid a cell north of the board shows ``CELL_OFF_LINES``
+    more a cell south (onto the board) and fewer every other way; on the board, fewer
+    every way."""
+    photo = _photo(0)
+    off = locate._placement_lines(photo, _grid(0, -1))
+    assert off[0, 1] - off[0, 0] >= locate.CELL_OFF_LINES
+    assert all(off[m] < off[0, 0] for m in locate.CELL_MOVES if m != (0, 1))
+    on = locate._placement_lines(photo, _grid(0, 0))
+    assert all(on[m] < on[0, 0] for m in locate.CELL_MOVES)
+
+
+def test_a_printplay_calibration_photo_a_cell_off_is_found_on_its_board():
+    """About 2 s: tune printplay rig 185's calibration photo (a blue gingham) was found a
+    cell north of its board (13 crosses; the board 15), every corner 1.0 cell off."""
+    from piecebridge.synth.reflec import Difficulty, calibration_sample
+
+    cal = calibration_sample("tune", 185, Difficulty.parse("realistic"), art="printplay")
+    pose = locate.find_board(cal.image, thorough=True)
+    truth = np.array(cal.truth["synth"]["board_corners_px"], float)
+    cell_px = np.linalg.norm(truth[1] - truth[0]) / 8
+    assert np.linalg.norm(pose.corners - truth, axis=1).max() < 0.2 * cell_px
