@@ -69,11 +69,28 @@ def test_a_grid_on_the_board_stays(phase, monkeypatch):
     assert np.abs(pose.corners - _grid(0, 0).corners).max() < 0.2 * S
 
 
-def test_a_cell_off_that_no_move_makes_good_is_refused(monkeypatch):
-    """Where the lines say "a cell off" and the grid a cell over does not fit (its crosses
-    hidden here), the board is refused, not taken a cell off."""
+SKIN = (120, 150, 200)
+
+
+def test_a_board_with_its_edge_row_hidden_stays(monkeypatch):
+    """A hand over the board's north row and edge (its lines hidden as a strip of table's
+    would be): a cell south shows as few lines as in place, not ``CELL_OFF_LINES`` more,
+    and the grid on the board is kept (neither moved nor refused)."""
     photo = _photo(0)
-    monkeypatch.setattr(locate, "refine_pose", lambda *args, **kwargs: None)
+    photo[Y0 - S // 4 : Y0 + S + S // 4, X0 - S // 4 : X0 + 8 * S + S // 4] = SKIN
+    pose = _found(photo, _grid(0, 0, crosses=12), monkeypatch)
+    assert np.abs(pose.corners - _grid(0, 0).corners).max() < 0.2 * S
+
+
+@pytest.mark.parametrize("hide", ["the refit", "the crosses"])
+def test_a_cell_off_that_no_move_makes_good_is_refused(hide, monkeypatch):
+    """Where the lines say "a cell off" and the grid a cell over does not fit (no refit,
+    or fewer crosses than in place), the board is refused, not taken a cell off."""
+    photo = _photo(0)
+    if hide == "the refit":
+        monkeypatch.setattr(locate, "refine_pose", lambda *args, **kwargs: None)
+    else:
+        monkeypatch.setattr(locate, "_no_fewer_crosses", lambda *args, **kwargs: False)
     with pytest.raises(locate.BoardNotFound, match="a cell off"):
         _found(photo, _grid(0, 1), monkeypatch)
 
