@@ -95,16 +95,38 @@ def test_a_cell_off_that_no_move_makes_good_is_refused(hide, monkeypatch):
         _found(photo, _grid(0, 1), monkeypatch)
 
 
-def test_the_lines_count_more_a_cell_over_only_off_the_board():
-    """``_placement_lines``: the grid a cell north of the board shows ``CELL_OFF_LINES``
-    more a cell south (onto the board) and fewer every other way; on the board, fewer
-    every way."""
+def test_the_strip_taken_in_shows_more_lines_only_off_the_board():
+    """``_strip_lines``: moved a cell south, the grid a cell north of the board takes in a
+    row of tiles (``CELL_OFF_ACROSS`` more lines across it, ``CELL_OFF_LINES`` more in all)
+    and leaves a row of cloth behind; every other move, and every move of the grid on the
+    board, shows fewer."""
     photo = _photo(0)
-    off = locate._placement_lines(photo, _grid(0, -1))
-    assert off[0, 1] - off[0, 0] >= locate.CELL_OFF_LINES
-    assert all(off[m] < off[0, 0] for m in locate.CELL_MOVES if m != (0, 1))
-    on = locate._placement_lines(photo, _grid(0, 0))
-    assert all(on[m] < on[0, 0] for m in locate.CELL_MOVES)
+    off = locate._strip_lines(photo, _grid(0, -1))
+    assert off[0, 1][0] >= locate.CELL_OFF_ACROSS
+    assert sum(off[0, 1]) >= locate.CELL_OFF_LINES
+    assert all(sum(off[m]) < 0 for m in locate.CELL_MOVES if m != (0, 1))
+    on = locate._strip_lines(photo, _grid(0, 0))
+    assert all(across < 0 for across, _ in on.values())
+
+
+WOOD, GRAIN = (40, 80, 140), (25, 55, 100)
+
+
+def test_a_board_on_grained_wood_stays(monkeypatch):
+    """Grain along the rows of a wooden table shows lines along a strip of table, not
+    across it: the grid on the board (a hand over its north row) is kept (tune mixed rig 14 shot 0: 7 more lines along
+    a row of wood a cell south, 3 fewer across)."""
+    photo = _photo(0)
+    outside = np.ones(photo.shape[:2], bool)
+    outside[Y0 : Y0 + 8 * S, X0 : X0 + 8 * S] = False
+    photo[outside] = WOOD
+    for y in range(S // 2, photo.shape[0], S // 2):  # a dark grain line every half cell
+        row = photo[y : y + 2]
+        row[outside[y : y + 2]] = GRAIN
+    # A hand over the north row: a cell south takes in as few lines across as it leaves.
+    photo[Y0 - S // 4 : Y0 + S + S // 4, X0 - S // 4 : X0 + 8 * S + S // 4] = SKIN
+    pose = _found(photo, _grid(0, 0, crosses=12), monkeypatch)
+    assert np.abs(pose.corners - _grid(0, 0).corners).max() < 0.2 * S
 
 
 def test_a_printplay_calibration_photo_a_cell_off_is_found_on_its_board():

@@ -1264,22 +1264,30 @@ def _find_board_checked(
     return pose
 
 
-#: Pixels per cell of the view in which :func:`_placement_lines` counts line segments (at
-#: 24 a printplay line, 0.7 mm of a 25 mm cell, is under a pixel and often missed).
+#: Pixels per cell of the view in which :func:`_strip_lines` counts line segments (at 24
+#: a printplay line, 0.7 mm of a 25 mm cell, is under a pixel and often missed).
 CELL_OVER_PX = 32
-#: Line segments that the grid one cell over must show more than the grid found, on the
-#: nine lines each way of its own cells (:func:`_placement_lines`), for the grid found to
-#: count as a cell off the board. Tune printplay boards on a checked cloth, the frame
-#: brought in 1-3 cells beyond a side (1,040 crops): the 985 found in place show at most 2
-#: more a cell over; 39 of the 45 found a cell off along one axis show 4-14 more.
-CELL_OFF_LINES = 4
 #: The single cell moves a grid found is checked against: N, E, S, W.
 CELL_MOVES = ((0, -1), (1, 0), (0, 1), (-1, 0))
+#: Segments of the lines crossing it that the strip of cells a move takes in must show more
+#: than the strip it leaves behind (:func:`_strip_lines`) for the grid found to count as a
+#: cell off the board: a strip of tiles shows a segment on every cell side, a strip of
+#: table none. A wooden table's grain runs along a strip, not across it (tune mixed rig 14
+#: shot 0, a board in place: 7 more along a row of wood a cell south, 3 fewer across).
+#: Tune, every move of every grid found in place (printplay cloth crops in view, 985;
+#: calibration photos and shots of mixed, acrylic, piecepackr and woodburned rigs, 596): at
+#: most 2 more; grids found a cell off along one axis (45 of the crops): 3-8 in 39.
+CELL_OFF_ACROSS = 3
+#: ... and with the line just beyond the strip taken in against the side left behind, this
+#: many more in all (tune in place: at most 2, every move; a cell off: 4-14 in 39 of 45).
+CELL_OFF_LINES = 4
 
 
-def _placement_lines(bgr: np.ndarray, pose: BoardPose) -> dict[tuple[int, int], int]:
-    """Line segments seen (:func:`line_segments`) on the nine grid lines each way of the
-    grid ``pose`` moved by each of ``(0, 0)`` and ``CELL_MOVES`` cells, over its own cells.
+def _strip_lines(bgr: np.ndarray, pose: BoardPose) -> dict[tuple[int, int], tuple[int, int]]:
+    """For each move of ``CELL_MOVES``, how many more line segments (:func:`line_segments`)
+    the strip of cells it takes in shows than the strip it leaves behind: on the nine lines
+    crossing the strip, and on the line along it, beyond the strip taken in against the
+    side of the grid left behind (each of 8 segments).
 
     A board's every cell side that a printed line or a tile gap runs along shows one; a grid
     a cell off takes in a row or column of table, which shows none, and leaves one of tiles
@@ -1290,32 +1298,39 @@ def _placement_lines(bgr: np.ndarray, pose: BoardPose) -> dict[tuple[int, int], 
     gray = cv2.cvtColor(pose.rectify(bgr, S, m), cv2.COLOR_BGR2GRAY)
     if pose.inverted:
         gray = 255 - gray
-    # [axis, line + 1, cell + 1]: lines -1 to 9 along cells -1 to 8
+    # [axis (vertical lines, horizontal), line + 1, cell + 1]: lines -1 to 9, cells -1 to 8
     runs = line_segments(_ridge_map(gray, S), S, m, range(-1, N + 2), cells=(-1, N + 1))
-    counts = {}
-    for sx, sy in ((0, 0), *CELL_MOVES):
-        across = runs[0, sx + 1 : sx + N + 2, sy + 1 : sy + N + 1].sum()  # vertical lines
-        along = runs[1, sy + 1 : sy + N + 2, sx + 1 : sx + N + 1].sum()  # horizontal lines
-        counts[sx, sy] = int(across + along)
-    return counts
+    gains = {}
+    for sx, sy in CELL_MOVES:
+        taken, left = (N, 0) if sx + sy > 0 else (-1, N - 1)  # the strips' cells
+        beyond, side = (N + 1, 0) if sx + sy > 0 else (-1, N)  # lines along them
+        crossing = runs[0 if sy else 1, 1 : N + 2]  # lines 0-8 across a row (column)
+        along = runs[1 if sy else 0, :, 1 : N + 1]  # lines along it, over cells 0-7
+        gains[sx, sy] = (
+            int(crossing[:, taken + 1].sum() - crossing[:, left + 1].sum()),
+            int(along[beyond + 1].sum() - along[side + 1].sum()),
+        )
+    return gains
 
 
 def _onto_the_board(bgr: np.ndarray, pose: BoardPose) -> BoardPose:
     """``pose``, or the grid a cell over when its lines say ``pose`` is a cell off the board
-    (:func:`_placement_lines`, ``CELL_OFF_LINES``) and, fitted again there, it fits no fewer
-    crosses than ``pose`` fitted again in place (less ``MOVE_CROSSES_SLACK``) and lies in the
-    frame; twice at most (a cell off both ways). Where the lines say "a cell off" and the
-    move does not hold, the board is refused: a board read a cell off misreads every cell,
-    where a refusal only asks for another photo (held-out printplay rig 0 shot 2, moved a
-    cell by a rule without this check: 24 cells wrong).
+    (:func:`_strip_lines`: ``CELL_OFF_ACROSS`` and ``CELL_OFF_LINES``) and, fitted again
+    there, it fits no fewer crosses than ``pose`` fitted again in place (less
+    ``MOVE_CROSSES_SLACK``) and lies in the frame; twice at most (a cell off both ways).
+    Where the lines say "a cell off" and the move does not hold, the board is refused: a
+    board read a cell off misreads every cell, where a refusal only asks for another photo
+    (held-out printplay rig 0 shot 2, moved a cell by a rule without this check: 24 cells
+    wrong).
     """
     gray = _grey(bgr)
     if pose.inverted:
         gray = 255 - gray
     for _ in range(2):
-        counts = _placement_lines(bgr, pose)
-        move = max(CELL_MOVES, key=counts.get)
-        if counts[move] - counts[0, 0] < CELL_OFF_LINES:
+        gains = _strip_lines(bgr, pose)
+        move = max(CELL_MOVES, key=lambda m: sum(gains[m]))
+        across, along = gains[move]
+        if across < CELL_OFF_ACROSS or across + along < CELL_OFF_LINES:
             return pose
         moved = shifted_pose(pose, *move)
         moved.k, moved.centre, moved.scale = pose.k, pose.centre, pose.scale
