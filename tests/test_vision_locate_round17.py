@@ -3,8 +3,8 @@
 Printplay tiles print a line round each tile as well as its cross, so a grid a cell off (a
 strip of table taken in, a strip of tiles left beyond) fits as many crosses as the board:
 a board read so misreads every cell. Its lines tell the two apart: on the board every cell
-side shows a line, on the strip of table none (``_onto_the_board``, ``_placement_lines``).
-A synthetic board on a gingham of cell-wide squares stands in, and the tune printplay
+side shows a line, on the strip of table none (``_onto_the_board``, ``_strip_lines``). A
+synthetic board on round 16's gingham of cell-wide squares stands in, and the tune printplay
 calibration photo of rig 185 (found a cell north of its board before this round).
 """
 
@@ -14,29 +14,17 @@ import numpy as np
 import pytest
 from piecebridge.calibration.pose import BoardPose
 from piecebridge.vision import locate
+from test_vision_locate_round16 import S  # pixels per cell of the synthetic board
+from test_vision_locate_round16 import _photo as _gingham
 
-S = 40  # pixels per cell of the synthetic board
-CARD, WHITE, BLUE, LINE = (215, 222, 228), (230, 232, 235), (170, 110, 60), 60
 X0 = Y0 = 3 * S  # the board's north-west corner: three cells of cloth round it
 
 
 def _photo(phase: int) -> np.ndarray:
-    """A blue-and-white gingham of cell-wide squares (offset ``phase`` pixels from the
-    board's lines), 14 x 14 cells, with an 8x8 board of pale card three cells in from the
-    north-west, every cell side a thin dark line, and a camera's noise."""
-    h = w = 14 * S
-    yy, xx = np.mgrid[0:h, 0:w]
-    a, b = ((xx - X0 + phase) // S) % 2, ((yy - Y0 + phase) // S) % 2
-    mix = ((a + b) / 2.0)[..., None]
-    photo = np.array(WHITE, float) * (1 - mix) + np.array(BLUE, float) * mix
-    x1, y1 = X0 + 8 * S, Y0 + 8 * S
-    photo[Y0:y1, X0:x1] = CARD
-    for k in range(9):
-        x, y = X0 + k * S, Y0 + k * S
-        photo[Y0:y1, max(x - 1, X0) : min(x + 1, x1)] = LINE
-        photo[max(y - 1, Y0) : min(y + 1, y1), X0:x1] = LINE
-    noise = np.random.default_rng(phase).normal(0, 3, photo.shape)
-    return np.clip(photo + noise, 0, 255).astype(np.uint8)
+    """Round 16's red-and-white gingham of cell-wide squares (offset ``phase`` pixels from
+    the board's lines), 14 x 14 cells, the board of pale card three cells in from the
+    north-west, every cell side a thin dark line."""
+    return _gingham(14 * S, 14 * S, X0, Y0, phase)
 
 
 def _grid(sx: int, sy: int, crosses: int = 16) -> BoardPose:
@@ -114,8 +102,8 @@ WOOD, GRAIN = (40, 80, 140), (25, 55, 100)
 
 def test_a_board_on_grained_wood_stays(monkeypatch):
     """Grain along the rows of a wooden table shows lines along a strip of table, not
-    across it: the grid on the board (a hand over its north row) is kept (tune mixed rig 14 shot 0: 7 more lines along
-    a row of wood a cell south, 3 fewer across)."""
+    across it: the grid on the board (a hand over its north row) is kept (tune mixed rig 14
+    shot 0: 7 more lines along a row of wood a cell south, 3 fewer across)."""
     photo = _photo(0)
     outside = np.ones(photo.shape[:2], bool)
     outside[Y0 : Y0 + 8 * S, X0 : X0 + 8 * S] = False
