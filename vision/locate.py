@@ -1205,10 +1205,12 @@ def find_board(
     A weak board in grey (under ``WEAK_CROSSES``) gives way to a board of the other searches
     fitting more crosses (:func:`_best_other`), thorough or not. A board fitting
     ``ONE_TILE_OFF_CROSSES`` crosses or fewer gives way to the board one tile over when
-    that fits more (:func:`_one_tile_over`). A grid whose lines run on beyond two of its
-    sides, or through its cells, or repeat at another pitch than its cells, is a printed
-    grid (a business card's), not a board (:func:`_printed_grid`); nor is one whose
-    full-frame fit found under ``MIN_CROSSES`` tile crosses.
+    that fits more (:func:`_one_tile_over`). A grid whose lines say it lies a cell off the
+    board (a strip of table taken in, one of tiles left beyond) is moved onto it, or refused
+    where the move does not hold (:func:`_onto_the_board`). A grid whose lines run on
+    beyond two of its sides, or through its cells, or repeat at another pitch than its
+    cells, is a printed grid (a business card's), not a board (:func:`_printed_grid`); nor
+    is one whose full-frame fit found under ``MIN_CROSSES`` tile crosses.
     """
     token = _MEMO.set({}) if _MEMO.get() is None else None
     try:
@@ -1252,12 +1254,20 @@ def _find_board_checked(
             f"(at least {MIN_CROSSES} needed)",
             pose,
         )
-    pose = _onto_the_board(bgr, pose)
+    # A grid a cell off that no move makes good is refused, as "cut off" where it is.
+    moved = _onto_the_board(bgr, pose)
+    pose = moved or pose
     gray = pose.rectify(_grey(bgr), PRINTED_PX, 0.5)
     ridge = _ridge_map(255 - gray if pose.inverted else gray, PRINTED_PX)
     beyond = lines_beyond(ridge, PRINTED_PX, 0.5)
     if _runs_past_frame(bgr, pose, beyond) or _part_of_a_board_cut_off(bgr, pose, ridge, beyond):
         raise _cut_off()
+    if moved is None:
+        raise BoardNotFound(
+            "no board in view: the grid found may lie a cell off the board (its lines fit "
+            "better a cell over, where it does not fit); retake the photo with the whole "
+            "board and some table round it in view"
+        )
     why = _printed_grid(bgr, pose, (gray, ridge))
     if why:
         raise PrintedGrid(f"no board in view: the grid found {why}", pose)
@@ -1313,15 +1323,15 @@ def _strip_lines(bgr: np.ndarray, pose: BoardPose) -> dict[tuple[int, int], tupl
     return gains
 
 
-def _onto_the_board(bgr: np.ndarray, pose: BoardPose) -> BoardPose:
+def _onto_the_board(bgr: np.ndarray, pose: BoardPose) -> BoardPose | None:
     """``pose``, or the grid a cell over when its lines say ``pose`` is a cell off the board
     (:func:`_strip_lines`: ``CELL_OFF_ACROSS`` and ``CELL_OFF_LINES``) and, fitted again
     there, it fits no fewer crosses than ``pose`` fitted again in place (less
     ``MOVE_CROSSES_SLACK``) and lies in the frame; twice at most (a cell off both ways).
-    Where the lines say "a cell off" and the move does not hold, the board is refused: a
-    board read a cell off misreads every cell, where a refusal only asks for another photo
-    (held-out printplay rig 0 shot 2, moved a cell by a rule without this check: 24 cells
-    wrong).
+    None where the lines say "a cell off" and the move does not hold: the board is then
+    refused (:func:`find_board`), as a board read a cell off misreads every cell, where a
+    refusal only asks for another photo (held-out printplay rig 0 shot 2, moved a cell by a
+    rule without this check: 24 cells wrong).
     """
     gray = _grey(bgr)
     if pose.inverted:
@@ -1343,11 +1353,7 @@ def _onto_the_board(bgr: np.ndarray, pose: BoardPose) -> BoardPose:
             and _no_fewer_crosses(gray, pose, other, px, FULL_ALONG, MOVE_CROSSES_SLACK)
         )
         if not holds:
-            raise BoardNotFound(
-                "no board in view: the grid found may lie a cell off the board (its lines "
-                "fit better a cell over, where it does not fit); retake the photo with the "
-                "whole board and some table round it in view"
-            )
+            return None
         other.tile_color_lab, other.inverted = pose.tile_color_lab, pose.inverted
         pose = other
     return pose
