@@ -1333,15 +1333,13 @@ def _onto_the_board(bgr: np.ndarray, pose: BoardPose) -> BoardPose | None:
     refusal only asks for another photo (held-out printplay rig 0 shot 2, moved a cell by a
     rule without this check: 24 cells wrong).
     """
-    gray = _grey(bgr)
-    if pose.inverted:
-        gray = 255 - gray
     for _ in range(2):
         gains = _strip_lines(bgr, pose)
         move = max(CELL_MOVES, key=lambda m: sum(gains[m]))
         across, along = gains[move]
         if across < CELL_OFF_ACROSS or across + along < CELL_OFF_LINES:
             return pose
+        gray = 255 - _grey(bgr) if pose.inverted else _grey(bgr)  # only when a move is tried
         moved = shifted_pose(pose, *move)
         moved.k, moved.centre, moved.scale = pose.k, pose.centre, pose.scale
         px = max(16, min(FULL_STAGES[-1][0], round(pose.cell_size_px())))
