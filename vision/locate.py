@@ -1284,12 +1284,13 @@ CELL_MOVES = ((0, -1), (1, 0), (0, 1), (-1, 0))
 #: cell off the board: a strip of tiles shows a segment on every cell side, a strip of
 #: table none. A wooden table's grain runs along a strip, not across it (tune mixed rig 14
 #: shot 0, a board in place: 7 more along a row of wood a cell south, 3 fewer across).
-#: Tune, every move of every grid found in place (printplay cloth crops in view, 985;
-#: calibration photos and shots of mixed, acrylic, piecepackr and woodburned rigs, 596): at
-#: most 2 more; grids found a cell off along one axis (45 of the crops): 3-8 in 39.
+#: Tune, every move of every grid found in place (printplay cloth crops in view, 985; full
+#: frames of all arts, 1,735): at most 2 more; grids found a cell off along one axis (45 of
+#: the crops): 3-8 more in 37 of them.
 CELL_OFF_ACROSS = 3
 #: ... and with the line just beyond the strip taken in against the side left behind, this
-#: many more in all (tune in place: at most 2, every move; a cell off: 4-14 in 39 of 45).
+#: many more in all (tune in place: with 2 across at most 4, where grain along a strip with
+#: none across gave up to 8; the 37 a cell off: 4-14, so 3 across with 1 along still counts).
 CELL_OFF_LINES = 4
 
 
