@@ -1205,10 +1205,12 @@ def find_board(
     A weak board in grey (under ``WEAK_CROSSES``) gives way to a board of the other searches
     fitting more crosses (:func:`_best_other`), thorough or not. A board fitting
     ``ONE_TILE_OFF_CROSSES`` crosses or fewer gives way to the board one tile over when
-    that fits more (:func:`_one_tile_over`). A grid whose lines run on beyond two of its
-    sides, or through its cells, or repeat at another pitch than its cells, is a printed
-    grid (a business card's), not a board (:func:`_printed_grid`); nor is one whose
-    full-frame fit found under ``MIN_CROSSES`` tile crosses.
+    that fits more (:func:`_one_tile_over`). A grid whose lines say it lies a cell off the
+    board (a strip of table taken in, one of tiles left beyond) is moved onto it, or refused
+    where the move does not hold (:func:`_onto_the_board`). A grid whose lines run on
+    beyond two of its sides, or through its cells, or repeat at another pitch than its
+    cells, is a printed grid (a business card's), not a board (:func:`_printed_grid`); nor
+    is one whose full-frame fit found under ``MIN_CROSSES`` tile crosses.
     """
     token = _MEMO.set({}) if _MEMO.get() is None else None
     try:
@@ -1252,14 +1254,107 @@ def _find_board_checked(
             f"(at least {MIN_CROSSES} needed)",
             pose,
         )
+    # A grid a cell off that no move makes good is refused, as "cut off" where it is.
+    moved = _onto_the_board(bgr, pose)
+    pose = moved or pose
     gray = pose.rectify(_grey(bgr), PRINTED_PX, 0.5)
     ridge = _ridge_map(255 - gray if pose.inverted else gray, PRINTED_PX)
     beyond = lines_beyond(ridge, PRINTED_PX, 0.5)
     if _runs_past_frame(bgr, pose, beyond) or _part_of_a_board_cut_off(bgr, pose, ridge, beyond):
         raise _cut_off()
+    if moved is None:
+        raise BoardNotFound(
+            "no board in view: the grid found may lie a cell off the board (its lines fit "
+            "better a cell over, where it does not fit); retake the photo with the whole "
+            "board and some table round it in view"
+        )
     why = _printed_grid(bgr, pose, (gray, ridge))
     if why:
         raise PrintedGrid(f"no board in view: the grid found {why}", pose)
+    return pose
+
+
+#: Pixels per cell of the view in which :func:`_strip_lines` counts line segments (at 24
+#: a printplay line, 0.7 mm of a 25 mm cell, is under a pixel and often missed).
+CELL_OVER_PX = 32
+#: The single cell moves a grid found is checked against: N, E, S, W.
+CELL_MOVES = ((0, -1), (1, 0), (0, 1), (-1, 0))
+#: Segments of the lines crossing it that the strip of cells a move takes in must show more
+#: than the strip it leaves behind (:func:`_strip_lines`) for the grid found to count as a
+#: cell off the board: a strip of tiles shows a segment on every cell side, a strip of
+#: table none. A wooden table's grain runs along a strip, not across it (tune mixed rig 14
+#: shot 0, a board in place: 7 more along a row of wood a cell south, 3 fewer across).
+#: Tune, every move of every grid found in place (printplay cloth crops in view, 985; full
+#: frames of all arts, 1,735): at most 2 more; grids found a cell off along one axis (45 of
+#: the crops): 3-8 more in 37 of them.
+CELL_OFF_ACROSS = 3
+#: ... and with the line just beyond the strip taken in against the side left behind, this
+#: many more in all (tune in place: with 2 across at most 4, where grain along a strip with
+#: none across gave up to 8; the 37 a cell off: 4-14, so 3 across with 1 along still counts).
+CELL_OFF_LINES = 4
+
+
+def _strip_lines(bgr: np.ndarray, pose: BoardPose) -> dict[tuple[int, int], tuple[int, int]]:
+    """For each move of ``CELL_MOVES``, how many more line segments (:func:`line_segments`)
+    the strip of cells it takes in shows than the strip it leaves behind: on the nine lines
+    crossing the strip, and on the line along it, beyond the strip taken in against the
+    side of the grid left behind (each of 8 segments).
+
+    A board's every cell side that a printed line or a tile gap runs along shows one; a grid
+    a cell off takes in a row or column of table, which shows none, and leaves one of tiles
+    beyond, which does. Printplay tiles (a line round each tile and its cross) show a cross
+    at every cell corner, so the crosses fit as well a cell off: these segments do not.
+    """
+    S, m = CELL_OVER_PX, 1.5
+    gray = cv2.cvtColor(pose.rectify(bgr, S, m), cv2.COLOR_BGR2GRAY)
+    if pose.inverted:
+        gray = 255 - gray
+    # [axis (vertical lines, horizontal), line + 1, cell + 1]: lines -1 to 9, cells -1 to 8
+    runs = line_segments(_ridge_map(gray, S), S, m, range(-1, N + 2), cells=(-1, N + 1))
+    gains = {}
+    for sx, sy in CELL_MOVES:
+        taken, left = (N, 0) if sx + sy > 0 else (-1, N - 1)  # the strips' cells
+        beyond, side = (N + 1, 0) if sx + sy > 0 else (-1, N)  # lines along them
+        crossing = runs[0 if sy else 1, 1 : N + 2]  # lines 0-8 across a row (column)
+        along = runs[1 if sy else 0, :, 1 : N + 1]  # lines along it, over cells 0-7
+        gains[sx, sy] = (
+            int(crossing[:, taken + 1].sum() - crossing[:, left + 1].sum()),
+            int(along[beyond + 1].sum() - along[side + 1].sum()),
+        )
+    return gains
+
+
+def _onto_the_board(bgr: np.ndarray, pose: BoardPose) -> BoardPose | None:
+    """``pose``, or the grid a cell over when its lines say ``pose`` is a cell off the board
+    (:func:`_strip_lines`: ``CELL_OFF_ACROSS`` and ``CELL_OFF_LINES``) and, fitted again
+    there, it fits no fewer crosses than ``pose`` fitted again in place (less
+    ``MOVE_CROSSES_SLACK``) and lies in the frame; twice at most (a cell off both ways).
+    None where the lines say "a cell off" and the move does not hold: the board is then
+    refused (:func:`find_board`), as a board read a cell off misreads every cell, where a
+    refusal only asks for another photo (held-out printplay rig 0 shot 2, moved a cell by a
+    rule without this check: 24 cells wrong).
+    """
+    for _ in range(2):
+        gains = _strip_lines(bgr, pose)
+        move = max(CELL_MOVES, key=lambda m: sum(gains[m]))
+        across, along = gains[move]
+        if across < CELL_OFF_ACROSS or across + along < CELL_OFF_LINES:
+            return pose
+        gray = 255 - _grey(bgr) if pose.inverted else _grey(bgr)  # only when a move is tried
+        moved = shifted_pose(pose, *move)
+        moved.k, moved.centre, moved.scale = pose.k, pose.centre, pose.scale
+        px = max(16, min(FULL_STAGES[-1][0], round(pose.cell_size_px())))
+        other = refine_pose(gray, moved, px_per_cell=px, search=0.3, along=FULL_ALONG)
+        holds = (
+            other is not None
+            and _in_frame(other, gray.shape)
+            and squareness(other.H, gray.shape) <= MAX_SQUARENESS
+            and _no_fewer_crosses(gray, pose, other, px, FULL_ALONG, MOVE_CROSSES_SLACK)
+        )
+        if not holds:
+            return None
+        other.tile_color_lab, other.inverted = pose.tile_color_lab, pose.inverted
+        pose = other
     return pose
 
 
