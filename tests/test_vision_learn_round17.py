@@ -79,17 +79,57 @@ def test_a_grid_found_a_cell_off_with_no_layout_on_it_is_moved_onto_the_layout()
     assert report["read_back"] == 28
 
 
+@pytest.fixture(scope="module")
+def acrylic3() -> np.ndarray:
+    """Tune acrylic calibration photo of rig 3 (rendered, about 2 s)."""
+    return calibration_sample("tune", 3, Difficulty.parse("realistic"), art="acrylic").image
+
+
 @pytest.mark.parametrize("sx, sy", [(-1, 0), (-2, 0)])
 def test_a_grid_a_cell_or_a_tile_off_is_still_refused_where_the_board_edge_looks_less_tile(
-    sx: int, sy: int
+    acrylic3: np.ndarray, sx: int, sy: int
 ):
     """Tune acrylic rig 3's calibration photo (about 2 s), its right grid moved a cell and a
     tile west: the board's own east column, beyond the moved grid, lies 20.6 from the tiles'
     colour (more than ``TILE_LIKE``), but is no clear table, so the layout a cell east still
     refuses it."""
-    photo = calibration_sample("tune", 3, Difficulty.parse("realistic"), art="acrylic").image
+    photo = acrylic3
     _, pose, _, _ = learn._layout_turn(photo, find_board(photo, thorough=True))
     assert learn._cell_off(photo, pose) is None
     T = np.array([[1.0, 0.0, sx], [0.0, 1.0, sy], [0.0, 0.0, 1.0]])
     moved = replace(pose, H=pose.H @ T, tile_offsets=np.zeros((16, 2)), tile_angles=np.zeros(16))
     assert learn._cell_off(photo, moved) is not None
+
+
+def _fake_moves(monkeypatch, crosses: dict, passes: set) -> BoardPose:
+    """``learn._refit_moved`` and ``learn._learn_from`` stubbed: a move (sx, sy) fits
+    ``crosses[(sx, sy)]`` crosses (12 unless said), and is learned when in ``passes``."""
+    found = BoardPose(np.array([[S, 0.0, 4 * S], [0.0, S, 4 * S], [0.0, 0.0, 1.0]]))
+
+    def refit(gray, pose, sx, sy):
+        moved = replace(pose, H=pose.H @ np.array([[1, 0, sx], [0, 1, sy], [0, 0, 1.0]]))
+        moved.crosses_found = crosses.get((sx, sy), 12)
+        return moved
+
+    def learn_from(frame, pose, doubt=None, camera_calibration=None):
+        at = tuple(np.round((pose.H[:2, 2] - found.H[:2, 2]) / S).astype(int).tolist())
+        if at not in passes:
+            raise learn.LayoutNotSeen("no layout")
+        return pose, {}
+
+    monkeypatch.setattr(learn, "_refit_moved", refit)
+    monkeypatch.setattr(learn, "_learn_from", learn_from)
+    monkeypatch.setattr(learn, "check_in_frame", lambda pose, shape: None)
+    return found
+
+
+def test_a_board_is_moved_onto_the_layout_only_where_one_move_alone_passes(monkeypatch):
+    """One move passing: taken, and said; two passing: neither (which is the board?);
+    the one passing fitting fewer crosses than the grid found fitted alike: not taken."""
+    photo = np.zeros((16 * S, 16 * S, 3), np.uint8)
+    found = _fake_moves(monkeypatch, {}, {(0, 1)})
+    assert learn._a_cell_over(photo, found)[1]["moved_cells"] == [0, 1]
+    found = _fake_moves(monkeypatch, {}, {(0, 1), (1, 0)})
+    assert learn._a_cell_over(photo, found) is None
+    found = _fake_moves(monkeypatch, {(0, 0): 13}, {(0, 1)})
+    assert learn._a_cell_over(photo, found) is None
