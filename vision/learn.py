@@ -724,9 +724,13 @@ def _cell_off(frame_bgr: np.ndarray, pose: BoardPose) -> str | None:
     arts fit best in place (``benchmarks/results/vision_locate.md``, round 10)."""
     busy, board = _busy_map(frame_bgr, pose)
     mine = _placement_fit(busy, 0, 0, board)
-    table = _clear_table(frame_bgr, pose)
+    table = None  # measured only for a placement that fits as well (seldom)
     for (sx, sy), name in CELL_SHIFTS.items():
-        if _placement_fit(busy, sx, sy, board) >= mine and not _onto_table(sx, sy, table):
+        if _placement_fit(busy, sx, sy, board) < mine:
+            continue
+        if table is None:
+            table = _clear_table(frame_bgr, pose)
+        if not _onto_table(sx, sy, table):
             return name
     return None
 
