@@ -47,7 +47,14 @@ from piecebridge.vision.facing import (
     mark_blob,
     turn_alikeness,
 )
-from piecebridge.vision.locate import GridInDoubt, find_board
+from piecebridge.vision.locate import (
+    ONE_TILE_ALONG,
+    GridInDoubt,
+    check_in_frame,
+    find_board,
+    refine_pose,
+    shifted_pose,
+)
 from piecebridge.vision.raster import (
     CELL_ORDER,
     CENTRE_SHIFT,
@@ -324,11 +331,94 @@ def learn_setup(
         if error.pose.crosses_found < FIT_CROSSES:
             raise
         doubt, found = error, error.pose
+    try:
+        return _learn_from(frame_bgr, found, doubt, camera_calibration)
+    except LayoutNotSeen:
+        moved = _a_cell_over(frame_bgr, found, camera_calibration)
+        if moved is None:
+            raise
+        return moved
+
+
+#: Where (cells east, south) :func:`_a_cell_over` looks for the layout about a board found
+#: with none on it: a cell each way and each diagonal way.
+MOVES = tuple((sx, sy) for sy in (-1, 0, 1) for sx in (-1, 0, 1) if sx or sy)
+#: How far (cells) each fit of a moved grid looks for its crosses (:func:`_refit_moved`),
+#: their arms taken as there too (``ONE_TILE_ALONG``): as the board finder's own move of a
+#: grid a tile over, to keep it where it was put. (Arms taken whole, tune printplay rig 9's
+#: grid moved onto its layout fit 10 crosses and sat 0.26 cell off; inside, 15 and 0.05.)
+MOVE_SEARCH = 0.3
+#: The most pixels per cell the crosses of a moved grid are measured at (the board finder's
+#: full-size stage) and the fewest (small boards).
+MOVE_PX = (16, 48)
+
+
+def _refit_moved(gray: np.ndarray, found: BoardPose, sx: int, sy: int) -> BoardPose | None:
+    """``found`` moved ``sx`` cells east and ``sy`` south, fitted to the crosses near it
+    (``MOVE_SEARCH``) twice (the first fit from the plain moved homography, the second from
+    that fit), or None when too few crosses are seen."""
+    moved = shifted_pose(found, sx, sy)
+    moved.k, moved.centre, moved.scale = found.k, found.centre, found.scale
+    px = int(np.clip(round(found.cell_size_px()), *MOVE_PX))
+    for _ in range(2):
+        moved = refine_pose(gray, moved, px_per_cell=px, search=MOVE_SEARCH, along=ONE_TILE_ALONG)
+        if moved is None:
+            return None
+    return moved
+
+
+def _a_cell_over(
+    frame_bgr: np.ndarray, found: BoardPose, camera_calibration: str | None = None
+) -> tuple[BoardSetup, dict[str, Any]] | None:
+    """The setup learned with the board a cell over from ``found`` (``MOVES``), where
+    ``found`` shows no calibration layout: when exactly one such grid, fitted to its crosses
+    (:func:`_refit_moved`) with no fewer of them than ``found`` fitted alike and wholly in
+    the frame, passes every check :func:`learn_setup` makes (the layout seen, read back,
+    no grid a cell off fitting it as well); else None.
+
+    A printplay board's pale card tiles on a white-and-red gingham, its white squares as
+    big as a cell: the grid found took a row (and a column) of gingham in and left the
+    board's row of sun coins out, so no layout showed in any turn (tune printplay
+    calibration photos of rigs 9 and 185: a cell north-west and a cell north). The layout
+    itself says which way the board lies: moved onto it, the grid reads all 28 pieces back.
+    """
+    gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
+    if found.inverted:
+        gray = 255 - gray
+    in_place = _refit_moved(gray, found, 0, 0)
+    least = max(FIT_CROSSES, 0 if in_place is None else in_place.crosses_found)
+    learned = []
+    for sx, sy in MOVES:
+        moved = _refit_moved(gray, found, sx, sy)
+        if moved is None or moved.crosses_found < least:
+            continue
+        try:
+            check_in_frame(moved, frame_bgr.shape)
+            setup, report = _learn_from(frame_bgr, moved, None, camera_calibration)
+        except UserError:
+            continue
+        learned.append((setup, {**report, "moved_cells": [sx, sy]}))
+    return learned[0] if len(learned) == 1 else None
+
+
+class LayoutNotSeen(UserError):
+    """A calibration photo in which the board found shows no calibration layout in any
+    quarter turn (:func:`_layout_score` under ``LAYOUT_SCORE``)."""
+
+
+def _learn_from(
+    frame_bgr: np.ndarray,
+    found: BoardPose,
+    doubt: GridInDoubt | None = None,
+    camera_calibration: str | None = None,
+) -> tuple[BoardSetup, dict[str, Any]]:
+    """:func:`learn_setup` with the board ``found`` at that pose (``doubt``: the grid was
+    in doubt, raised again when no layout shows on it)."""
     score, pose, views, ratio = _layout_turn(frame_bgr, found)
     if score < LAYOUT_SCORE and doubt is not None:
         raise doubt
     if score < LAYOUT_SCORE:
-        raise UserError(
+        raise LayoutNotSeen(
             "calibration photo does not show the reflec-calibration/1 layout "
             "(coins a1-f4, pawns g1-g4, rest empty)"
         )
@@ -505,22 +595,12 @@ def _busy_map(frame_bgr: np.ndarray, pose: BoardPose) -> tuple[np.ndarray, np.nd
     the board at ``pose``, and those around whose corners (where a piece seldom reaches)
     show the board's typical tile colour (``TILE_LIKE``)."""
     n = N + 2 * RING
-    rect = cv2.GaussianBlur(pose.rectify(frame_bgr, PX, RING), (0, 0), 0.8)
-    lab = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB).astype(np.float32)
-    lab[..., 1:] *= CHROMA_WEIGHT
-    cells = lab.reshape(n, PX, n, PX, 3).transpose(0, 2, 1, 3, 4)
+    cells, tile = _ring_lab(frame_bgr, pose)
     inside = np.zeros((n, n), bool)
     inside[RING : RING + N, RING : RING + N] = True
-    tile = np.median(cells[inside][:, _CORNERS].reshape(-1, 3), axis=0)
-
-    def off(px: np.ndarray, ref: np.ndarray) -> np.ndarray:
-        return np.median(px.reshape(-1, 3), axis=0) - ref
-
-    def far(d: np.ndarray) -> float:
-        return float(np.hypot(0.5 * d[0], np.hypot(d[1], d[2])))
 
     def tile_like(px: np.ndarray, inner: np.ndarray | None = None) -> bool:
-        if far(off(px, tile)) < TILE_LIKE:
+        if _lab_far(_lab_off(px, tile)) < TILE_LIKE:
             return True
         # Beside the grid, a line as its neighbour inside the grid where that one is the
         # tile lit more (glare lifts lightness, keeps the hue): glare over a side washes
@@ -529,11 +609,11 @@ def _busy_map(frame_bgr: np.ndarray, pose: BoardPose) -> tuple[np.ndarray, np.nd
         # that took table in has table as that neighbour, darker or of another hue.
         if inner is None:
             return False
-        lit = off(inner, tile)
+        lit = _lab_off(inner, tile)
         return (
             lit[0] > 0
-            and far(lit * [0, 1, 1]) < TILE_LIKE / 2
-            and far(off(px, np.median(inner.reshape(-1, 3), axis=0))) < TILE_LIKE / 2
+            and _lab_far(lit * [0, 1, 1]) < TILE_LIKE / 2
+            and _lab_far(_lab_off(px, np.median(inner.reshape(-1, 3), axis=0))) < TILE_LIKE / 2
         )
 
     # A line of cells beside the board is tile when its corners are, taken together: a coin
@@ -552,15 +632,58 @@ def _busy_map(frame_bgr: np.ndarray, pose: BoardPose) -> tuple[np.ndarray, np.nd
     # Past the frame the rectification repeats the photo's edge, pieces and tiles included:
     # nothing there is seen (tune acrylic calibration photo of rig 1 at 1280x720, its south
     # row cut by the frame: the layout a cell south fit the repeated row).
-    h, w = frame_bgr.shape[:2]
-    at = np.stack(np.meshgrid(np.arange(n), np.arange(n)), -1).reshape(-1, 2) - RING + 0.5
-    centres = pose.to_image(at).reshape(n, n, 2)
-    board &= (centres[..., 0] >= 0) & (centres[..., 0] < w) & (centres[..., 1] >= 0)
-    board &= centres[..., 1] < h
+    board &= _in_frame(frame_bgr, pose)
     cells = cells[:, :, _BUSY_DISC]
     cells -= cells.mean(axis=2, keepdims=True)
     busy = np.log(np.maximum(np.sqrt((cells**2).sum(axis=-1).mean(axis=-1)), 1.0))
     return busy, board
+
+
+def _ring_lab(frame_bgr: np.ndarray, pose: BoardPose) -> tuple[np.ndarray, np.ndarray]:
+    """The board at ``pose`` and ``RING`` cells around it rectified at ``PX``, slightly
+    blurred, as Lab with chroma weighted, cell by cell ((N + 2 RING) square of PX x PX
+    cells, north-west first), and the board's typical tile colour: the median of its
+    cells' corners (``_CORNERS``, where a piece seldom reaches)."""
+    n = N + 2 * RING
+    rect = cv2.GaussianBlur(pose.rectify(frame_bgr, PX, RING), (0, 0), 0.8)
+    lab = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab[..., 1:] *= CHROMA_WEIGHT
+    cells = lab.reshape(n, PX, n, PX, 3).transpose(0, 2, 1, 3, 4)
+    tile = np.median(cells[RING : RING + N, RING : RING + N][:, :, _CORNERS].reshape(-1, 3), axis=0)
+    return cells, tile
+
+
+def _lab_off(px: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """The median colour of pixels ``px`` (Lab, ..., 3) less ``ref``."""
+    return np.median(px.reshape(-1, 3), axis=0) - ref
+
+
+def _lab_far(d: np.ndarray) -> float:
+    """A Lab difference's size as :func:`_busy_map` weighs it (lightness at half)."""
+    return float(np.hypot(0.5 * d[0], np.hypot(d[1], d[2])))
+
+
+#: How far (as :func:`_lab_far`) a line of cells beside the board must lie from the tiles' typical
+#: colour to be clearly table (:func:`_clear_table`): twice ``TILE_LIKE``. Tune calibration
+#: photos, a board's own edge column taken for table by ``TILE_LIKE``: 20.2-20.6 (acrylic rigs
+#: 3, 44, the grid moved a cell or a tile off); a dark wood beside printplay tiles 55 (rig 30).
+TABLE_FAR = 2 * TILE_LIKE
+
+
+def _clear_table(frame_bgr: np.ndarray, pose: BoardPose) -> np.ndarray:
+    """Which cells of a :func:`_busy_map` (the board at ``pose`` and ``RING`` cells around)
+    are clearly table: in a line beside the board (a column or row of ``RING`` around, along
+    the board's side) whose cells' corners, taken together, lie ``TABLE_FAR`` or more from
+    the tiles' typical colour, and in the frame (past it the rectification repeats the
+    photo's edge)."""
+    n = N + 2 * RING
+    cells, tile = _ring_lab(frame_bgr, pose)
+    table = np.zeros((n, n), bool)
+    side = slice(RING, RING + N)
+    for k in [*range(RING), *range(RING + N, n)]:
+        table[side, k] = _lab_far(_lab_off(cells[side, k][:, _CORNERS], tile)) >= TABLE_FAR
+        table[k, side] = _lab_far(_lab_off(cells[k, side][:, _CORNERS], tile)) >= TABLE_FAR
+    return table & _in_frame(frame_bgr, pose)
 
 
 def _placement_fit(busy: np.ndarray, sx: int, sy: int, board: np.ndarray | None = None) -> float:
@@ -601,10 +724,46 @@ def _cell_off(frame_bgr: np.ndarray, pose: BoardPose) -> str | None:
     arts fit best in place (``benchmarks/results/vision_locate.md``, round 10)."""
     busy, board = _busy_map(frame_bgr, pose)
     mine = _placement_fit(busy, 0, 0, board)
+    table = None  # measured only for a placement that fits as well (seldom)
     for (sx, sy), name in CELL_SHIFTS.items():
-        if _placement_fit(busy, sx, sy, board) >= mine:
+        if _placement_fit(busy, sx, sy, board) < mine:
+            continue
+        if table is None:
+            table = _clear_table(frame_bgr, pose)
+        if not _onto_table(sx, sy, table):
             return name
     return None
+
+
+def _in_frame(frame_bgr: np.ndarray, pose: BoardPose) -> np.ndarray:
+    """Which cells of a :func:`_busy_map` (the board at ``pose`` and ``RING`` cells around)
+    have their middle inside the frame: past it the rectification repeats the photo's edge,
+    so nothing there is seen, tile or table."""
+    n = N + 2 * RING
+    h, w = frame_bgr.shape[:2]
+    at = np.stack(np.meshgrid(np.arange(n), np.arange(n)), -1).reshape(-1, 2) - RING + 0.5
+    x, y = pose.to_image(at).T
+    return ((x >= 0) & (x < w) & (y >= 0) & (y < h)).reshape(n, n)
+
+
+def _onto_table(sx: int, sy: int, table: np.ndarray) -> bool:
+    """Whether the board moved ``sx`` cells east and ``sy`` south takes in cells of
+    ``table`` (a :func:`_busy_map`'s cells that are clearly table: :func:`_clear_table`).
+
+    Such a move is no board a cell over: the layout placed there may fit the busy cells as
+    well (tune printplay calibration photo of rig 30: its pawns, seen at a slant, lean
+    into column h, and the layout a cell east fit as well), but the board under it would
+    take in a column of dark wood. The right grid moved a cell or a tile each way, on tune
+    calibration photos of every art (587 photos, 4,696 moves), is never refused so.
+
+    >>> table = np.zeros((N + 2 * RING,) * 2, bool)
+    >>> table[:, -RING] = True  # a column of table a cell east of the board
+    >>> _onto_table(1, 0, table), _onto_table(-1, 0, table), _onto_table(0, 0, table)
+    (True, False, False)
+    """
+    block = np.zeros(table.shape, bool)
+    block[RING + sy : RING + sy + N, RING + sx : RING + sx + N] = True
+    return bool((block & table).any())
 
 
 #: Grid shifts (canonical cells: x east, y south) that :func:`_cell_off` tries: a cell (the
