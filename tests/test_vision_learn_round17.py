@@ -15,7 +15,7 @@ from piecebridge.calibration.geometry import N
 from piecebridge.calibration.pose import BoardPose
 from piecebridge.vision import learn
 from piecebridge.vision.learn import learn_setup
-from piecebridge.vision.locate import find_board
+from piecebridge.vision.locate import find_board, shifted_pose
 
 from piecebridge.synth.reflec import Difficulty, calibration_sample
 
@@ -69,11 +69,18 @@ def test_a_right_grid_is_not_refused_where_the_board_a_cell_over_would_take_in_t
 
 
 def test_a_grid_found_a_cell_off_with_no_layout_on_it_is_moved_onto_the_layout():
-    """Tune printplay rig 185 (about 3 s): the grid found took a row of white gingham in
-    and left the sun coins out (no layout in any turn: refused). Moved a cell south onto
-    the layout, it is learned with its corners within a fifth of a cell."""
+    """Tune printplay rig 185 (about 4 s): before localisation round 17 the grid found took
+    a row of white gingham in and left the sun coins out (a cell north: no layout in any
+    turn, refused). The board finder now finds it in place; given that grid a cell north,
+    as it was, :func:`learn._a_cell_over` moves it a cell south onto the layout and learns
+    it with its corners within a fifth of a cell."""
     cal = _printplay(185)
     setup, report = learn_setup(cal.image)
+    assert _corners_off(setup, cal.truth) < 0.2 and "moved_cells" not in report
+    found = find_board(cal.image, thorough=True)
+    with pytest.raises(learn.LayoutNotSeen):
+        learn._learn_from(cal.image, shifted_pose(found, 0, -1))
+    setup, report = learn._a_cell_over(cal.image, shifted_pose(found, 0, -1))
     assert report["moved_cells"] == [0, 1]
     assert _corners_off(setup, cal.truth) < 0.2
     assert report["read_back"] == 28
