@@ -360,21 +360,23 @@ def _in_view_after_all(
     frame_bgr: np.ndarray, error: GridCutOff, camera_calibration: str | None = None
 ) -> tuple[BoardSetup, dict[str, Any]]:
     """The setup learned from a grid the finder took for part of a board cut off
-    (``error``), when the grid lies wholly in the frame (:func:`check_in_frame`) and it, or
-    exactly one grid a cell over, shows and reads back the calibration layout with no grid
-    a cell off fitting it as well (:func:`_learn_or_move`); else ``error`` itself.
+    (``error``), when the grid lies wholly in the frame (:func:`check_in_frame`) and shows
+    and reads back the calibration layout with no grid a cell off fitting it as well
+    (:func:`_learn_from`); else ``error`` itself.
 
-    A board in view beside a checked cloth, or on a table of its tiles' colour, can look
-    cut off by its lines and colours: a row of the layout's coins hides its lines as a row
-    of table would (tune printplay calibration photo of rig 149, the frame's edge a quarter
-    cell beyond the far side), or the grid found a cell off both ways fits the cloth's
-    squares as a board's cells (rig 9). The layout tells them apart: a grid over a board's
-    part in view and table shows it a row or column off, which reads back no layout, and a
-    grid a cell over onto the board must lie in the frame too.
+    A board in view on a table of its tiles' colour can look cut off by its lines and
+    colours: a row of the layout's coins hides its lines as a row of table would (tune
+    printplay calibration photo of rig 149, the frame's edge a quarter cell beyond the far
+    side). The layout tells them apart: a grid over a board's part in view and table shows
+    it a row or column off, which reads back no layout. Not moved a cell over
+    (:func:`_a_cell_over`): a grid both said cut off and a cell off the layout (rig 9, a
+    cell off both ways beside a gingham) was learned right there, but its shots then read
+    5 cells of 256 wrong, 20 times the target: a retaken calibration photo is the cheaper
+    fault.
     """
     try:
         check_in_frame(error.pose, frame_bgr.shape)
-        return _learn_or_move(frame_bgr, error.pose, None, camera_calibration)
+        return _learn_from(frame_bgr, error.pose, None, camera_calibration)
     except UserError:
         raise error from None
 
