@@ -49,6 +49,7 @@ from piecebridge.vision.facing import (
 )
 from piecebridge.vision.locate import (
     ONE_TILE_ALONG,
+    GridCutOff,
     GridInDoubt,
     check_in_frame,
     find_board,
@@ -317,7 +318,9 @@ def learn_setup(
 
     Returns the setup and a report (``north_score``: layout separation in log energy;
     above ~1 is clear). Raises UserError when the board is missing or the layout is wrong,
-    or when the grid found may sit a cell off (:func:`_cell_off`).
+    or when the grid found may sit a cell off (:func:`_cell_off`). A grid the finder takes
+    for part of a board cut off is still learned where the layout says the whole board is
+    in view (:func:`_in_view_after_all`).
     """
     # One photo, read once: worth the thorough search (a cell off here spoils every read).
     doubt = None
@@ -331,6 +334,19 @@ def learn_setup(
         if error.pose.crosses_found < FIT_CROSSES:
             raise
         doubt, found = error, error.pose
+    except GridCutOff as error:
+        return _in_view_after_all(frame_bgr, error, camera_calibration)
+    return _learn_or_move(frame_bgr, found, doubt, camera_calibration)
+
+
+def _learn_or_move(
+    frame_bgr: np.ndarray,
+    found: BoardPose,
+    doubt: GridInDoubt | None = None,
+    camera_calibration: str | None = None,
+) -> tuple[BoardSetup, dict[str, Any]]:
+    """The setup learned with the board at ``found`` (:func:`_learn_from`), or a cell over
+    from it where it shows no layout (:func:`_a_cell_over`)."""
     try:
         return _learn_from(frame_bgr, found, doubt, camera_calibration)
     except LayoutNotSeen:
@@ -338,6 +354,31 @@ def learn_setup(
         if moved is None:
             raise
         return moved
+
+
+def _in_view_after_all(
+    frame_bgr: np.ndarray, error: GridCutOff, camera_calibration: str | None = None
+) -> tuple[BoardSetup, dict[str, Any]]:
+    """The setup learned from a grid the finder took for part of a board cut off
+    (``error``), when the grid lies wholly in the frame (:func:`check_in_frame`) and shows
+    and reads back the calibration layout with no grid a cell off fitting it as well
+    (:func:`_learn_from`); else ``error`` itself.
+
+    A board in view on a table of its tiles' colour can look cut off by its lines and
+    colours: a row of the layout's coins hides its lines as a row of table would (tune
+    printplay calibration photo of rig 149, the frame's edge a quarter cell beyond the far
+    side). The layout tells them apart: a grid over a board's part in view and table shows
+    it a row or column off, which reads back no layout. Not moved a cell over
+    (:func:`_a_cell_over`): a grid both said cut off and a cell off the layout (rig 9, a
+    cell off both ways beside a gingham) was learned right there, but its shots then read
+    5 cells of 256 wrong, 20 times the target: a retaken calibration photo is the cheaper
+    fault.
+    """
+    try:
+        check_in_frame(error.pose, frame_bgr.shape)
+        return _learn_from(frame_bgr, error.pose, None, camera_calibration)
+    except UserError:
+        raise error from None
 
 
 #: Where (cells east, south) :func:`_a_cell_over` looks for the layout about a board found

@@ -75,6 +75,17 @@ class BoardCutOff(BoardNotFound):
     """A board runs off the frame's edge: it is there, but not all of it shows."""
 
 
+class GridCutOff(BoardCutOff):
+    """A grid was fitted, but its lines and colours beyond it say it is a part of a board the
+    frame cuts off (:func:`_runs_past_frame`, :func:`_part_of_a_board_cut_off`): ``pose`` is
+    where it was fitted, for a caller that can tell a board in view by other means (the
+    calibration layout's pieces: :func:`piecebridge.vision.learn.learn_setup`)."""
+
+    def __init__(self, message: str, pose: BoardPose) -> None:
+        super().__init__(message)
+        self.pose = pose
+
+
 class GridInDoubt(BoardNotFound):
     """A grid was fitted but is not taken for a board by its lines alone: ``pose`` is where
     it was fitted, for a caller that can tell a board by other means (the calibration
@@ -1048,9 +1059,10 @@ def check_in_frame(pose: BoardPose, shape: tuple[int, ...]) -> None:
         raise _cut_off(note=False)
 
 
-def _cut_off(note: bool = True) -> BoardCutOff:
-    """The refusal of a board cut off by the frame edge, noted for the :func:`find_board`
-    call it is raised in (:func:`_cut_off_seen`) when ``note``: the small frame's search
+def _cut_off(note: bool = True, pose: BoardPose | None = None) -> BoardCutOff:
+    """The refusal of a board cut off by the frame edge (a :class:`GridCutOff` at ``pose``
+    when a grid was fitted there), noted for the :func:`find_board` call it is raised in
+    (:func:`_cut_off_seen`) when ``note``: the small frame's search
     (grey or the darkest channel, :func:`_find_small`) saw a grid of ``CUT_OFF_CROSSES``
     run past the frame. Not a fit refined on the full frame that ran past it
     (:func:`check_in_frame`): started from any square outline (tile blobs, nets of lines),
@@ -1059,7 +1071,8 @@ def _cut_off(note: bool = True) -> BoardCutOff:
     memo = _MEMO.get()
     if note and memo is not None:
         memo.setdefault("cut off", True)
-    return BoardCutOff("board cut off by the frame edge: move the camera so all 16 tiles show")
+    message = "board cut off by the frame edge: move the camera so all 16 tiles show"
+    return BoardCutOff(message) if pose is None else GridCutOff(message, pose)
 
 
 def _cut_off_seen() -> bool:
@@ -1261,7 +1274,7 @@ def _find_board_checked(
     ridge = _ridge_map(255 - gray if pose.inverted else gray, PRINTED_PX)
     beyond = lines_beyond(ridge, PRINTED_PX, 0.5)
     if _runs_past_frame(bgr, pose, beyond) or _part_of_a_board_cut_off(bgr, pose, ridge, beyond):
-        raise _cut_off()
+        raise _cut_off(pose=pose)
     if moved is None:
         raise BoardNotFound(
             "no board in view: the grid found may lie a cell off the board (its lines fit "
