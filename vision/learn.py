@@ -336,17 +336,6 @@ def learn_setup(
         doubt, found = error, error.pose
     except GridCutOff as error:
         return _in_view_after_all(frame_bgr, error, camera_calibration)
-    return _learn_or_move(frame_bgr, found, doubt, camera_calibration)
-
-
-def _learn_or_move(
-    frame_bgr: np.ndarray,
-    found: BoardPose,
-    doubt: GridInDoubt | None = None,
-    camera_calibration: str | None = None,
-) -> tuple[BoardSetup, dict[str, Any]]:
-    """The setup learned with the board at ``found`` (:func:`_learn_from`), or a cell over
-    from it where it shows no layout (:func:`_a_cell_over`)."""
     try:
         return _learn_from(frame_bgr, found, doubt, camera_calibration)
     except LayoutNotSeen:
