@@ -89,6 +89,22 @@ def test_a_pawn_in_another_suits_shade_is_not_named_by_its_lightness(monkeypatch
     assert d.best == ("pawn", "moons")
 
 
+def test_a_colour_in_another_suits_shade_does_not_hold_the_look_back(monkeypatch):
+    # With no hue to name it (here held back), the look decides: a colour in the look's
+    # suit's shade leans to the darker suit no more than it names it (tune woodburned 5/0
+    # a8, a crowns pawn, was left unknown so).
+    looks = PieceLooks({}, {}, learned=True)
+    monkeypatch.setattr(PieceLooks, "pawn_colours", lambda self: RIG36)
+    monkeypatch.setattr(cells, "pawn_colour", lambda crop: OLIVE_IN_SHADE)
+    monkeypatch.setattr(cells, "hue_suit", lambda *a: None)
+    d, sims, labels = _pawn_cell("crowns", (0.746, 0.846, 0.892, 0.744))
+    d.margin = 0.046
+    crop = np.zeros((cells.CROP, cells.CROP, 3), np.float32)
+    cells._pawn_by_colour(d, crop, sims, labels, looks, GREY36)
+    assert (d.colour_named, d.best, d.hue_near) == (False, ("pawn", "crowns"), "crowns")
+    assert d.margin == 0.046
+
+
 def _read(rig: int, shot: int, art: str) -> tuple[dict, dict, set]:
     """Tune ``shot`` (of ``rig``) of ``art`` read with its rig's setup: truth, board, unknown."""
     diff = Difficulty.parse("realistic")

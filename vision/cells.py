@@ -2860,8 +2860,8 @@ def shade_line_distance(c: np.ndarray, v: np.ndarray, grey: np.ndarray) -> float
     suit whose learned pawn colour is ``v`` (L, a, b): the segment from ``v``'s colour terms
     ``SHADE_DEPTH`` of the way toward ``grey`` (see :func:`_shade_of_another`).
 
-    >>> grey = np.array([0.0, 0.0])
-    >>> round(shade_line_distance(np.array([-90.0, 0.0, -10.0]), np.array([-50.0, 0.0, -30.0]), grey), 3)
+    >>> c, blue = np.array([-90.0, 0.0, -10.0]), np.array([-50.0, 0.0, -30.0])
+    >>> round(shade_line_distance(c, blue, np.array([0.0, 0.0])), 3)  # the line ends at -12
     2.0
     """
     span = grey - v[1:]
@@ -2897,7 +2897,8 @@ def in_shade_of(
     by grey, where every suit's line ends and any dark colourless thing lies, and a shade
     names no suit there (as :func:`hue_suit` never names the greyest suit by hue).
 
-    >>> colours = {"moons": np.array([-85.0, -2.0, -21.0]), "crowns": np.array([-21.0, -14.0, -4.0])}
+    >>> colours = {"moons": np.array([-85.0, -2.0, -21.0]),
+    ...            "crowns": np.array([-21.0, -14.0, -4.0])}
     >>> grey = np.array([7.5, -30.0])
     >>> in_shade_of(np.array([-96.0, -13.6, -8.5]), "moons", colours, grey)  # a dark olive
     'crowns'
