@@ -728,7 +728,8 @@ class CellDecision:
     coin_fit: float = -1.0
     colour_suit: str | None = None
     # ... and the suit whose pawn colour is nearest by its colour terms (a, b) alone, which a
-    # shade or a turn keeps (see hue_suit), however unclear; None when not measured.
+    # shade or a turn keeps (see hue_suit), however unclear, or the suit in whose shade they
+    # lie where the lightness named another (see in_shade_of); None when not measured.
     hue_near: str | None = None
     # For a coin-like cell whose nearest look of another kind or suit is its own suit's pawn:
     # its best look's lead over the other coin suits' looks (else -1; see _own_pawn_alone).
@@ -2930,7 +2931,9 @@ def _pawn_by_colour(
     look stands for the cell and competes only with the other kinds (the margin is over
     the best coin look); an unclear colour leaves the looks to decide as before. With
     ``grey`` (a colourless thing's relative a, b on this board), a colour whose lightness
-    names no suit may still name one by its hue (see :func:`hue_suit`).
+    names no suit may still name one by its hue (see :func:`hue_suit`); and a lightness that
+    names a suit names none when the colour terms lie in another suit's shade (see
+    :func:`in_shade_of`: a pawn turned from the light is as dark as a darker suit's).
     """
     colours = looks.pawn_colours()
     c = pawn_colour(crop)
