@@ -728,7 +728,8 @@ class CellDecision:
     coin_fit: float = -1.0
     colour_suit: str | None = None
     # ... and the suit whose pawn colour is nearest by its colour terms (a, b) alone, which a
-    # shade or a turn keeps (see hue_suit), however unclear; None when not measured.
+    # shade or a turn keeps (see hue_suit), however unclear, or the suit in whose shade they
+    # lie where the lightness named another (see in_shade_of); None when not measured.
     hue_near: str | None = None
     # For a coin-like cell whose nearest look of another kind or suit is its own suit's pawn:
     # its best look's lead over the other coin suits' looks (else -1; see _own_pawn_alone).
@@ -2848,15 +2849,70 @@ def _shade_of_another(
     >>> _shade_of_another(np.array([-90.0, 6.0, -3.0]), (8.5, "moons"), colours, grey)
     False
     """
-    for suit, v in colours.items():
-        if suit == nearest[1]:
-            continue
-        span = grey - v[1:]
-        t = float(np.dot(c[1:] - v[1:], span)) / max(float(np.dot(span, span)), 1e-9)
-        t = min(max(t, 0.0), SHADE_DEPTH)
-        if float(np.linalg.norm(c[1:] - (v[1:] + t * span))) < nearest[0]:
-            return True
-    return False
+    return any(
+        shade_line_distance(c, v, grey) < nearest[0]
+        for suit, v in colours.items()
+        if suit != nearest[1]
+    )
+
+
+def shade_line_distance(c: np.ndarray, v: np.ndarray, grey: np.ndarray) -> float:
+    """How far a pawn's colour terms (``c`` a, b; ``c[1:]``) lie from the shade line of a
+    suit whose learned pawn colour is ``v`` (L, a, b): the segment from ``v``'s colour terms
+    ``SHADE_DEPTH`` of the way toward ``grey`` (see :func:`_shade_of_another`).
+
+    >>> c, blue = np.array([-90.0, 0.0, -10.0]), np.array([-50.0, 0.0, -30.0])
+    >>> round(shade_line_distance(c, blue, np.array([0.0, 0.0])), 3)  # the line ends at -12
+    2.0
+    """
+    span = grey - v[1:]
+    t = float(np.dot(c[1:] - v[1:], span)) / max(float(np.dot(span, span)), 1e-9)
+    t = min(max(t, 0.0), SHADE_DEPTH)
+    return float(np.linalg.norm(c[1:] - (v[1:] + t * span)))
+
+
+#: See :func:`in_shade_of`: a colour whose lightness names a suit lies in another suit's shade
+#: when its colour terms lie within this share of their distance to the named suit's from
+#: that suit's shade line. Round 28 (tune printplay and woodburned 0-49, acrylic 0-44, mixed
+#: and the white hand 0-39, piecepackr 0-24; the pawn-like cells whose lightness named a suit
+#: clearly): four wrong names lie at 0.06-0.26 (printplay 11/2 c2 and 30/3 c3, dark blue
+#: tents read black; woodburned 36/2 h8, an olive pawn read ebonised, 5/0 b2 an ebonised
+#: pawn read slate blue), with three pawns left unknown (0.03, 0.07) or read right (0.25)
+#: whichever; the nearest cell above lies at 0.42 (an empty cell), the nearest pawn at 0.44.
+SHADE_NEARER = 0.35
+
+
+def in_shade_of(
+    c: np.ndarray, suit: str, colours: dict[str, np.ndarray], grey: np.ndarray
+) -> str | None:
+    """The suit in whose shade a pawn's colour ``c`` lies though its lightness names ``suit``
+    (the other suit whose shade line, :func:`shade_line_distance`, lies nearest its colour
+    terms, when within ``SHADE_NEARER`` of their distance to ``suit``'s), else None.
+
+    The lightness names the suit whose learned pawn is as dark, and a pawn turned from the
+    light, or learned from its lit side, is darker than its own learned colour: a shaded
+    olive (crowns) skittle is as dark as the ebonised (moons) one, a folded dark blue tent's
+    shaded slope as the black tent. A shade keeps the hue, dimmed toward grey: the colour
+    terms then lie on the shaded suit's line, far nearer it than the named suit's. The
+    greyest suit's line (its learned colour terms nearest ``grey``) is left out: it runs
+    by grey, where every suit's line ends and any dark colourless thing lies, and a shade
+    names no suit there (as :func:`hue_suit` never names the greyest suit by hue).
+
+    >>> colours = {"moons": np.array([-85.0, -2.0, -21.0]),
+    ...            "crowns": np.array([-21.0, -14.0, -4.0])}
+    >>> grey = np.array([7.5, -30.0])
+    >>> in_shade_of(np.array([-96.0, -13.6, -8.5]), "moons", colours, grey)  # a dark olive
+    'crowns'
+    >>> in_shade_of(np.array([-96.0, -3.0, -19.0]), "moons", colours, grey) is None  # ebonised
+    True
+    """
+    near = float(np.linalg.norm(c[1:] - colours[suit][1:]))
+    greyest = min(colours, key=lambda s: float(np.linalg.norm(colours[s][1:] - grey)))
+    lines = {
+        s: shade_line_distance(c, v, grey) for s, v in colours.items() if s not in (suit, greyest)
+    }
+    shade = min(lines, key=lambda s: lines[s], default=None)
+    return shade if shade is not None and lines[shade] < SHADE_NEARER * near else None
 
 
 def _pawn_by_colour(
@@ -2875,7 +2931,9 @@ def _pawn_by_colour(
     look stands for the cell and competes only with the other kinds (the margin is over
     the best coin look); an unclear colour leaves the looks to decide as before. With
     ``grey`` (a colourless thing's relative a, b on this board), a colour whose lightness
-    names no suit may still name one by its hue (see :func:`hue_suit`).
+    names no suit may still name one by its hue (see :func:`hue_suit`); and a lightness that
+    names a suit names none when the colour terms lie in another suit's shade (see
+    :func:`in_shade_of`: a pawn turned from the light is as dark as a darker suit's).
     """
     colours = looks.pawn_colours()
     c = pawn_colour(crop)
@@ -2885,14 +2943,21 @@ def _pawn_by_colour(
         return
     if dist[0][0] < PAWN_COLOUR_AGAINST * dist[1][0]:
         d.colour_suit = dist[0][1]
+    clear = dist[0][0] <= PAWN_COLOUR_CLEAR * dist[1][0]
+    shade = in_shade_of(c, dist[0][1], colours, grey) if clear and grey is not None else None
+    if shade is not None:
+        # Another suit's pawn in shade: the lightness names nothing, and the claim ranks
+        # below one whose colour terms are the suit's (see _claim_rank).
+        d.hue_near, clear = shade, False
     hue = None
-    if dist[0][0] > PAWN_COLOUR_CLEAR * dist[1][0] and grey is not None:
+    if not clear and grey is not None:
         hue = hue_suit(c, colours, grey)
         if hue is not None:
-            d.colour_suit = hue
+            d.colour_suit, clear = hue, True
             dist = [(0.0, hue)]
-    if hue is None and dist[0][0] > PAWN_COLOUR_CLEAR * dist[1][0]:
-        if dist[0][1] != d.best[1] and dist[0][0] < PAWN_COLOUR_AGAINST * dist[1][0]:
+    if not clear:
+        lean = shade is None and dist[0][0] < PAWN_COLOUR_AGAINST * dist[1][0]
+        if dist[0][1] != d.best[1] and lean:
             # The colour leans to another suit than the look: neither names the suit (a
             # shaded light pawn fits a dark suit's look), though the cell is no less a piece.
             d.likeness, d.margin = d.similarity, 0.0
