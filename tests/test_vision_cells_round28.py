@@ -1,0 +1,56 @@
+"""Round 28 of cell decisions (coins' facings): a facing the learned look alone reads (the
+separate mark not confirming it) is left unknown where that look cannot rule out a turn its
+suit's symbol is fairly alike under, and needs a lead of ``UNCONFIRMED_FACING_MARGIN``."""
+
+from __future__ import annotations
+
+from piecebridge.vision import cells
+from piecebridge.vision.cells import CellDecision, PieceLooks, decide, facing_sure
+
+
+def _coin(**kw) -> CellDecision:
+    """A coin cell in the open, its look fitting closely and naming its suit clearly."""
+    base = dict(
+        cell="d4", kind="unknown", best=("coin", "suns"), facing="north", similarity=0.85,
+        margin=0.3, energy_ratio=20.0, detail_ratio=20.0, tint=30.0, facing_margin=0.25,
+        turn_leads=(0.0, 0.25, 0.45, 0.27),
+    )  # fmt: skip
+    base.update(kw)
+    return CellDecision(**base)
+
+
+def _looks(alike: tuple[float, float, float]) -> PieceLooks:
+    """Learned looks whose suns coin is this alike to itself under each quarter turn."""
+    return PieceLooks({}, {}, turn_alike={"suns": alike}, learned=True)
+
+
+def test_an_unconfirmed_look_does_not_pick_among_turns_its_symbol_is_alike_under():
+    # Tune piecepackr 71/0 f2: a suns coin (its look 0.79-0.83 alike under the turns, its
+    # mark not learned) facing west read north, the look leading by 0.27 (shading).
+    fair = _looks((0.83, 0.79, 0.82))
+    assert not facing_sure(_coin(), fair)
+    assert decide(_coin(), fair).kind == "unknown"
+    # Not alike under the turns it leads by under MARK_CONFLICT_LEAD: the look decides.
+    unlike = _looks((0.4, 0.3, 0.4))
+    got = decide(_coin(), unlike)
+    assert (got.kind, got.suit, got.facing) == ("coin", "suns", "north")
+    # Leading those turns clearly, or confirmed by the mark, the look decides as well.
+    assert facing_sure(_coin(facing_margin=0.31, turn_leads=(0.0, 0.31, 0.45, 0.31)), fair)
+    assert facing_sure(_coin(mark=1), fair)
+    assert not facing_sure(_coin(mark=-1), fair)
+
+
+def test_an_unconfirmed_look_needs_a_larger_lead():
+    # Tune woodburned 71/3 a5: a suns coin (no mark learned) facing south read west, the
+    # look leading by 0.175; right reads of unconfirmed looks are mostly 0.2 and more.
+    looks = _looks((0.36, 0.28, 0.4))
+    lead = cells.UNCONFIRMED_FACING_MARGIN
+    assert lead > looks.min_facing_margin
+    low = lead - 0.025
+    assert not facing_sure(_coin(facing_margin=low, turn_leads=(0.0, low, 0.3, 0.3)), looks)
+    assert decide(_coin(facing_margin=low, turn_leads=(0.0, low, 0.3, 0.3)), looks).kind == (
+        "unknown"
+    )
+    assert facing_sure(_coin(facing_margin=lead, turn_leads=(0.0, lead, 0.3, 0.3)), looks)
+    # The mark agreeing, a small lead will do, as before.
+    assert facing_sure(_coin(facing_margin=0.05, turn_leads=(0.0, 0.05, 0.3, 0.3), mark=1), looks)
