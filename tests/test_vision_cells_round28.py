@@ -54,3 +54,33 @@ def test_an_unconfirmed_look_needs_a_larger_lead():
     assert facing_sure(_coin(facing_margin=lead, turn_leads=(0.0, lead, 0.3, 0.3)), looks)
     # The mark agreeing, a small lead will do, as before.
     assert facing_sure(_coin(facing_margin=0.05, turn_leads=(0.0, 0.05, 0.3, 0.3), mark=1), looks)
+
+
+def _mark_checked(monkeypatch, d: CellDecision, rim, fit, looks: PieceLooks) -> CellDecision:
+    """``d`` after the mark check with these reads (the rim circle's, the look centre's)."""
+    monkeypatch.setattr(cells, "mark_facing", lambda v, i, c=None, spot=None: fit if c else rim)
+    monkeypatch.setattr(cells, "look_centre", lambda *a: (1.0, 1.0))
+    monkeypatch.setattr(cells, "_off_symbol_dropped", lambda v, i, c, rim, fit: (rim, fit))
+    cells._check_mark(d, None, 0, looks, thorough=True)
+    return d
+
+
+def test_the_mark_sets_no_turn_the_look_rules_out(monkeypatch):
+    # Tune piecepackr 44/0 h6: a suns coin facing east, its look leading south by 0.26 (the
+    # symbol 0.79 alike under that turn); one sure read from the look's centre named south.
+    looks = _looks((0.79, 0.46, 0.81))
+    d = _coin(facing="east", facing_margin=0.26, turn_leads=(0.32, 0.0, 0.26, 0.32))
+    d = _mark_checked(monkeypatch, d, (None, 0.0), ("south", 0.73), looks)
+    assert (d.facing, d.mark, facing_sure(d, looks)) == ("east", -1, False)
+    # Led by under MARK_OVERRULE_LEAD, the sure read chooses that turn as before.
+    d = _coin(facing="east", facing_margin=0.15, turn_leads=(0.32, 0.0, 0.15, 0.32))
+    d = _mark_checked(monkeypatch, d, (None, 0.0), ("south", 0.73), looks)
+    assert (d.facing, d.mark) == ("south", 2)
+    # Woodburned 11/1 b5: both reads sure of the turn opposite a look leading it by 0.28.
+    looks = _looks((0.56, 0.68, 0.56))
+    d = _coin(facing="east", facing_margin=0.28, turn_leads=(0.29, 0.0, 0.36, 0.28))
+    d = _mark_checked(monkeypatch, d, ("west", 0.76), ("west", 0.67), looks)
+    assert (d.facing, d.mark, facing_sure(d, looks)) == ("east", -1, False)
+    d = _coin(facing="east", facing_margin=0.15, turn_leads=(0.29, 0.0, 0.36, 0.15))
+    d = _mark_checked(monkeypatch, d, ("west", 0.76), ("west", 0.67), looks)
+    assert (d.facing, d.mark) == ("west", 2)
