@@ -2500,8 +2500,8 @@ def look_centre(views: BoardViews, i: int, looks: PieceLooks, suit: str) -> tupl
 
 def facing_sure(d: CellDecision, looks: PieceLooks) -> bool:
     """Is a coin's facing read clearly enough? The learned look's lead must reach
-    ``min_facing_margin`` and ``UNCONFIRMED_FACING_MARGIN``, or ``agreed_facing_margin``
-    when the separate mark points the same way; a mark pointing another way leaves it
+    ``min_facing_margin``, or ``agreed_facing_margin`` when the separate mark points the
+    same way; a mark pointing another way leaves it
     undecided, and two agreeing reads of the mark (``mark`` 2, see :func:`_check_mark`)
     decide it.
 
@@ -2524,21 +2524,8 @@ def facing_sure(d: CellDecision, looks: PieceLooks) -> bool:
         return True
     if d.mark == 0 and _sure_rivals(d, looks):
         return False
-    if d.mark > 0:
-        return d.facing_margin >= looks.agreed_facing_margin
-    return d.facing_margin >= max(looks.min_facing_margin, UNCONFIRMED_FACING_MARGIN)
-
-
-#: A coin's facing read by its learned look alone (``mark`` 0: its suit's mark not learned,
-#: or neither mark read sure nor leaning the look's way) needs at least this lead (as the
-#: facing margin; ``PieceLooks.min_facing_margin`` is 0.15, tuned where most suits' marks
-#: check the look). Round 28, tune with a setup (woodburned 0-74, piecepackr 0-74, acrylic,
-#: printplay, mixed and the white hand 0-24), such coins read with a lead of 0.15-0.18:
-#: 23 right and 5 wrong (woodburned 64/1 e7 an arms coin facing west read north at 0.159,
-#: 71/3 a5 a suns coin facing south read west at 0.175; printplay 4/0 e8 an empty cell and
-#: mixed and white hand 15/0 d1 an arms coin read crowns); 0.2: 45 right and the same 5;
-#: 0.17: 13 right and 4 (not a5).
-UNCONFIRMED_FACING_MARGIN = 0.18
+    need = looks.agreed_facing_margin if d.mark > 0 else looks.min_facing_margin
+    return d.facing_margin >= need
 
 
 def _wide_search(

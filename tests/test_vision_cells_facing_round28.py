@@ -1,6 +1,7 @@
 """Round 28 of cell decisions (coins' facings): a facing the learned look alone reads (the
 separate mark not confirming it) is left unknown where that look cannot rule out a turn its
-suit's symbol is fairly alike under, and needs a lead of ``UNCONFIRMED_FACING_MARGIN``."""
+suit's symbol is fairly alike under (its lead floor stays
+``PieceLooks.min_facing_margin``)."""
 
 from __future__ import annotations
 
@@ -38,22 +39,6 @@ def test_an_unconfirmed_look_does_not_pick_among_turns_its_symbol_is_alike_under
     assert facing_sure(_coin(facing_margin=0.31, turn_leads=(0.0, 0.31, 0.45, 0.31)), fair)
     assert facing_sure(_coin(mark=1), fair)
     assert not facing_sure(_coin(mark=-1), fair)
-
-
-def test_an_unconfirmed_look_needs_a_larger_lead():
-    # Tune woodburned 71/3 a5: a suns coin (no mark learned) facing south read west, the
-    # look leading by 0.175; right reads of unconfirmed looks are mostly 0.2 and more.
-    looks = _looks((0.36, 0.28, 0.4))
-    lead = cells.UNCONFIRMED_FACING_MARGIN
-    assert lead > looks.min_facing_margin
-    low = lead - 0.025
-    assert not facing_sure(_coin(facing_margin=low, turn_leads=(0.0, low, 0.3, 0.3)), looks)
-    assert decide(_coin(facing_margin=low, turn_leads=(0.0, low, 0.3, 0.3)), looks).kind == (
-        "unknown"
-    )
-    assert facing_sure(_coin(facing_margin=lead, turn_leads=(0.0, lead, 0.3, 0.3)), looks)
-    # The mark agreeing, a small lead will do, as before.
-    assert facing_sure(_coin(facing_margin=0.05, turn_leads=(0.0, 0.05, 0.3, 0.3), mark=1), looks)
 
 
 def _mark_checked(monkeypatch, d: CellDecision, rim, fit, looks: PieceLooks) -> CellDecision:
