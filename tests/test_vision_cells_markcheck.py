@@ -100,7 +100,12 @@ def test_the_skip_decides_as_both_reads_do(monkeypatch, suit, covered):
 
 
 def test_a_sure_rim_read_against_the_look_still_gets_its_second_read(monkeypatch):
-    # Two sure reads that agree overrule a look leading by 0.35 (the facing becomes theirs).
+    # Two sure reads that agree against a look leading their turn by 0.45 leave the facing
+    # in doubt (round 28: by MARK_OVERRULE_LEAD and more the look rules that turn out) ...
     d = _coin("arms", 0.35, covered=False)
+    cheap, n = _checked(monkeypatch, d, ("west", 0.9), ("west", 0.8), thorough=False)
+    assert n == 2 and (cheap.facing, cheap.mark) == ("south", -1)
+    # ... and overrule a look leading it by 0.15 (the facing becomes theirs).
+    d = _coin("arms", 0.05, covered=False)
     cheap, n = _checked(monkeypatch, d, ("west", 0.9), ("west", 0.8), thorough=False)
     assert n == 2 and (cheap.facing, cheap.mark) == ("west", 2)

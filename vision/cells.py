@@ -2198,6 +2198,8 @@ def _check_mark(
         return
     if sure[0] == d.facing:
         d.mark = 1
+    elif len(sure) == 2 and _look_rules_out(d, sure[0]):
+        d.mark = -1  # two sure reads against a turn the look rules out: in doubt
     elif len(sure) == 2 and not _fits_every_turn(d, looks):
         d.facing, d.mark = sure[0], 2
     elif d.facing_margin < MARK_CONFLICT_LEAD:
@@ -2312,6 +2314,8 @@ def _mark_picks_turn(
         return False
     if facing in extra and facing not in sure:  # against a clearer lead: a sure read only
         return False
+    if _look_rules_out(d, facing):
+        return False
     # A look that fits every turn alike (its suit's only fairly alike under them) leaves
     # the mark alone to name the facing: both reads must name it, as neither alone may
     # come of a wrong centre (see :func:`_fairly_alike_every_turn`).
@@ -2421,6 +2425,28 @@ FAIRLY_ALIKE = 0.7
 
 #: A separate mark read with at least this lead counts (see :func:`_check_mark`).
 MARK_SURE = 0.6
+#: The mark sets a facing other than the learned look's only where the look leads that turn
+#: by under this (its ``turn_leads``; see :func:`_look_rules_out`).
+MARK_OVERRULE_LEAD = 0.2
+
+
+def _look_rules_out(d: CellDecision, facing: str) -> bool:
+    """Does the learned look lead ``facing`` by ``MARK_OVERRULE_LEAD`` or more, so that the
+    separate mark may not set it against the look (the coin's facing is then left undecided,
+    see :func:`_check_mark`)? Round 28, tune with a setup, coins whose mark set another turn
+    than the look's: the look led it by 0.18 at most where the mark was right (piecepackr
+    0-74, 44 coins), by 0.26 and 0.28 where it was wrong (piecepackr 44/0 h6, one sure read
+    from the look's centre; woodburned 11/1 b5, both reads on the rim's line opposite).
+
+    >>> d = CellDecision("a1", "coin", facing="east", turn_leads=(0.32, 0.0, 0.26, 0.32))
+    >>> _look_rules_out(d, "south"), _look_rules_out(d, "east")
+    (True, False)
+    """
+    if facing == d.facing or facing not in FACINGS or len(d.turn_leads) != len(FACINGS):
+        return False
+    return d.turn_leads[FACINGS.index(facing)] >= MARK_OVERRULE_LEAD
+
+
 #: A coin whose two sure mark reads disagree keeps the learned look's facing only with at
 #: least this lead (else unknown). Tune split (% wrong / unknown not covered / exact where
 #: visible): piecepackr rigs 0-19 0.14 / 1.07 / 58.75 -> 0.12 / 1.09 / 58.75 (shot 21 d4, a
@@ -2476,12 +2502,29 @@ def look_centre(views: BoardViews, i: int, looks: PieceLooks, suit: str) -> tupl
 def facing_sure(d: CellDecision, looks: PieceLooks) -> bool:
     """Is a coin's facing read clearly enough? The learned look's lead must reach
     ``min_facing_margin``, or ``agreed_facing_margin`` when the separate mark points the
-    same way; a mark pointing another way leaves it undecided, and two agreeing reads of
-    the mark (``mark`` 2, see :func:`_check_mark`) decide it."""
+    same way; a mark pointing another way leaves it
+    undecided, and two agreeing reads of the mark (``mark`` 2, see :func:`_check_mark`)
+    decide it.
+
+    Unconfirmed by the mark (``mark`` 0: not read, not seen, or its suit's mark not learned),
+    the look alone never decides between turns it cannot rule out (:func:`_sure_rivals`: its
+    suit's look is fairly alike under them, and it leads them by under
+    ``MARK_CONFLICT_LEAD``): there light and shade that do not turn with the coin carry the
+    lead, and the calibration's coins all face north (round 28, tune piecepackr 25-74: three
+    suns coins facing east or west read north by such a lead, 0.16-0.27, no mark read).
+
+    >>> looks = PieceLooks({}, {}, turn_alike={"suns": (0.8, 0.3, 0.8)})
+    >>> d = CellDecision("a1", "coin", best=("coin", "suns"), facing="north",
+    ...                  facing_margin=0.2, turn_leads=(0.0, 0.2, 0.4, 0.35))
+    >>> facing_sure(d, looks), facing_sure(d, PieceLooks({}, {}))  # east is a sure rival
+    (False, True)
+    """
     if d.mark < 0:
         return False
     if d.mark > 1:
         return True
+    if d.mark == 0 and _sure_rivals(d, looks):
+        return False
     need = looks.agreed_facing_margin if d.mark > 0 else looks.min_facing_margin
     return d.facing_margin >= need
 
