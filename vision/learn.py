@@ -51,6 +51,7 @@ from piecebridge.vision.locate import (
     ONE_TILE_ALONG,
     GridCutOff,
     GridInDoubt,
+    MaybeCellOff,
     check_in_frame,
     find_board,
     refine_pose,
@@ -320,7 +321,8 @@ def learn_setup(
     above ~1 is clear). Raises UserError when the board is missing or the layout is wrong,
     or when the grid found may sit a cell off (:func:`_cell_off`). A grid the finder takes
     for part of a board cut off is still learned where the layout says the whole board is
-    in view (:func:`_in_view_after_all`).
+    in view (:func:`_in_view_after_all`); one it doubts (:class:`GridInDoubt`: a printed
+    grid, few crosses, or lines saying a cell off) where the layout shows on it in place.
     """
     # One photo, read once: worth the thorough search (a cell off here spoils every read).
     doubt = None
@@ -328,9 +330,11 @@ def learn_setup(
         found = find_board(frame_bgr, thorough=True)
     except GridInDoubt as error:
         # Taken for a business card's grid (tune acrylic: a checked cloth beside tiles washed
-        # out by glare), or fitting few crosses (glare over a third of the tiles): a board
-        # still shows the layout's pieces where a card cannot. A fit needs FIT_CROSSES: with
-        # fewer, the pose is the small frame's outline alone (a board cut off, at times).
+        # out by glare), or fitting few crosses (glare over a third of the tiles), or its
+        # lines saying a cell off where no move holds (:class:`MaybeCellOff`): a board in
+        # place still shows the layout's pieces in place, where a card or a grid a cell off
+        # cannot (the layout, its read-back and _cell_off decide). A fit needs FIT_CROSSES:
+        # with fewer, the pose is the small frame's outline alone (a board cut off, at times).
         if error.pose.crosses_found < FIT_CROSSES:
             raise
         doubt, found = error, error.pose
@@ -469,6 +473,9 @@ def _learn_from(
             + _retake_hint(report),
             setup,
         )
+    if isinstance(doubt, MaybeCellOff) and not _reads_back_whole(report):
+        # Its lines said a cell off: only the whole layout, read back in place, says not.
+        raise doubt
     off = _cell_off(frame_bgr, pose)
     if off is not None:
         # Refused, not moved: a setup a cell off misreads every later frame without a word.
@@ -604,6 +611,34 @@ def _reads_back(report: dict[str, Any]) -> bool:
         and report["claimed"] <= MAX_EMPTY_CLAIMED
         and report.get("misnamed", 0) <= MAX_MISNAMED
     )
+
+
+def _reads_back_whole(report: dict[str, Any]) -> bool:
+    """Whether a photo's read-back (:func:`_learn_at`'s report) found every piece of the
+    layout where expected (or washed out by glare there), none unsure as its own suit: what
+    a grid whose lines said it may lie a cell off (:class:`MaybeCellOff`) must show to be
+    learned in place.
+
+    A grid a cell off can pass :func:`_reads_back`, the looks being learned on the very
+    cells read back, and :func:`_cell_off`: tune acrylic calibration photos (rigs 15-49,
+    150-199), the grid found moved a cell each way and fitted there, 12 of 332 were
+    learned so, every one a piece or more short (22-27 read back, 0-2 under glare) and 11
+    with pieces unsure as their own suit (1-4); the grids in place, 83 of 83 whole (28, or
+    27 and 26 with the rest under glare), none unsure.
+
+    >>> _reads_back_whole({"read_back": 27, "washed_out": 1, "unsure_own_suit": 0})
+    True
+    >>> _reads_back_whole({"read_back": 27, "washed_out": 0, "unsure_own_suit": 0})
+    False
+    >>> _reads_back_whole({"read_back": 28, "washed_out": 0, "unsure_own_suit": 1})
+    False
+    """
+    whole = report["read_back"] + report["washed_out"] >= len(_LAYOUT)
+    return whole and report["unsure_own_suit"] == 0
+
+
+#: The calibration layout's pieces, cell -> (kind, suit).
+_LAYOUT = calibration_layout()
 
 
 #: Cells of table around the board that :func:`_busy_map` takes in: room for the layout moved
