@@ -1,9 +1,10 @@
 """A calibration photo whose grid's lines say it may lie a cell off the board, where the
 grid a cell over does not fit (``locate._onto_the_board``), is refused by the finder as
 before, but as a :class:`locate.MaybeCellOff` carrying the grid: ``learn_setup`` learns it
-in place when the whole layout reads back there (``learn._reads_back_whole``), and refuses
-it otherwise. A grid a cell off can pass the usual read-back (the looks are learned on the
-very cells read back) and ``_cell_off``; it reads back a piece or more short.
+in place when the whole layout reads back there (``learn._reads_back_whole``) and on no
+grid a cell over (``learn._in_place_after_all``), and refuses it otherwise. A grid a cell
+off can pass the usual read-back (the looks are learned on the very cells read back) and
+``_cell_off``; it mostly reads back a piece or more short.
 
 Tune acrylic calibration photo of rig 153, rendered from its seed (about 3 s): found in
 place (16 crosses); its grid moved a cell east and fitted there is learned by the usual
@@ -96,3 +97,22 @@ def test_a_doubted_grid_with_too_few_crosses_is_refused(rig153, monkeypatch):
     _doubted_at(monkeypatch, few)
     with pytest.raises(MaybeCellOff):
         learn_setup(cal.image)
+
+
+def test_a_doubted_grid_a_cell_off_reading_the_whole_layout_back_is_refused(monkeypatch):
+    """Tune acrylic rig 204 (about 3 s): its grid moved a cell north and fitted there reads
+    all 28 pieces back (the usual checks learn it a cell off). Doubted, it is refused: the
+    grid a cell south of it, the board in place, reads the whole layout back as well. So is
+    the grid in place, doubted (its grid a cell north reads back whole): a retake is asked."""
+    cal = calibration_sample("tune", 204, Difficulty.parse("realistic"), art="acrylic")
+    found = find_board(cal.image, thorough=True)
+    assert _corners_off(found, cal.truth) < 0.2
+    gray = cv2.cvtColor(cal.image, cv2.COLOR_BGR2GRAY)
+    north = _refit_moved(255 - gray if found.inverted else gray, found, 0, -1)
+    assert _corners_off(north, cal.truth) > 0.9
+    setup, report = _learn_from(cal.image, north)
+    assert _corners_off(setup.pose, cal.truth) > 0.9 and _reads_back_whole(report)
+    for grid in (north, found):
+        _doubted_at(monkeypatch, grid)
+        with pytest.raises(MaybeCellOff):
+            learn_setup(cal.image)

@@ -48,6 +48,7 @@ from piecebridge.vision.facing import (
     turn_alikeness,
 )
 from piecebridge.vision.locate import (
+    CELL_MOVES,
     ONE_TILE_ALONG,
     GridCutOff,
     GridInDoubt,
@@ -340,6 +341,8 @@ def learn_setup(
         doubt, found = error, error.pose
     except GridCutOff as error:
         return _in_view_after_all(frame_bgr, error, camera_calibration)
+    if isinstance(doubt, MaybeCellOff):
+        return _in_place_after_all(frame_bgr, doubt, camera_calibration)
     try:
         return _learn_from(frame_bgr, found, doubt, camera_calibration)
     except LayoutNotSeen:
@@ -372,6 +375,37 @@ def _in_view_after_all(
         return _learn_from(frame_bgr, error.pose, None, camera_calibration)
     except UserError:
         raise error from None
+
+
+def _in_place_after_all(
+    frame_bgr: np.ndarray, doubt: MaybeCellOff, camera_calibration: str | None = None
+) -> tuple[BoardSetup, dict[str, Any]]:
+    """The setup learned from a grid whose lines said it may lie a cell off the board
+    (``doubt``, :class:`MaybeCellOff`), when the whole layout reads back on it
+    (:func:`_reads_back_whole`, checked in :func:`_learn_from`) and on no grid a cell over
+    (:func:`_refit_moved`, each of ``CELL_MOVES``); else ``doubt`` itself.
+
+    The whole layout alone is not enough: tune acrylic calibration photo of rig 204, its
+    grid moved a cell north and fitted there, read back all 28 pieces (its layout score
+    0.46, the grid in place 2.0); the grid a cell south of it, in place, reads them all
+    back too. Of the grids in place, one in 197 tune acrylic photos has a grid a cell over
+    reading back whole (that same rig 204): refused, as a retake costs less than a setup a
+    cell off.
+    """
+    learned = _learn_from(frame_bgr, doubt.pose, doubt, camera_calibration)
+    gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
+    if doubt.pose.inverted:
+        gray = 255 - gray
+    for sx, sy in CELL_MOVES:
+        moved = _refit_moved(gray, doubt.pose, sx, sy)
+        if moved is None or moved.crosses_found < FIT_CROSSES:
+            continue
+        try:
+            _learn_from(frame_bgr, moved, doubt, camera_calibration)
+        except UserError:
+            continue
+        raise doubt
+    return learned
 
 
 #: Where (cells east, south) :func:`_a_cell_over` looks for the layout about a board found
