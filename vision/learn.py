@@ -494,6 +494,10 @@ def _learn_from(
     setup, report = _learn_at(views, ratio, pose, (w, h), found.tile_color_lab, camera_calibration)
     matched, washed, claimed = report["read_back"], report["washed_out"], report["claimed"]
     unsure = report["unsure_own_suit"]
+    if isinstance(doubt, MaybeCellOff) and not _reads_back_whole(report):
+        # Its lines said a cell off: only the whole layout, read back in place, says not
+        # (refused with the finder's own message: retake with table round the board).
+        raise doubt
     if not _reads_back(report):
         # A board found a row off, or a layout not as the spec says: a setup learned from
         # it would misread every later frame, so refuse it rather than mislead.
@@ -507,9 +511,6 @@ def _learn_from(
             + _retake_hint(report),
             setup,
         )
-    if isinstance(doubt, MaybeCellOff) and not _reads_back_whole(report):
-        # Its lines said a cell off: only the whole layout, read back in place, says not.
-        raise doubt
     off = _cell_off(frame_bgr, pose)
     if off is not None:
         # Refused, not moved: a setup a cell off misreads every later frame without a word.
