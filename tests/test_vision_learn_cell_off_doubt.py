@@ -116,3 +116,16 @@ def test_a_doubted_grid_a_cell_off_reading_the_whole_layout_back_is_refused(monk
         _doubted_at(monkeypatch, grid)
         with pytest.raises(MaybeCellOff):
             learn_setup(cal.image)
+
+
+def test_a_grid_the_layout_doubts_a_cell_off_is_learned_where_only_it_reads_back_whole():
+    """Tune printplay rig 133 (about 3 s), a gingham of the tiles' colour round the board:
+    ``_cell_off`` finds the layout a cell south fitting its busy cells as well (the cloth
+    counted as board), but the grid found reads all 28 pieces back and no grid a cell over
+    reads the layout back at all: learned in place (before: refused, "may sit off")."""
+    cal = calibration_sample("tune", 133, Difficulty.parse("realistic"), art="printplay")
+    found = find_board(cal.image, thorough=True)
+    assert learn._cell_off(cal.image, found) == "a cell south"
+    setup, report = learn_setup(cal.image)
+    assert _corners_off(setup.pose, cal.truth) < 0.2
+    assert report["read_back"] == 28

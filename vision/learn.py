@@ -393,19 +393,40 @@ def _in_place_after_all(
     cell off.
     """
     learned = _learn_from(frame_bgr, doubt.pose, doubt, camera_calibration)
-    gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
-    if doubt.pose.inverted:
-        gray = 255 - gray
-    for sx, sy in CELL_MOVES:
-        moved = _refit_moved(gray, doubt.pose, sx, sy)
-        if moved is None or moved.crosses_found < FIT_CROSSES:
-            continue
-        try:
-            _learn_from(frame_bgr, moved, doubt, camera_calibration)
-        except UserError:
-            continue
+    if not _whole_here_only(frame_bgr, doubt.pose, camera_calibration):
         raise doubt
     return learned
+
+
+def _whole_here_only(
+    frame_bgr: np.ndarray, pose: BoardPose, camera_calibration: str | None = None
+) -> bool:
+    """Whether no grid a cell over from ``pose`` (:func:`_refit_moved`, each of
+    ``CELL_MOVES``, fitting ``FIT_CROSSES``) reads the whole layout back
+    (:func:`_whole_layout_at`)."""
+    gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
+    if pose.inverted:
+        gray = 255 - gray
+    for sx, sy in CELL_MOVES:
+        moved = _refit_moved(gray, pose, sx, sy)
+        if moved is None or moved.crosses_found < FIT_CROSSES:
+            continue
+        if _whole_layout_at(frame_bgr, moved, camera_calibration):
+            return False
+    return True
+
+
+def _whole_layout_at(
+    frame_bgr: np.ndarray, pose: BoardPose, camera_calibration: str | None = None
+) -> bool:
+    """Whether the board at ``pose`` shows the layout in some quarter turn and reads it
+    back whole there (:func:`_reads_back_whole`)."""
+    score, turned, views, ratio = _layout_turn(frame_bgr, pose)
+    if score < LAYOUT_SCORE:
+        return False
+    h, w = frame_bgr.shape[:2]
+    _, report = _learn_at(views, ratio, turned, (w, h), pose.tile_color_lab, camera_calibration)
+    return _reads_back_whole(report)
 
 
 #: Where (cells east, south) :func:`_a_cell_over` looks for the layout about a board found
@@ -512,8 +533,11 @@ def _learn_from(
             setup,
         )
     off = _cell_off(frame_bgr, pose)
-    if off is not None:
+    if off is not None and not (
+        _reads_back_whole(report) and _whole_here_only(frame_bgr, pose, camera_calibration)
+    ):
         # Refused, not moved: a setup a cell off misreads every later frame without a word.
+        # Learned only where the whole layout reads back, and on no grid a cell over.
         raise UserError(
             f"calibration photo: the board's grid may sit off (a grid {off} fits the "
             "layout's pieces as well); retake it with the whole board in view"
