@@ -18,7 +18,7 @@ import pytest
 from piecebridge.calibration.geometry import N
 from piecebridge.calibration.pose import BoardPose
 from piecebridge.vision import learn, locate
-from piecebridge.vision.learn import _learn_from, _refit_moved, _reads_back_whole, learn_setup
+from piecebridge.vision.learn import _learn_from, _reads_back_whole, _refit_moved, learn_setup
 from piecebridge.vision.locate import BoardNotFound, MaybeCellOff, find_board
 
 from piecebridge.synth.reflec import Difficulty, calibration_sample
@@ -55,7 +55,7 @@ def test_the_finder_refuses_a_doubted_grid_as_before_carrying_it(rig153, monkeyp
     """Lines saying "a cell off" and no move holding (``_onto_the_board`` stubbed to say
     so): the finder refuses, a ``BoardNotFound`` with the usual message for every caller,
     and hands on the grid as found (in place here)."""
-    cal, found = rig153
+    cal, _ = rig153
     monkeypatch.setattr(locate, "_onto_the_board", lambda bgr, pose: None)
     with pytest.raises(BoardNotFound, match="may lie a cell off the board") as refused:
         find_board(cal.image, thorough=True)
