@@ -13,26 +13,14 @@ checks 1.2 cells off (24 of 28 read back, 3 unsure as their own suit)."""
 from __future__ import annotations
 
 import cv2
-import numpy as np
 import pytest
-from piecebridge.calibration.geometry import N
 from piecebridge.calibration.pose import BoardPose
 from piecebridge.vision import learn, locate
 from piecebridge.vision.learn import _learn_from, _reads_back_whole, _refit_moved, learn_setup
 from piecebridge.vision.locate import BoardNotFound, MaybeCellOff, find_board
 
 from piecebridge.synth.reflec import Difficulty, calibration_sample
-
-
-def _corners_off(pose: BoardPose, truth: dict) -> float:
-    """The largest distance (cells) of ``pose``'s board corners from the true ones, in the
-    quarter turn nearest them."""
-    want = np.array(truth["synth"]["board_corners_px"], float)
-    got = pose.to_image(np.array([[0, 0], [N, 0], [N, N], [0, N]], float))
-    cell = np.linalg.norm(want[1] - want[0]) / N
-    return min(
-        float(np.linalg.norm(np.roll(got, k, axis=0) - want, axis=1).max() / cell) for k in range(4)
-    )
+from tests.vision_support import corners_off as _corners_off
 
 
 @pytest.fixture(scope="module")
