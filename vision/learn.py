@@ -320,7 +320,8 @@ def learn_setup(
 
     Returns the setup and a report (``north_score``: layout separation in log energy;
     above ~1 is clear). Raises UserError when the board is missing or the layout is wrong,
-    or when the grid found may sit a cell off (:func:`_cell_off`). A grid the finder takes
+    or when the grid found may sit a cell off (:func:`_cell_off`) unless the whole layout
+    reads back on it and on no grid a cell over (:func:`_whole_here_only`). A grid the finder takes
     for part of a board cut off is still learned where the layout says the whole board is
     in view (:func:`_in_view_after_all`); one it doubts (:class:`GridInDoubt`: a printed
     grid, few crosses, or lines saying a cell off) where the layout shows on it in place.
@@ -388,9 +389,10 @@ def _in_place_after_all(
     The whole layout alone is not enough: tune acrylic calibration photo of rig 204, its
     grid moved a cell north and fitted there, read back all 28 pieces (its layout score
     0.46, the grid in place 2.0); the grid a cell south of it, in place, reads them all
-    back too. Of the grids in place, one in 197 tune acrylic photos has a grid a cell over
-    reading back whole (that same rig 204): refused, as a retake costs less than a setup a
-    cell off.
+    back too. Grids in place so doubted are learned on 97 of 97 fresh tune acrylic photos
+    (rigs 100-149, 300-349) and 66 of 70 of five arts' (the rest refused, a grid a cell over
+    reading back whole: a retake costs less than a setup a cell off; round 18 in
+    ``benchmarks/results/vision_locate.md``).
     """
     learned = _learn_from(frame_bgr, doubt.pose, doubt, camera_calibration)
     if not _whole_here_only(frame_bgr, doubt.pose, camera_calibration):
@@ -675,8 +677,9 @@ def _reads_back(report: dict[str, Any]) -> bool:
 def _reads_back_whole(report: dict[str, Any]) -> bool:
     """Whether a photo's read-back (:func:`_learn_at`'s report) found every piece of the
     layout where expected (or washed out by glare there), none unsure as its own suit: what
-    a grid whose lines said it may lie a cell off (:class:`MaybeCellOff`) must show to be
-    learned in place.
+    a grid in doubt of lying a cell off (:class:`MaybeCellOff`, or :func:`_cell_off` naming
+    a shift) must show to be learned in place, with no grid a cell over showing it too
+    (:func:`_whole_here_only`).
 
     A grid a cell off can pass :func:`_reads_back`, the looks being learned on the very
     cells read back, and :func:`_cell_off`: tune acrylic calibration photos (rigs 15-49,
