@@ -75,6 +75,10 @@ def test_a_doubted_grid_a_cell_off_is_refused(rig153, monkeypatch):
     _doubted_at(monkeypatch, east)
     with pytest.raises(MaybeCellOff, match="may lie a cell off"):
         learn_setup(cal.image)
+    # By its own read-back alone, were no grid a cell over to read the layout back whole.
+    monkeypatch.setattr(learn, "_whole_here_only", lambda *args, **kwargs: True)
+    with pytest.raises(MaybeCellOff, match="may lie a cell off"):
+        learn_setup(cal.image)
 
 
 def test_a_doubted_grid_with_too_few_crosses_is_refused(rig153, monkeypatch):
