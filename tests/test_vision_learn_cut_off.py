@@ -19,17 +19,7 @@ from piecebridge.vision.learn import learn_setup
 from piecebridge.vision.locate import BoardCutOff, GridCutOff, find_board, shifted_pose
 
 from piecebridge.synth.reflec import Difficulty, calibration_sample
-
-
-def _corners_off(pose: BoardPose, truth: dict, dy: float = 0.0) -> float:
-    """The largest distance (cells) of ``pose``'s board corners from the true ones (the
-    photo cropped ``dy`` pixels at its top), in the quarter turn nearest them."""
-    want = np.array(truth["synth"]["board_corners_px"], float) - [0.0, dy]
-    got = pose.to_image(np.array([[0, 0], [N, 0], [N, N], [0, N]], float))
-    cell = np.linalg.norm(want[1] - want[0]) / N
-    return min(
-        float(np.linalg.norm(np.roll(got, k, axis=0) - want, axis=1).max() / cell) for k in range(4)
-    )
+from tests.vision_support import corners_off as _corners_off
 
 
 @pytest.fixture(scope="module")

@@ -48,9 +48,11 @@ from piecebridge.vision.facing import (
     turn_alikeness,
 )
 from piecebridge.vision.locate import (
+    CELL_MOVES,
     ONE_TILE_ALONG,
     GridCutOff,
     GridInDoubt,
+    MaybeCellOff,
     check_in_frame,
     find_board,
     refine_pose,
@@ -318,9 +320,11 @@ def learn_setup(
 
     Returns the setup and a report (``north_score``: layout separation in log energy;
     above ~1 is clear). Raises UserError when the board is missing or the layout is wrong,
-    or when the grid found may sit a cell off (:func:`_cell_off`). A grid the finder takes
+    or when the grid found may sit a cell off (:func:`_cell_off`) unless the whole layout
+    reads back on it and on no grid a cell over (:func:`_whole_here_only`). A grid the finder takes
     for part of a board cut off is still learned where the layout says the whole board is
-    in view (:func:`_in_view_after_all`).
+    in view (:func:`_in_view_after_all`); one it doubts (:class:`GridInDoubt`: a printed
+    grid, few crosses, or lines saying a cell off) where the layout shows on it in place.
     """
     # One photo, read once: worth the thorough search (a cell off here spoils every read).
     doubt = None
@@ -328,14 +332,18 @@ def learn_setup(
         found = find_board(frame_bgr, thorough=True)
     except GridInDoubt as error:
         # Taken for a business card's grid (tune acrylic: a checked cloth beside tiles washed
-        # out by glare), or fitting few crosses (glare over a third of the tiles): a board
-        # still shows the layout's pieces where a card cannot. A fit needs FIT_CROSSES: with
-        # fewer, the pose is the small frame's outline alone (a board cut off, at times).
+        # out by glare), or fitting few crosses (glare over a third of the tiles), or its
+        # lines saying a cell off where no move holds (:class:`MaybeCellOff`): a board in
+        # place still shows the layout's pieces in place, where a card or a grid a cell off
+        # cannot (the layout, its read-back and _cell_off decide). A fit needs FIT_CROSSES:
+        # with fewer, the pose is the small frame's outline alone (a board cut off, at times).
         if error.pose.crosses_found < FIT_CROSSES:
             raise
         doubt, found = error, error.pose
     except GridCutOff as error:
         return _in_view_after_all(frame_bgr, error, camera_calibration)
+    if isinstance(doubt, MaybeCellOff):
+        return _in_place_after_all(frame_bgr, doubt, camera_calibration)
     try:
         return _learn_from(frame_bgr, found, doubt, camera_calibration)
     except LayoutNotSeen:
@@ -368,6 +376,59 @@ def _in_view_after_all(
         return _learn_from(frame_bgr, error.pose, None, camera_calibration)
     except UserError:
         raise error from None
+
+
+def _in_place_after_all(
+    frame_bgr: np.ndarray, doubt: MaybeCellOff, camera_calibration: str | None = None
+) -> tuple[BoardSetup, dict[str, Any]]:
+    """The setup learned from a grid whose lines said it may lie a cell off the board
+    (``doubt``, :class:`MaybeCellOff`), when the whole layout reads back on it
+    (:func:`_reads_back_whole`, checked in :func:`_learn_from`) and on no grid a cell over
+    (:func:`_refit_moved`, each of ``CELL_MOVES``); else ``doubt`` itself.
+
+    The whole layout alone is not enough: tune acrylic calibration photo of rig 204, its
+    grid moved a cell north and fitted there, read back all 28 pieces (its layout score
+    0.46, the grid in place 2.0); the grid a cell south of it, in place, reads them all
+    back too. Grids in place so doubted are learned on 97 of 97 fresh tune acrylic photos
+    (rigs 100-149, 300-349) and 66 of 70 of five arts' (the rest refused, a grid a cell over
+    reading back whole: a retake costs less than a setup a cell off; round 18 in
+    ``benchmarks/results/vision_locate.md``).
+    """
+    learned = _learn_from(frame_bgr, doubt.pose, doubt, camera_calibration)
+    if not _whole_here_only(frame_bgr, doubt.pose, camera_calibration):
+        raise doubt
+    return learned
+
+
+def _whole_here_only(
+    frame_bgr: np.ndarray, pose: BoardPose, camera_calibration: str | None = None
+) -> bool:
+    """Whether no grid a cell over from ``pose`` (:func:`_refit_moved`, each of
+    ``CELL_MOVES``, fitting ``FIT_CROSSES``) reads the whole layout back
+    (:func:`_whole_layout_at`)."""
+    gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
+    if pose.inverted:
+        gray = 255 - gray
+    for sx, sy in CELL_MOVES:
+        moved = _refit_moved(gray, pose, sx, sy)
+        if moved is None or moved.crosses_found < FIT_CROSSES:
+            continue
+        if _whole_layout_at(frame_bgr, moved, camera_calibration):
+            return False
+    return True
+
+
+def _whole_layout_at(
+    frame_bgr: np.ndarray, pose: BoardPose, camera_calibration: str | None = None
+) -> bool:
+    """Whether the board at ``pose`` shows the layout in some quarter turn and reads it
+    back whole there (:func:`_reads_back_whole`)."""
+    score, turned, views, ratio = _layout_turn(frame_bgr, pose)
+    if score < LAYOUT_SCORE:
+        return False
+    h, w = frame_bgr.shape[:2]
+    _, report = _learn_at(views, ratio, turned, (w, h), pose.tile_color_lab, camera_calibration)
+    return _reads_back_whole(report)
 
 
 #: Where (cells east, south) :func:`_a_cell_over` looks for the layout about a board found
@@ -456,6 +517,10 @@ def _learn_from(
     setup, report = _learn_at(views, ratio, pose, (w, h), found.tile_color_lab, camera_calibration)
     matched, washed, claimed = report["read_back"], report["washed_out"], report["claimed"]
     unsure = report["unsure_own_suit"]
+    if isinstance(doubt, MaybeCellOff) and not _reads_back_whole(report):
+        # Its lines said a cell off: only the whole layout, read back in place, says not
+        # (refused with the finder's own message: retake with table round the board).
+        raise doubt
     if not _reads_back(report):
         # A board found a row off, or a layout not as the spec says: a setup learned from
         # it would misread every later frame, so refuse it rather than mislead.
@@ -470,8 +535,11 @@ def _learn_from(
             setup,
         )
     off = _cell_off(frame_bgr, pose)
-    if off is not None:
+    if off is not None and not (
+        _reads_back_whole(report) and _whole_here_only(frame_bgr, pose, camera_calibration)
+    ):
         # Refused, not moved: a setup a cell off misreads every later frame without a word.
+        # Learned only where the whole layout reads back, and on no grid a cell over.
         raise UserError(
             f"calibration photo: the board's grid may sit off (a grid {off} fits the "
             "layout's pieces as well); retake it with the whole board in view"
@@ -604,6 +672,35 @@ def _reads_back(report: dict[str, Any]) -> bool:
         and report["claimed"] <= MAX_EMPTY_CLAIMED
         and report.get("misnamed", 0) <= MAX_MISNAMED
     )
+
+
+def _reads_back_whole(report: dict[str, Any]) -> bool:
+    """Whether a photo's read-back (:func:`_learn_at`'s report) found every piece of the
+    layout where expected (or washed out by glare there), none unsure as its own suit: what
+    a grid in doubt of lying a cell off (:class:`MaybeCellOff`, or :func:`_cell_off` naming
+    a shift) must show to be learned in place, with no grid a cell over showing it too
+    (:func:`_whole_here_only`).
+
+    A grid a cell off can pass :func:`_reads_back`, the looks being learned on the very
+    cells read back, and :func:`_cell_off`: tune acrylic calibration photos (rigs 15-49,
+    150-199), the grid found moved a cell each way and fitted there, 12 of 332 were
+    learned so, every one a piece or more short (22-27 read back, 0-2 under glare) and 11
+    with pieces unsure as their own suit (1-4); the grids in place, 83 of 83 whole (28, or
+    27 and 26 with the rest under glare), none unsure.
+
+    >>> _reads_back_whole({"read_back": 27, "washed_out": 1, "unsure_own_suit": 0})
+    True
+    >>> _reads_back_whole({"read_back": 27, "washed_out": 0, "unsure_own_suit": 0})
+    False
+    >>> _reads_back_whole({"read_back": 28, "washed_out": 0, "unsure_own_suit": 1})
+    False
+    """
+    whole = report["read_back"] + report["washed_out"] >= len(_LAYOUT)
+    return whole and report["unsure_own_suit"] == 0
+
+
+#: The calibration layout's pieces, cell -> (kind, suit).
+_LAYOUT = calibration_layout()
 
 
 #: Cells of table around the board that :func:`_busy_map` takes in: room for the layout moved

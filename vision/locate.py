@@ -105,6 +105,13 @@ class FewCrosses(GridInDoubt):
     pieces over most of them, or a card's grid)."""
 
 
+class MaybeCellOff(GridInDoubt):
+    """The grid's lines say it may lie a cell off the board, and the grid a cell over does
+    not fit (:func:`_onto_the_board`): ``pose`` is the grid as found, which a calibration
+    photo's layout can still show in place (a cloth or a table pattern beside the board
+    shows segments where a strip of table should show none)."""
+
+
 #: What one :func:`find_board` call makes of a frame more than once (its grey, its
 #: downscaled copies), kept for that call only: per thread, and dropped when it returns.
 _MEMO: contextvars.ContextVar[dict | None] = contextvars.ContextVar("locate_memo", default=None)
@@ -1220,7 +1227,8 @@ def find_board(
     ``ONE_TILE_OFF_CROSSES`` crosses or fewer gives way to the board one tile over when
     that fits more (:func:`_one_tile_over`). A grid whose lines say it lies a cell off the
     board (a strip of table taken in, one of tiles left beyond) is moved onto it, or refused
-    where the move does not hold (:func:`_onto_the_board`). A grid whose lines run on
+    where the move does not hold (:func:`_onto_the_board`; :class:`MaybeCellOff`, carrying
+    the grid for a caller that can tell its place by other means). A grid whose lines run on
     beyond two of its sides, or through its cells, or repeat at another pitch than its
     cells, is a printed grid (a business card's), not a board (:func:`_printed_grid`); nor
     is one whose full-frame fit found under ``MIN_CROSSES`` tile crosses.
@@ -1276,10 +1284,11 @@ def _find_board_checked(
     if _runs_past_frame(bgr, pose, beyond) or _part_of_a_board_cut_off(bgr, pose, ridge, beyond):
         raise _cut_off(pose=pose)
     if moved is None:
-        raise BoardNotFound(
+        raise MaybeCellOff(
             "no board in view: the grid found may lie a cell off the board (its lines fit "
             "better a cell over, where it does not fit); retake the photo with the whole "
-            "board and some table round it in view"
+            "board and some table round it in view",
+            pose,
         )
     why = _printed_grid(bgr, pose, (gray, ridge))
     if why:
