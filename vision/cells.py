@@ -2958,6 +2958,44 @@ def in_shade_of(
     return shade if shade is not None and lines[shade] < SHADE_NEARER * near else None
 
 
+#: See :func:`_off_its_shade`: how far (relative a, b units) a pawn's colour terms must lie
+#: from its look's suit's shade line, and how much nearer another suit's line (as a share),
+#: for the look alone not to name that suit. Round 29 (tune woodburned and printplay 0-49,
+#: 400-419 / 200-219, printplay 50-99; pawns whose colour named no suit): the look's suit
+#: was wrong at 18.6-25.9 from its line (woodburned 9/1 a1, 408/1 a1, 409/0 h1: slate blue
+#: skittles turned from the light, bluer than grey, read ebonised; printplay 92/0 a1, 210/1
+#: h1) with another's line at 0.02-0.82 of that; the farthest pawn the look named rightly
+#: with another line nearer lay at 17.3 (woodburned 35/2 g3).
+OFF_SHADE_FAR = 18.0
+OFF_SHADE_SHARE = 0.85
+
+
+def _off_its_shade(
+    d: CellDecision, c: np.ndarray, colours: dict[str, np.ndarray], grey: np.ndarray | None
+) -> bool:
+    """Is a pawn look's suit one whose pawn could not show the colour ``c``: its colour terms
+    far (``OFF_SHADE_FAR``) from that suit's shade line (:func:`shade_line_distance`; a
+    shade dims a colour toward grey only) and nearer another suit's (``OFF_SHADE_SHARE``)?
+    The two dark suits' skittles fit each other's looks closely; a slate blue one turned
+    from the light is as dark as the ebonised one, but its colour terms lie bluer than
+    grey, where no shade of the ebonised one lies.
+
+    >>> colours = {"moons": np.array([-122.0, -1.0, -21.0]), "arms": np.array([-45.0, -3.0, -32.0])}
+    >>> grey = np.array([-4.5, -28.5])
+    >>> d = CellDecision("a1", "pawn", suit="moons")
+    >>> d.best = ("pawn", "moons")
+    >>> _off_its_shade(d, np.array([-121.0, -4.5, -45.0]), colours, grey)
+    True
+    >>> _off_its_shade(d, np.array([-121.0, -2.0, -26.0]), colours, grey)
+    False
+    """
+    if grey is None or d.best[0] != "pawn" or d.best[1] not in colours:
+        return False
+    own = shade_line_distance(c, colours[d.best[1]], grey)
+    others = [shade_line_distance(c, v, grey) for s, v in colours.items() if s != d.best[1]]
+    return own >= OFF_SHADE_FAR and min(others, default=own) < OFF_SHADE_SHARE * own
+
+
 def _pawn_by_colour(
     d: CellDecision,
     crop: np.ndarray,
@@ -2976,7 +3014,9 @@ def _pawn_by_colour(
     ``grey`` (a colourless thing's relative a, b on this board), a colour whose lightness
     names no suit may still name one by its hue (see :func:`hue_suit`); and a lightness that
     names a suit names none when the colour terms lie in another suit's shade (see
-    :func:`in_shade_of`: a pawn turned from the light is as dark as a darker suit's).
+    :func:`in_shade_of`: a pawn turned from the light is as dark as a darker suit's). A
+    colour that names no suit still holds back a look whose suit's pawn could not show it
+    (see :func:`_off_its_shade`).
     """
     colours = looks.pawn_colours()
     c = pawn_colour(crop)
@@ -3000,7 +3040,7 @@ def _pawn_by_colour(
             dist = [(0.0, hue)]
     if not clear:
         lean = shade is None and dist[0][0] < PAWN_COLOUR_AGAINST * dist[1][0]
-        if dist[0][1] != d.best[1] and lean:
+        if (dist[0][1] != d.best[1] and lean) or _off_its_shade(d, c, colours, grey):
             # The colour leans to another suit than the look: neither names the suit (a
             # shaded light pawn fits a dark suit's look), though the cell is no less a piece.
             d.likeness, d.margin = d.similarity, 0.0
