@@ -12,10 +12,7 @@ from piecebridge.vision.cells import (
     DETAIL_TURN_LEAD,
     CellDecision,
 )
-from piecebridge.vision.learn import learn_setup
-from piecebridge.vision.reader import BoardReader
-
-from piecebridge.synth.reflec import Difficulty, calibration_sample, sample
+from vision_support import read_tune_shot, wrong_cells
 
 CLEAR = ("suns", "east", DETAIL_SUIT_LEAD, DETAIL_TURN_LEAD)
 
@@ -52,15 +49,6 @@ SHOT, RIG, COINS = 427, 106, ("f1", "g7", "h6")
 def test_woodburned_coins_taken_for_tile_are_read_from_their_fine_look():
     """About 5 s: the calibration learned, the shot read. The three coins read right, and
     no cell of the shot is read wrong."""
-    diff = Difficulty.parse("realistic")
-    setup, _ = learn_setup(calibration_sample("tune", RIG, diff, art="woodburned").image)
-    shot = sample("tune", SHOT, diff, art="woodburned")
-    board = BoardReader(setup=setup).read(shot.image).board
-    want = {c["cell"]: ("coin", c["suit"], c["facing"]) for c in shot.truth["coins"]}
-    want.update({p["cell"]: ("pawn", p["suit"]) for p in shot.truth["pawns"]})
-    got = {c["cell"]: ("coin", c["suit"], c["facing"]) for c in board["coins"]}
-    got.update({p["cell"]: ("pawn", p["suit"]) for p in board["pawns"]})
-    unknown = set(board["unknown"])
+    want, got, unknown = read_tune_shot(RIG, SHOT, "woodburned")
     assert all(got.get(c) == want[c] for c in COINS)
-    wrong = [c for c in cells.CELL_ORDER if c not in unknown and got.get(c) != want.get(c)]
-    assert wrong == []
+    assert wrong_cells(want, got, unknown) == []

@@ -9,10 +9,7 @@ import numpy as np
 import pytest
 from piecebridge.vision import cells
 from piecebridge.vision.cells import CellDecision, PieceLooks, hue_suit
-from piecebridge.vision.learn import learn_setup
-from piecebridge.vision.reader import BoardReader
-
-from piecebridge.synth.reflec import Difficulty, calibration_sample, sample
+from vision_support import read_tune_shot, wrong_cells
 
 #: Tune printplay rig 49's learned pawn colours (lightness over the surround, a, b relative
 #: to the tile; see ``pawn_colour``) and its grey: the four tents learned from their shaded
@@ -55,27 +52,14 @@ def test_the_shade_line_holds_only_what_a_shade_reaches():
     assert not cells._shade_of_another(np.array([-90.0, 0.0, -2.0]), (3.5, "moons"), colours, grey)
 
 
-def _read(rig: int, shot: int, art: str = "printplay") -> tuple[dict, dict, set]:
-    """Tune ``shot`` (of ``rig``) of ``art`` read with its rig's setup: truth, board, unknown."""
-    diff = Difficulty.parse("realistic")
-    setup, _ = learn_setup(calibration_sample("tune", rig, diff, art=art).image)
-    s = sample("tune", shot, diff, art=art)
-    board = BoardReader(setup=setup).read(s.image).board
-    want = {c["cell"]: ("coin", c["suit"], c["facing"]) for c in s.truth["coins"]}
-    want.update({p["cell"]: ("pawn", p["suit"]) for p in s.truth["pawns"]})
-    got = {c["cell"]: ("coin", c["suit"], c["facing"]) for c in board["coins"]}
-    got.update({p["cell"]: ("pawn", p["suit"]) for p in board["pawns"]})
-    return want, got, set(board["unknown"])
-
-
 def test_printplay_an_arms_tent_with_the_black_tents_hue_is_no_moons_pawn():
     """About 5 s. Tune printplay 49/1 (shot 197): the dark blue (arms) tent on a8, its colour
     terms on the arms shade line, was read as the moons pawn by hue; now unknown, and no
     cell of the shot is read wrong."""
-    want, got, unknown = _read(49, 197)
+    want, got, unknown = read_tune_shot(49, 197, "printplay")
     assert want["a8"] == ("pawn", "arms")
     assert "a8" in unknown
-    assert [c for c in cells.CELL_ORDER if c not in unknown and got.get(c) != want.get(c)] == []
+    assert wrong_cells(want, got, unknown) == []
 
 
 LEARNED = PieceLooks({}, {}, learned=True)
@@ -113,7 +97,7 @@ def test_no_free_suit_by_the_colours_suit_placed_where_the_hue_leans_to_another(
 def test_woodburned_a_leaning_moons_pawn_is_not_named_arms_by_elimination():
     """About 5 s. Tune woodburned 39/1 (shot 157): the moons pawn on a8 was named arms by
     elimination; now unknown, and no cell of the shot is read wrong."""
-    want, got, unknown = _read(39, 157, "woodburned")
+    want, got, unknown = read_tune_shot(39, 157, "woodburned")
     assert want["a8"] == ("pawn", "moons")
     assert "a8" in unknown
-    assert [c for c in cells.CELL_ORDER if c not in unknown and got.get(c) != want.get(c)] == []
+    assert wrong_cells(want, got, unknown) == []

@@ -8,11 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from piecebridge.vision import cells
-from piecebridge.vision.cells import CellDecision, PieceLooks, in_shade_of
-from piecebridge.vision.learn import learn_setup
-from piecebridge.vision.reader import BoardReader
-
-from piecebridge.synth.reflec import Difficulty, calibration_sample, sample
+from piecebridge.vision.cells import PieceLooks, in_shade_of
+from vision_support import pawn_cell, read_tune_shot, wrong_cells
 
 #: Tune woodburned rig 36's learned pawn colours (lightness over the surround, a, b relative
 #: to the tile; see ``pawn_colour``) and its grey (a bluish point: the tile is orange).
@@ -64,27 +61,18 @@ def test_the_greyest_suits_line_names_no_shade():
     assert in_shade_of(np.array([-111.9, -0.6, -21.4]), "moons", colours, grey) is None
 
 
-def _pawn_cell(suit: str, fits: tuple[float, ...]) -> tuple[CellDecision, np.ndarray, list]:
-    """A pawn-like cell whose best look is ``suit``'s, with per-suit pawn fits ``fits``."""
-    labels = [("pawn", s, None) for s in cells.SUITS] + [("coin", "suns", "north")]
-    sims = np.array([*fits, 0.4], np.float32)
-    d = CellDecision("h8", "unknown", similarity=max(fits), best=("pawn", suit),
-                     energy_ratio=9.0, detail_ratio=9.0)  # fmt: skip
-    return d, sims, labels
-
-
 def test_a_pawn_in_another_suits_shade_is_not_named_by_its_lightness(monkeypatch):
     looks = PieceLooks({}, {}, learned=True)
     monkeypatch.setattr(PieceLooks, "pawn_colours", lambda self: RIG36)
     monkeypatch.setattr(cells, "pawn_colour", lambda crop: OLIVE_IN_SHADE)
-    d, sims, labels = _pawn_cell("crowns", (0.746, 0.846, 0.892, 0.744))
+    d, sims, labels = pawn_cell("crowns", (0.746, 0.846, 0.892, 0.744))
     crop = np.zeros((cells.CROP, cells.CROP, 3), np.float32)
     cells._pawn_by_colour(d, crop, sims, labels, looks, GREY36)
     # Named crowns by its hue (crowns is no greyest suit here), not moons by its lightness.
     assert (d.colour_named, d.best, d.hue_near) == (True, ("pawn", "crowns"), "crowns")
     # Without the shade the lightness names moons, as before round 28.
     monkeypatch.setattr(cells, "in_shade_of", lambda *a: None)
-    d, sims, labels = _pawn_cell("crowns", (0.746, 0.846, 0.892, 0.744))
+    d, sims, labels = pawn_cell("crowns", (0.746, 0.846, 0.892, 0.744))
     cells._pawn_by_colour(d, crop, sims, labels, looks, GREY36)
     assert d.best == ("pawn", "moons")
 
@@ -97,25 +85,12 @@ def test_a_colour_in_another_suits_shade_does_not_hold_the_look_back(monkeypatch
     monkeypatch.setattr(PieceLooks, "pawn_colours", lambda self: RIG36)
     monkeypatch.setattr(cells, "pawn_colour", lambda crop: OLIVE_IN_SHADE)
     monkeypatch.setattr(cells, "hue_suit", lambda *a: None)
-    d, sims, labels = _pawn_cell("crowns", (0.746, 0.846, 0.892, 0.744))
+    d, sims, labels = pawn_cell("crowns", (0.746, 0.846, 0.892, 0.744))
     d.margin = 0.046
     crop = np.zeros((cells.CROP, cells.CROP, 3), np.float32)
     cells._pawn_by_colour(d, crop, sims, labels, looks, GREY36)
     assert (d.colour_named, d.best, d.hue_near) == (False, ("pawn", "crowns"), "crowns")
     assert d.margin == 0.046
-
-
-def _read(rig: int, shot: int, art: str) -> tuple[dict, dict, set]:
-    """Tune ``shot`` (of ``rig``) of ``art`` read with its rig's setup: truth, board, unknown."""
-    diff = Difficulty.parse("realistic")
-    setup, _ = learn_setup(calibration_sample("tune", rig, diff, art=art).image)
-    s = sample("tune", shot, diff, art=art)
-    board = BoardReader(setup=setup).read(s.image).board
-    want = {c["cell"]: ("coin", c["suit"], c["facing"]) for c in s.truth["coins"]}
-    want.update({p["cell"]: ("pawn", p["suit"]) for p in s.truth["pawns"]})
-    got = {c["cell"]: ("coin", c["suit"], c["facing"]) for c in board["coins"]}
-    got.update({p["cell"]: ("pawn", p["suit"]) for p in board["pawns"]})
-    return want, got, set(board["unknown"])
 
 
 @pytest.mark.parametrize(
@@ -130,6 +105,6 @@ def _read(rig: int, shot: int, art: str) -> tuple[dict, dict, set]:
 )
 def test_a_pawn_in_the_shade_is_read_as_its_own_suit(art, rig, shot, pawns):
     """About 5 s each: the pawns named rightly, and no cell of the shot read wrong."""
-    want, got, unknown = _read(rig, shot, art)
+    want, got, unknown = read_tune_shot(rig, shot, art)
     assert {c: got.get(c) for c in pawns} == {c: ("pawn", s) for c, s in pawns.items()}
-    assert [c for c in cells.CELL_ORDER if c not in unknown and got.get(c) != want.get(c)] == []
+    assert wrong_cells(want, got, unknown) == []

@@ -8,10 +8,7 @@ from __future__ import annotations
 import numpy as np
 from piecebridge.vision import cells
 from piecebridge.vision.cells import CellDecision, PieceLooks
-from piecebridge.vision.learn import learn_setup
-from piecebridge.vision.reader import BoardReader
-
-from piecebridge.synth.reflec import Difficulty, calibration_sample, sample
+from vision_support import pawn_cell, read_tune_shot, wrong_cells
 
 #: Tune woodburned rig 9's learned pawn colours (lightness over the surround, a, b relative
 #: to the tile; see ``pawn_colour``) and its grey (bluish: the tile is orange).
@@ -68,26 +65,17 @@ def test_no_grey_or_no_pawn_look_rules_nothing_out():
     assert not cells._off_its_shade(d, BLUE_IN_SHADE, RIG9, GREY9)
 
 
-def _pawn_cell(suit: str, fits: tuple[float, ...]) -> tuple[CellDecision, np.ndarray, list]:
-    """A pawn-like cell whose best look is ``suit``'s, with per-suit pawn fits ``fits``."""
-    labels = [("pawn", s, None) for s in cells.SUITS] + [("coin", "suns", "north")]
-    sims = np.array([*fits, 0.4], np.float32)
-    d = CellDecision("a1", "unknown", similarity=max(fits), best=("pawn", suit),
-                     energy_ratio=9.0, detail_ratio=9.0, margin=0.022)  # fmt: skip
-    return d, sims, labels
-
-
 def test_the_look_alone_names_no_suit_its_colour_rules_out(monkeypatch):
     looks = PieceLooks({}, {}, learned=True)
     monkeypatch.setattr(PieceLooks, "pawn_colours", lambda self: RIG9)
     crop = np.zeros((cells.CROP, cells.CROP, 3), np.float32)
     monkeypatch.setattr(cells, "pawn_colour", lambda crop: BLUE_IN_SHADE)
-    d, sims, labels = _pawn_cell("moons", (0.795, 0.871, 0.762, 0.849))
+    d, sims, labels = pawn_cell("moons", (0.795, 0.871, 0.762, 0.849), "a1", margin=0.022)
     cells._pawn_by_colour(d, crop, sims, labels, looks, GREY9)
     assert (d.colour_named, d.best, d.margin) == (False, ("pawn", "moons"), 0.0)
     # The ebonised pawn's own colour: the look keeps its lead.
     monkeypatch.setattr(cells, "pawn_colour", lambda crop: np.array([-90.0, -1.0, -18.0]))
-    d, sims, labels = _pawn_cell("moons", (0.795, 0.871, 0.762, 0.849))
+    d, sims, labels = pawn_cell("moons", (0.795, 0.871, 0.762, 0.849), "a1", margin=0.022)
     cells._pawn_by_colour(d, crop, sims, labels, looks, GREY9)
     assert (d.best, d.margin) == (("pawn", "moons"), 0.022)
 
@@ -95,14 +83,6 @@ def test_the_look_alone_names_no_suit_its_colour_rules_out(monkeypatch):
 def test_the_slate_blue_skittle_in_the_corner_is_not_read_as_the_ebonised_one():
     """About 5 s: tune woodburned 9/1 a1 (an arms pawn) is no longer read as moons, and no
     cell of the shot is read wrong."""
-    diff = Difficulty.parse("realistic")
-    setup, _ = learn_setup(calibration_sample("tune", 9, diff, art="woodburned").image)
-    s = sample("tune", 9 * 4 + 1, diff, art="woodburned")
-    board = BoardReader(setup=setup).read(s.image).board
-    want = {c["cell"]: ("coin", c["suit"], c["facing"]) for c in s.truth["coins"]}
-    want.update({p["cell"]: ("pawn", p["suit"]) for p in s.truth["pawns"]})
-    got = {c["cell"]: ("coin", c["suit"], c["facing"]) for c in board["coins"]}
-    got.update({p["cell"]: ("pawn", p["suit"]) for p in board["pawns"]})
-    unknown = set(board["unknown"])
+    want, got, unknown = read_tune_shot(9, 9 * 4 + 1, "woodburned")
     assert want["a1"] == ("pawn", "arms") and got.get("a1") != ("pawn", "moons")
-    assert [c for c in cells.CELL_ORDER if c not in unknown and got.get(c) != want.get(c)] == []
+    assert wrong_cells(want, got, unknown) == []

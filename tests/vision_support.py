@@ -26,3 +26,46 @@ def corners_off(pose: BoardPose, truth: dict, dy: float = 0.0) -> float:
     return min(
         float(np.linalg.norm(np.roll(got, k, axis=0) - want, axis=1).max() / cell) for k in range(4)
     )
+
+
+def read_tune_shot(rig: int, shot: int, art: str) -> tuple[dict, dict, set]:
+    """Tune ``shot`` of ``art`` read with the setup learned from ``rig``'s calibration photo
+    (realistic difficulty): the truth, the reading (cell -> ("coin", suit, facing) or
+    ("pawn", suit)) and the cells read unknown."""
+    from piecebridge.vision.learn import learn_setup
+    from piecebridge.vision.reader import BoardReader
+
+    from piecebridge.synth.reflec import Difficulty, calibration_sample, sample
+
+    diff = Difficulty.parse("realistic")
+    setup, _ = learn_setup(calibration_sample("tune", rig, diff, art=art).image)
+    s = sample("tune", shot, diff, art=art)
+    board = BoardReader(setup=setup).read(s.image).board
+    return _pieces(s.truth), _pieces(board), set(board["unknown"])
+
+
+def _pieces(board: dict) -> dict:
+    """A ``reflec-board/1`` object's pieces by cell."""
+    got = {c["cell"]: ("coin", c["suit"], c["facing"]) for c in board["coins"]}
+    got.update({p["cell"]: ("pawn", p["suit"]) for p in board["pawns"]})
+    return got
+
+
+def wrong_cells(want: dict, got: dict, unknown: set) -> list[str]:
+    """The cells read, not unknown, otherwise than the truth says."""
+    from piecebridge.vision.cells import CELL_ORDER
+
+    return [c for c in CELL_ORDER if c not in unknown and got.get(c) != want.get(c)]
+
+
+def pawn_cell(suit: str, fits: tuple[float, ...], cell: str = "h8", **kw):
+    """A pawn-like cell whose best look is ``suit``'s with per-suit pawn fits ``fits`` (in
+    ``cells.SUITS`` order), and the looks' similarities and labels (a suns coin last, 0.4):
+    ``(CellDecision, sims, labels)``; ``kw`` sets more of the decision."""
+    from piecebridge.vision import cells
+
+    labels = [("pawn", s, None) for s in cells.SUITS] + [("coin", "suns", "north")]
+    sims = np.array([*fits, 0.4], np.float32)
+    d = cells.CellDecision(cell, "unknown", similarity=max(fits), best=("pawn", suit),
+                           energy_ratio=9.0, detail_ratio=9.0, **kw)  # fmt: skip
+    return d, sims, labels
