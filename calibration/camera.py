@@ -30,6 +30,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from piecebridge.calibration.images import read_image_bytes, undecodable
 
 from piecebridge.errors import UserError
 
@@ -176,16 +177,9 @@ def load_color(path: str | os.PathLike) -> np.ndarray:
 
 
 def _load(path: str | os.PathLike, flags: int) -> np.ndarray:
-    p = Path(path)
-    if not p.is_file():
-        raise UserError(f"cannot read image {p}: no such file")
-    try:
-        data = np.fromfile(p, dtype=np.uint8)
-    except OSError as error:
-        raise UserError(f"cannot read image {p}: {error.strerror}") from None
-    image = cv2.imdecode(data, flags) if data.size else None
+    image = cv2.imdecode(read_image_bytes(path), flags)
     if image is None:
-        raise UserError(f"cannot read image {p}: not an image or corrupt")
+        raise undecodable(path)
     if image.dtype != np.uint8:
         image = cv2.convertScaleAbs(image, alpha=255.0 / max(1, int(image.max())))
     return image
@@ -473,7 +467,7 @@ UNREAD = (0, 0)
 def _unreadable(path: str | os.PathLike, error: UserError) -> View:
     """A view of a file that is no image: nothing found, and the reason why."""
     empty = np.zeros((0, 2), np.float32)
-    reason = str(error).split(": ", 1)[-1]  # "not an image or corrupt"
+    reason = str(error).split(": ", 1)[-1]  # "not an image file or damaged"
     return View(str(path), UNREAD, empty, np.zeros((0, 3), np.float32), reason)
 
 

@@ -180,7 +180,8 @@ def test_a_corrupt_photo_among_good_ones_is_rejected_not_fatal(tmp_path):
     junk = tmp_path / "junk.jpg"
     junk.write_bytes(b"this is not a JPEG")
     fit = calibrate_images([junk, *LEFT[:5]], parse_pattern("chessboard:9x6", 25))
-    assert (fit.rejected[0].name, fit.rejected[0].reason) == (str(junk), "not an image or corrupt")
+    rejected = fit.rejected[0]
+    assert (rejected.name, rejected.reason) == (str(junk), "not an image file or damaged")
     assert len(fit.views) == 5
 
 

@@ -35,6 +35,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from piecebridge.calibration.images import read_image_bytes, undecodable
 from piecebridge.vision.card_layout import cell_name
 
 from piecebridge.errors import UserError
@@ -141,10 +142,7 @@ def load_photo(path: str | Path, min_side: int = 1600) -> tuple[np.ndarray, floa
     decoding in full and resizing; a 12-megapixel photo still gives ~45 px per cell.
     Returns ``(grey, scale)`` where ``scale`` is decoded pixels per photo pixel.
     """
-    data = np.fromfile(str(path), np.uint8)
-    if data.size == 0:
-        raise UserError(f"{path}: empty file")
-    return decode_photo(data, min_side, name=str(path))
+    return decode_photo(read_image_bytes(path), min_side, name=str(path))
 
 
 def decode_photo(data: np.ndarray, min_side: int = 1600, name: str = "image"):
@@ -155,7 +153,7 @@ def decode_photo(data: np.ndarray, min_side: int = 1600, name: str = "image"):
         grey = np.zeros((0, 0), np.uint8)
     scale = 0.5
     if grey is None:
-        raise UserError(f"{name}: not an image OpenCV can read")
+        raise undecodable(name)
     if min(grey.shape) < min_side / 2 or max(grey.shape) < min_side:
         grey = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE)
         scale = 1.0

@@ -29,7 +29,6 @@ import os
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import cv2
@@ -41,6 +40,7 @@ from piecebridge.calibration.geometry import (
     north_up_turns,
     project,
 )
+from piecebridge.calibration.images import read_image_bytes, undecodable
 from piecebridge.calibration.pose import BoardPose
 from piecebridge.vision.cells import (
     BoardRefs,
@@ -592,15 +592,9 @@ def cell_polygons(pose: BoardPose) -> dict[str, np.ndarray]:
 
 def load_frame(path: str | os.PathLike) -> np.ndarray:
     """Read a BGR image; a missing or unreadable file raises UserError (one line)."""
-    p = Path(path)
-    if p.is_dir():
-        raise UserError(f"cannot read image {path}: a folder, not an image file")
-    if not p.is_file():
-        raise UserError(f"cannot read image {path}: no such file")
-    data = np.fromfile(str(p), dtype=np.uint8)
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    image = cv2.imdecode(read_image_bytes(path), cv2.IMREAD_COLOR)
     if image is None:
-        raise UserError(f"cannot read image {path}: not an image file or damaged")
+        raise undecodable(path)
     return image
 
 
