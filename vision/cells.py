@@ -845,6 +845,11 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
     for d in out:
         if d.kind == "pawn" and _clear_rival(d, looks):
             d.kind, d.suit, d.confidence = "unknown", None, 0.0
+    # A light, soft cell mostly plain tile in its middle holds no pawn's body (a fingertip
+    # and its shadow, a light coin): no pawn claimed there (see _no_pawn_body).
+    for d in out:
+        if d.kind == "pawn" and _no_pawn_body(d, looks):
+            d.kind, d.suit, d.confidence = "unknown", None, 0.0
     # Beside a hand, an arm or its shadow can look like a dark pawn: a pawn claimed next
     # to a covered cell must fit very closely.
     for d, by_hand in zip(out, near, strict=True):
@@ -943,6 +948,7 @@ def _pawn_like(d: CellDecision, looks: PieceLooks) -> bool:
         and not _by_a_hand(d)
         and d.energy_ratio >= looks.empty_ratio
         and d.detail_ratio >= looks.detail_empty
+        and not _no_pawn_body(d, looks)
     )
 
 
@@ -1592,7 +1598,7 @@ class SeenLater:
     (0, 1.0)
     """
 
-    __slots__ = ("looks", "measured", "refs", "share", "view", "window")
+    __slots__ = ("disc_tile", "looks", "measured", "refs", "share", "view", "window")
 
     def __init__(
         self,
@@ -1604,6 +1610,7 @@ class SeenLater:
         self.window, self.refs, self.looks, self.measured = window, refs, looks, measured
         self.share = -1.0
         self.view: tuple[int, float] | None = None
+        self.disc_tile = -1.0
 
     def piece_share(self) -> float:
         """:func:`piece_share` of the cell's crops (-1 where not to be measured)."""
@@ -1612,6 +1619,12 @@ class SeenLater:
                 self.share = piece_share(window_crops(self.window), self.looks)
             self.measured = None
         return self.share
+
+    def disc_tile_share(self) -> float:
+        """:func:`disc_tile_share` of the kept window (made once)."""
+        if self.disc_tile < 0:
+            self.disc_tile = disc_tile_share(self.window, self.refs)
+        return self.disc_tile
 
     def hand_edge_view(self) -> tuple[int, float]:
         """:func:`hand_edge_view` of the kept window."""
@@ -1843,6 +1856,62 @@ def edge_cover(tile: np.ndarray) -> np.ndarray:
     at_edge[np.concatenate([parts[0], parts[-1], parts[:, 0], parts[:, -1]])] = 1
     at_edge[0] = 0  # the tile's own pixels
     return cv2.dilate(at_edge[parts], np.ones((3, 3), np.uint8)).astype(bool)
+
+
+def disc_tile_share(window: np.ndarray, refs: BoardRefs) -> float:
+    """The share of a cell's look disc (at its middle, in its :func:`hand_edge_window`) that
+    is plain tile, lit or in a shadow (:func:`tile_pixels`: a shadow scales the tile's
+    lightness and colour alike, so a shadow counts as tile here, unlike in
+    :func:`tile_shares`).
+
+    >>> refs = BoardRefs(np.array([128.0, 128.0]), 1.0, 1.0, 200.0)
+    >>> window = np.zeros((HAND_EDGE_WINDOW, HAND_EDGE_WINDOW, 3), np.float32)
+    >>> window[..., 0] = 120.0  # tile in a hand's shadow ...
+    >>> disc_tile_share(window, refs)
+    1.0
+    >>> window[:, :HAND_EDGE_WINDOW // 2, 0] = 40.0  # ... a dark piece over its left half
+    >>> round(disc_tile_share(window, refs), 2)
+    0.5
+    """
+    r = HAND_EDGE_ROOM
+    return float(tile_pixels(window, refs)[r : r + CROP, r : r + CROP][_SEEN_DISC].mean())
+
+
+#: See :func:`_no_pawn_body`: a cell read as a pawn whose middle is at least this light (over
+#: the board's typical cell) ...
+BODILESS_LIGHT = 0.8
+#: ... whose look disc is at least this share plain tile, lit or shaded
+#: (:func:`disc_tile_share`) ...
+BODILESS_TILE = 0.55
+#: ... and whose fine detail stays under this many times ``detail_empty`` (soft edges) shows
+#: no pawn's body there. A standing pawn covers its own cell's middle with its body, darkens
+#: the rest with its shadow, and its outline is sharp. Tune (pawns read rightly, 7,800 of
+#: them: printplay 0-244, woodburned 0-49 and 240-444, acrylic 0-99 and 200-219, mixed and
+#: piecepackr): those both this light and this much tile are clear acrylic and mixed pawns
+#: and a printplay tent lying flat, at 2.55-8.1 x ``detail_empty``; the woodburned skittles
+#: (soft, 1.2-2.0) stay under 0.79 light. A fingertip (its skin light) with its soft shadow
+#: over an empty cell, or a woodburned coin (its face the tile's own wood) read as a pawn,
+#: measured 0.81-1.0 light, 0.56-1.0 tile and 1.07-1.88 x ``detail_empty`` (printplay 26/0
+#: b6, 27/2 e8, 187/2 f7; woodburned 404/2 e7, 406/0 d6, 268/1 a1 and c6, 298/0 b4, 298/2 d2).
+BODILESS_DETAIL = 2.2
+
+
+def _no_pawn_body(d: CellDecision, looks: PieceLooks) -> bool:
+    """Does a cell show no pawn's body: light (``BODILESS_LIGHT``), mostly plain tile in its
+    middle (``BODILESS_TILE``) and soft (``BODILESS_DETAIL``)? Such a cell is never named a
+    pawn (:func:`decide_all`, :func:`_pawn_like`). Measured only for such a light, soft
+    cell with its pixels kept (learned looks).
+
+    >>> looks = PieceLooks({}, {}, learned=True, detail_empty=2.0)
+    >>> d = CellDecision("b6", "pawn", "moons", light_ratio=0.9, detail_ratio=2.1)
+    >>> d.seen_later = type("Seen", (), {"disc_tile_share": lambda self: 0.69})()
+    >>> _no_pawn_body(d, looks), _no_pawn_body(dataclasses.replace(d, light_ratio=0.6), looks)
+    (True, False)
+    """
+    soft = d.detail_ratio < BODILESS_DETAIL * looks.detail_empty
+    if d.light_ratio < BODILESS_LIGHT or not soft or d.seen_later is None:
+        return False
+    return d.seen_later.disc_tile_share() >= BODILESS_TILE
 
 
 def _tile_beside_a_hand(d: CellDecision) -> None:
