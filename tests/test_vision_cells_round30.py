@@ -67,6 +67,14 @@ def test_light_soft_and_mostly_tile_shows_no_pawn_body():
     assert cells._no_pawn_body(_pawn(0.997, 0.69, 1.88), LOOKS)
 
 
+def test_a_disc_all_tile_shows_no_pawn_body_whatever_its_light():
+    # printplay 628/3 d7 (a hand's deep shadow): 0.56 light, 1.0 tile, 1.9 x detail
+    assert cells._no_pawn_body(_pawn(0.56, 1.0, 1.9), LOOKS)
+    assert cells._no_pawn_body(_pawn(0.56, 0.86, 6.0), LOOKS)
+    # woodburned 35/2 g3 (the arms skittle leaning out of its cell): 0.73 light, 0.68 tile
+    assert not cells._no_pawn_body(_pawn(0.73, 0.68, 1.24), LOOKS)
+
+
 def test_a_pawn_dark_or_covering_its_middle_keeps_its_body():
     # woodburned 354/3 a8 (the crowns skittle): 0.79 light, 0.66 tile, 1.33 x detail
     assert not cells._no_pawn_body(_pawn(0.788, 0.66, 1.33), LOOKS)
