@@ -101,8 +101,39 @@ def test_no_pawn_is_named_where_no_body_shows():
 
 
 def test_a_bodiless_cell_is_no_pawn_the_later_rules_take_up():
-    assert not cells._pawn_like(_pawn(0.90, 0.69), LOOKS)
-    assert cells._pawn_like(_pawn(0.60, 0.69), LOOKS)
+    looks = PieceLooks({}, {}, learned=True)
+    d, other = _pawn(0.90, 0.69), _pawn(0.60, 0.69)
+    cells._claim_pawns([(0.9, 0.3, d, "moons"), (0.8, 0.2, other, "moons")], set(), looks)
+    assert (d.kind, d.no_body) == ("unknown", True)
+    assert (other.kind, other.suit) == ("pawn", "moons")  # the suit was left free for it
+
+
+def test_only_the_kept_claim_without_a_body_stays_unknown():
+    # Two bodiless claims on one suit: the one that would have been kept is marked (no tile
+    # rule may call it empty), the weaker one is left to them as before.
+    first, second, real = _pawn(0.90, 0.69), _pawn(0.85, 0.70), _pawn(0.60, 0.50)
+    for d in (first, second, real):
+        d.kind, d.suit = "pawn", "moons"
+    assert cells._bodied([first, second, real], LOOKS) == [real]
+    assert (first.kind, first.no_body, second.kind, second.no_body) == (
+        "unknown", True, "unknown", False,
+    )  # fmt: skip
+    # A bodiless claim behind a pawn's own: left to the tile rules, not marked.
+    behind = _pawn(0.90, 0.69)
+    behind.kind, behind.suit = "pawn", "moons"
+    assert cells._bodied([real, behind], LOOKS) == [real]
+    assert (behind.kind, behind.no_body) == ("unknown", False)
+
+
+def test_a_cell_without_a_body_is_not_called_tile():
+    d = _pawn(0.90, 0.69)
+    d.no_body = True
+    d.tile_share, d.piece_share = 0.9, 0.1  # what _tile_partly_seen would call plain tile
+    cells._tile_partly_seen(d)
+    assert d.kind == "unknown"
+    d.no_body = False
+    cells._tile_partly_seen(d)
+    assert d.kind == "empty"
 
 
 def test_a_fingertips_shadow_is_not_read_as_the_black_tent():

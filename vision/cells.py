@@ -763,6 +763,10 @@ class CellDecision:
     # look's suit and facing, its lead over the other suits' and over its other turns.
     coin_detail: float = -1.0
     detail_coin: tuple[str, str, float, float] | None = None
+    # Read as a pawn (by its look or a pawn rule of decide_all) where no pawn's body shows
+    # (see _no_pawn_body): left unknown, not called plain tile by the later rules either
+    # (what is there, a fingertip, a coin, a pawn lying out of its cell, is no tile).
+    no_body: bool = False
     # The cell's pixels kept for the measurements above, made only if a decision needs them
     # (see SeenLater); None where none could be needed.
     seen_later: SeenLater | None = field(default=None, repr=False, compare=False)
@@ -845,11 +849,6 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
     for d in out:
         if d.kind == "pawn" and _clear_rival(d, looks):
             d.kind, d.suit, d.confidence = "unknown", None, 0.0
-    # A light, soft cell mostly plain tile in its middle holds no pawn's body (a fingertip
-    # and its shadow, a light coin): no pawn claimed there (see _no_pawn_body).
-    for d in out:
-        if d.kind == "pawn" and _no_pawn_body(d, looks):
-            d.kind, d.suit, d.confidence = "unknown", None, 0.0
     # Beside a hand, an arm or its shadow can look like a dark pawn: a pawn claimed next
     # to a covered cell must fit very closely.
     for d, by_hand in zip(out, near, strict=True):
@@ -861,6 +860,7 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
     for suit in SUITS:
         claims = [d for d in out if d.kind == "pawn" and d.suit == suit]
         claims.sort(key=lambda d: _claim_rank(d, looks), reverse=True)
+        claims = _bodied(claims, looks)
         if len(claims) > 1 and _claim_rank(claims[0], looks) < _claim_rank(claims[1], looks, 1):
             # a rival claim nearly as good: the one kept is at most half sure
             claims[0].confidence = min(claims[0].confidence, 0.5)
@@ -895,6 +895,19 @@ TILE_SEEN_SHARE = 0.5
 TILE_SEEN_LEAD = 0.22
 
 
+def _bodied(claims: list[CellDecision], looks: PieceLooks) -> list[CellDecision]:
+    """The claims on one suit's pawn (best first) where a pawn's body shows: the others
+    (:func:`_no_pawn_body`: a fingertip and its shadow, a light coin) are left unknown,
+    and the best of them, which would have been kept, is marked ``no_body``."""
+    kept = [d for d in claims if not _no_pawn_body(d, looks)]
+    for d in claims:
+        if d not in kept:
+            d.kind, d.suit, d.confidence = "unknown", None, 0.0
+    if claims and claims[0] not in kept:
+        claims[0].no_body = True
+    return kept
+
+
 def _tile_partly_seen(d: CellDecision) -> None:
     """An undecided cell partly covered (a finger's tip, a hand's edge) whose pixels in
     view are plainly tile: empty, as sure as the share of plain tile over half (a covered
@@ -910,7 +923,9 @@ def _tile_partly_seen(d: CellDecision) -> None:
     >>> _tile_partly_seen(d); d.kind
     'unknown'
     """
-    if d.kind != "unknown" or d.glared or d.tile_cover or d.tile_share < TILE_SEEN_SHARE:
+    if d.kind != "unknown" or d.no_body or d.glared or d.tile_cover:
+        return
+    if d.tile_share < TILE_SEEN_SHARE:
         return
     if d.cover_as_tile >= COVER_AS_TILE:
         return
@@ -948,7 +963,6 @@ def _pawn_like(d: CellDecision, looks: PieceLooks) -> bool:
         and not _by_a_hand(d)
         and d.energy_ratio >= looks.empty_ratio
         and d.detail_ratio >= looks.detail_empty
-        and not _no_pawn_body(d, looks)
     )
 
 
@@ -1180,9 +1194,13 @@ def _hue_names_another(d: CellDecision, suit: str, taken: set[str]) -> bool:
 
 def _claim_pawns(claims: list[tuple], taken: set[str], looks: PieceLooks) -> None:
     """Decide ``claims`` (fit, lead, cell, suit) as pawns, best fit first, a suit once (not
-    in ``taken``, which grows), at most half sure."""
+    in ``taken``, which grows), at most half sure; never a cell showing no pawn's body
+    (:func:`_no_pawn_body`)."""
     for fit, lead, d, suit in sorted(claims, key=lambda c: c[0], reverse=True):
         if suit in taken:
+            continue
+        if _no_pawn_body(d, looks):  # no pawn there: the suit stays free for the next claim
+            d.no_body = True
             continue
         taken.add(suit)
         d.kind, d.suit, d.facing, d.similarity, d.margin = "pawn", suit, None, fit, lead
@@ -1906,7 +1924,7 @@ def _no_pawn_body(d: CellDecision, looks: PieceLooks) -> bool:
     """Does a cell show no pawn's body: its look disc nearly all plain tile
     (``BODILESS_ALL_TILE``), or light (``BODILESS_LIGHT``), mostly plain tile
     (``BODILESS_TILE``) and soft (``BODILESS_DETAIL``)? Such a cell is never named a pawn
-    (:func:`decide_all`, :func:`_pawn_like`). Measured only where its pixels were kept
+    (:func:`decide_all`, :func:`_claim_pawns`). Measured only where its pixels were kept
     (learned looks).
 
     >>> looks = PieceLooks({}, {}, learned=True, detail_empty=2.0)
@@ -1937,7 +1955,7 @@ def _tile_beside_a_hand(d: CellDecision) -> None:
     >>> _tile_beside_a_hand(d); d.kind, d.confidence
     ('empty', 0.3)
     """
-    if d.kind != "unknown" or d.glared or d.tile_cover or d.seen_later is None:
+    if d.kind != "unknown" or d.no_body or d.glared or d.tile_cover or d.seen_later is None:
         return
     if d.cover_as_tile >= COVER_AS_TILE:  # its own test cannot see the hand over the lines
         return
@@ -2006,7 +2024,7 @@ def _tile_as_the_open_shows(cells: list[CellDecision], looks: PieceLooks) -> Non
         for d in cells
         if d.kind == "unknown"
         and d.covered
-        and not (d.glared or d.tile_cover or d.seen_later is None)
+        and not (d.no_body or d.glared or d.tile_cover or d.seen_later is None)
         and d.cover_as_tile < COVER_AS_TILE
     ]
     if not left:
