@@ -134,6 +134,16 @@ def test_a_cell_without_a_body_is_not_called_tile():
     d.no_body = False
     cells._tile_partly_seen(d)
     assert d.kind == "empty"
+    # ... nor by _tile_beside_a_hand (fresh woodburned 626/3 d1, a skittle lying out of its
+    # cell, its body taken for a hand entering it)
+    d = _pawn(0.83, 0.74, 1.13)
+    d.seen_later = type("Seen", (), {"hand_edge_view": lambda self: (0, 0.38)})()
+    d.no_body = True
+    cells._tile_beside_a_hand(d)
+    assert d.kind == "unknown"
+    d.no_body = False
+    cells._tile_beside_a_hand(d)
+    assert d.kind == "empty"
 
 
 def test_a_fingertips_shadow_is_not_read_as_the_black_tent():

@@ -1903,20 +1903,21 @@ BODILESS_LIGHT = 0.8
 BODILESS_TILE = 0.55
 #: ... and whose fine detail stays under this many times ``detail_empty`` (soft edges) shows
 #: no pawn's body there. A standing pawn covers its own cell's middle with its body, darkens
-#: the rest with its shadow, and its outline is sharp. Tune (pawns read rightly, 7,800 of
-#: them: printplay 0-244, woodburned 0-49 and 240-444, acrylic 0-99 and 200-219, mixed and
-#: piecepackr): those both this light and this much tile are clear acrylic and mixed pawns
-#: and a printplay tent lying flat, at 2.55-8.1 x ``detail_empty``; the woodburned skittles
-#: (soft, 1.2-2.0) stay under 0.79 light. A fingertip (its skin light) with its soft shadow
-#: over an empty cell, or a woodburned coin (its face the tile's own wood) read as a pawn,
-#: measured 0.81-1.0 light, 0.56-1.0 tile and 1.07-1.88 x ``detail_empty`` (printplay 26/0
-#: b6, 27/2 e8, 187/2 f7; woodburned 404/2 e7, 406/0 d6, 268/1 a1 and c6, 298/0 b4, 298/2 d2).
+#: the rest with its shadow, and its outline is sharp. Tune (some 8,000 pawns read rightly:
+#: printplay 0-244 and 600-639, woodburned 0-49, 240-444 and 600-639, acrylic 0-99 and
+#: 200-219, mixed, the white hand, piecepackr): those both this light and this much tile are
+#: clear acrylic pawns (the tile seen through them), mixed's light pawns and a printplay tent
+#: lying flat, at 2.55-8.1 x ``detail_empty``; the soft woodburned skittles stay under 0.79
+#: light but one lying out of its cell (600-639's 626/3 d1, 0.83: left unknown). A fingertip
+#: (its skin light) with its soft shadow over an empty cell, or a woodburned coin (its face the
+#: tile's own wood) read as a pawn, measured 0.81-1.0 light, 0.56-1.0 tile and 1.07-1.88 x
+#: ``detail_empty`` (printplay 26/0 b6, 27/2 e8, 187/2 f7; woodburned 404/2 e7, 406/0 d6,
+#: 268/1 a1 and c6, 298/0 b4, 298/2 d2).
 BODILESS_DETAIL = 2.2
 #: A look disc at least this share plain tile, lit or shaded, holds no pawn whatever its
-#: light and detail: the most of it any pawn read rightly on tune left tile is 0.68 (a
-#: woodburned skittle leaning out of its cell); a hand's deep shadow with a fingertip's
-#: edge across an empty cell read as a pawn, 1.0 (printplay 187/2 f7, 0.93 light, and
-#: 628/3 d7, 0.56 light).
+#: light and detail: the most of it any pawn read rightly on tune left tile is 0.74 (that
+#: lying skittle); a hand's deep shadow with a fingertip's edge across an empty cell read as
+#: a pawn, 1.0 (printplay 187/2 f7, 0.93 light, and 628/3 d7, 0.56 light).
 BODILESS_ALL_TILE = 0.85
 
 
