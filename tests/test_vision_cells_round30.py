@@ -70,7 +70,8 @@ def test_light_soft_and_mostly_tile_shows_no_pawn_body():
 def test_a_disc_all_tile_shows_no_pawn_body_whatever_its_light():
     # printplay 628/3 d7 (a hand's deep shadow): 0.56 light, 1.0 tile, 1.9 x detail
     assert cells._no_pawn_body(_pawn(0.56, 1.0, 1.9), LOOKS)
-    assert cells._no_pawn_body(_pawn(0.56, 0.86, 6.0), LOOKS)
+    assert cells._no_pawn_body(_pawn(0.56, 0.86, 1.9), LOOKS)
+    assert not cells._no_pawn_body(_pawn(0.56, 0.86, 6.0), LOOKS)  # a sharp outline
     # woodburned 35/2 g3 (the arms skittle leaning out of its cell): 0.73 light, 0.68 tile
     assert not cells._no_pawn_body(_pawn(0.73, 0.68, 1.24), LOOKS)
 

@@ -1914,19 +1914,19 @@ BODILESS_TILE = 0.55
 #: ``detail_empty`` (printplay 26/0 b6, 27/2 e8, 187/2 f7; woodburned 404/2 e7, 406/0 d6,
 #: 268/1 a1 and c6, 298/0 b4, 298/2 d2).
 BODILESS_DETAIL = 2.2
-#: A look disc at least this share plain tile, lit or shaded, holds no pawn whatever its
-#: light and detail: the most of it any pawn read rightly on tune left tile is 0.74 (that
+#: A soft cell's look disc at least this share plain tile, lit or shaded, holds no pawn
+#: whatever its light: the most of it any pawn read rightly on tune left tile is 0.74 (that
 #: lying skittle); a hand's deep shadow with a fingertip's edge across an empty cell read as
 #: a pawn, 1.0 (printplay 187/2 f7, 0.93 light, and 628/3 d7, 0.56 light).
 BODILESS_ALL_TILE = 0.85
 
 
 def _no_pawn_body(d: CellDecision, looks: PieceLooks) -> bool:
-    """Does a cell show no pawn's body: its look disc nearly all plain tile
-    (``BODILESS_ALL_TILE``), or light (``BODILESS_LIGHT``), mostly plain tile
-    (``BODILESS_TILE``) and soft (``BODILESS_DETAIL``)? Such a cell is never named a pawn
-    (:func:`decide_all`, :func:`_claim_pawns`). Measured only where its pixels were kept
-    (learned looks).
+    """Does a soft cell (``BODILESS_DETAIL``) show no pawn's body: its look disc nearly all
+    plain tile (``BODILESS_ALL_TILE``), or mostly plain tile (``BODILESS_TILE``) and light
+    (``BODILESS_LIGHT``)? Such a cell is never named a pawn (:func:`decide_all`,
+    :func:`_claim_pawns`). Measured only for a soft cell whose pixels were kept (learned
+    looks): a pawn read with a sharp outline is never measured.
 
     >>> looks = PieceLooks({}, {}, learned=True, detail_empty=2.0)
     >>> d = CellDecision("b6", "pawn", "moons", light_ratio=0.9, detail_ratio=2.1)
@@ -1934,13 +1934,10 @@ def _no_pawn_body(d: CellDecision, looks: PieceLooks) -> bool:
     >>> _no_pawn_body(d, looks), _no_pawn_body(dataclasses.replace(d, light_ratio=0.6), looks)
     (True, False)
     """
-    if d.seen_later is None:
-        return False
-    soft = d.detail_ratio < BODILESS_DETAIL * looks.detail_empty
+    if d.seen_later is None or d.detail_ratio >= BODILESS_DETAIL * looks.detail_empty:
+        return False  # a sharp outline (a pawn's), or its pixels not kept: not measured
     tile = d.seen_later.disc_tile_share()
-    return tile >= BODILESS_ALL_TILE or (
-        tile >= BODILESS_TILE and soft and d.light_ratio >= BODILESS_LIGHT
-    )
+    return tile >= BODILESS_ALL_TILE or (tile >= BODILESS_TILE and d.light_ratio >= BODILESS_LIGHT)
 
 
 def _tile_beside_a_hand(d: CellDecision) -> None:
