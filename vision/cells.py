@@ -763,6 +763,10 @@ class CellDecision:
     # look's suit and facing, its lead over the other suits' and over its other turns.
     coin_detail: float = -1.0
     detail_coin: tuple[str, str, float, float] | None = None
+    # Read as a pawn (by its look or a pawn rule of decide_all) where no pawn's body shows
+    # (see _no_pawn_body): left unknown, not called plain tile by the later rules either
+    # (what is there, a fingertip, a coin, a pawn lying out of its cell, is no tile).
+    no_body: bool = False
     # The cell's pixels kept for the measurements above, made only if a decision needs them
     # (see SeenLater); None where none could be needed.
     seen_later: SeenLater | None = field(default=None, repr=False, compare=False)
@@ -856,6 +860,7 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
     for suit in SUITS:
         claims = [d for d in out if d.kind == "pawn" and d.suit == suit]
         claims.sort(key=lambda d: _claim_rank(d, looks), reverse=True)
+        claims = _bodied(claims, looks)
         if len(claims) > 1 and _claim_rank(claims[0], looks) < _claim_rank(claims[1], looks, 1):
             # a rival claim nearly as good: the one kept is at most half sure
             claims[0].confidence = min(claims[0].confidence, 0.5)
@@ -890,6 +895,19 @@ TILE_SEEN_SHARE = 0.5
 TILE_SEEN_LEAD = 0.22
 
 
+def _bodied(claims: list[CellDecision], looks: PieceLooks) -> list[CellDecision]:
+    """The claims on one suit's pawn (best first) where a pawn's body shows: the others
+    (:func:`_no_pawn_body`: a fingertip and its shadow, a light coin) are left unknown,
+    and the best of them, which would have been kept, is marked ``no_body``."""
+    kept = [d for d in claims if not _no_pawn_body(d, looks)]
+    for d in claims:
+        if d not in kept:
+            d.kind, d.suit, d.confidence = "unknown", None, 0.0
+    if claims and claims[0] not in kept:
+        claims[0].no_body = True
+    return kept
+
+
 def _tile_partly_seen(d: CellDecision) -> None:
     """An undecided cell partly covered (a finger's tip, a hand's edge) whose pixels in
     view are plainly tile: empty, as sure as the share of plain tile over half (a covered
@@ -905,7 +923,9 @@ def _tile_partly_seen(d: CellDecision) -> None:
     >>> _tile_partly_seen(d); d.kind
     'unknown'
     """
-    if d.kind != "unknown" or d.glared or d.tile_cover or d.tile_share < TILE_SEEN_SHARE:
+    if d.kind != "unknown" or d.no_body or d.glared or d.tile_cover:
+        return
+    if d.tile_share < TILE_SEEN_SHARE:
         return
     if d.cover_as_tile >= COVER_AS_TILE:
         return
@@ -1174,9 +1194,13 @@ def _hue_names_another(d: CellDecision, suit: str, taken: set[str]) -> bool:
 
 def _claim_pawns(claims: list[tuple], taken: set[str], looks: PieceLooks) -> None:
     """Decide ``claims`` (fit, lead, cell, suit) as pawns, best fit first, a suit once (not
-    in ``taken``, which grows), at most half sure."""
+    in ``taken``, which grows), at most half sure; never a cell showing no pawn's body
+    (:func:`_no_pawn_body`)."""
     for fit, lead, d, suit in sorted(claims, key=lambda c: c[0], reverse=True):
         if suit in taken:
+            continue
+        if _no_pawn_body(d, looks):  # no pawn there: the suit stays free for the next claim
+            d.no_body = True
             continue
         taken.add(suit)
         d.kind, d.suit, d.facing, d.similarity, d.margin = "pawn", suit, None, fit, lead
@@ -1592,7 +1616,7 @@ class SeenLater:
     (0, 1.0)
     """
 
-    __slots__ = ("looks", "measured", "refs", "share", "view", "window")
+    __slots__ = ("disc_tile", "looks", "measured", "refs", "share", "view", "window")
 
     def __init__(
         self,
@@ -1604,6 +1628,7 @@ class SeenLater:
         self.window, self.refs, self.looks, self.measured = window, refs, looks, measured
         self.share = -1.0
         self.view: tuple[int, float] | None = None
+        self.disc_tile = -1.0
 
     def piece_share(self) -> float:
         """:func:`piece_share` of the cell's crops (-1 where not to be measured)."""
@@ -1612,6 +1637,12 @@ class SeenLater:
                 self.share = piece_share(window_crops(self.window), self.looks)
             self.measured = None
         return self.share
+
+    def disc_tile_share(self) -> float:
+        """:func:`disc_tile_share` of the kept window (made once)."""
+        if self.disc_tile < 0:
+            self.disc_tile = disc_tile_share(self.window, self.refs)
+        return self.disc_tile
 
     def hand_edge_view(self) -> tuple[int, float]:
         """:func:`hand_edge_view` of the kept window."""
@@ -1845,6 +1876,70 @@ def edge_cover(tile: np.ndarray) -> np.ndarray:
     return cv2.dilate(at_edge[parts], np.ones((3, 3), np.uint8)).astype(bool)
 
 
+def disc_tile_share(window: np.ndarray, refs: BoardRefs) -> float:
+    """The share of a cell's look disc (at its middle, in its :func:`hand_edge_window`) that
+    is plain tile, lit or in a shadow (:func:`tile_pixels`: a shadow scales the tile's
+    lightness and colour alike, so a shadow counts as tile here, unlike in
+    :func:`tile_shares`).
+
+    >>> refs = BoardRefs(np.array([128.0, 128.0]), 1.0, 1.0, 200.0)
+    >>> window = np.zeros((HAND_EDGE_WINDOW, HAND_EDGE_WINDOW, 3), np.float32)
+    >>> window[..., 0] = 120.0  # tile in a hand's shadow ...
+    >>> disc_tile_share(window, refs)
+    1.0
+    >>> window[:, :HAND_EDGE_WINDOW // 2, 0] = 40.0  # ... a dark piece over its left half
+    >>> round(disc_tile_share(window, refs), 2)
+    0.5
+    """
+    r = HAND_EDGE_ROOM
+    return float(tile_pixels(window, refs)[r : r + CROP, r : r + CROP][_SEEN_DISC].mean())
+
+
+#: See :func:`_no_pawn_body`: a cell read as a pawn whose middle is at least this light (over
+#: the board's typical cell) ...
+BODILESS_LIGHT = 0.8
+#: ... whose look disc is at least this share plain tile, lit or shaded
+#: (:func:`disc_tile_share`) ...
+BODILESS_TILE = 0.55
+#: ... and whose fine detail stays under this many times ``detail_empty`` (soft edges) shows
+#: no pawn's body there. A standing pawn covers its own cell's middle with its body, darkens
+#: the rest with its shadow, and its outline is sharp. Tune (some 8,000 pawns read rightly:
+#: printplay 0-244 and 600-639, woodburned 0-49, 240-444 and 600-639, acrylic 0-99 and
+#: 200-219, mixed, the white hand, piecepackr): those both this light and this much tile are
+#: clear acrylic pawns (the tile seen through them), mixed's light pawns and a printplay tent
+#: lying flat, at 2.55-8.1 x ``detail_empty``; the soft woodburned skittles stay under 0.79
+#: light but one lying out of its cell (600-639's 626/3 d1, 0.83: left unknown). A fingertip
+#: (its skin light) with its soft shadow over an empty cell, or a woodburned coin (its face the
+#: tile's own wood) read as a pawn, measured 0.81-1.0 light, 0.56-1.0 tile and 1.07-1.88 x
+#: ``detail_empty`` (printplay 26/0 b6, 27/2 e8, 187/2 f7; woodburned 404/2 e7, 406/0 d6,
+#: 268/1 a1 and c6, 298/0 b4, 298/2 d2).
+BODILESS_DETAIL = 2.2
+#: A soft cell's look disc at least this share plain tile, lit or shaded, holds no pawn
+#: whatever its light: the most of it any pawn read rightly on tune left tile is 0.74 (that
+#: lying skittle); a hand's deep shadow with a fingertip's edge across an empty cell read as
+#: a pawn, 1.0 (printplay 187/2 f7, 0.93 light, and 628/3 d7, 0.56 light).
+BODILESS_ALL_TILE = 0.85
+
+
+def _no_pawn_body(d: CellDecision, looks: PieceLooks) -> bool:
+    """Does a soft cell (``BODILESS_DETAIL``) show no pawn's body: its look disc nearly all
+    plain tile (``BODILESS_ALL_TILE``), or mostly plain tile (``BODILESS_TILE``) and light
+    (``BODILESS_LIGHT``)? Such a cell is never named a pawn (:func:`decide_all`,
+    :func:`_claim_pawns`). Measured only for a soft cell whose pixels were kept (learned
+    looks): a pawn read with a sharp outline is never measured.
+
+    >>> looks = PieceLooks({}, {}, learned=True, detail_empty=2.0)
+    >>> d = CellDecision("b6", "pawn", "moons", light_ratio=0.9, detail_ratio=2.1)
+    >>> d.seen_later = type("Seen", (), {"disc_tile_share": lambda self: 0.69})()
+    >>> _no_pawn_body(d, looks), _no_pawn_body(dataclasses.replace(d, light_ratio=0.6), looks)
+    (True, False)
+    """
+    if d.seen_later is None or d.detail_ratio >= BODILESS_DETAIL * looks.detail_empty:
+        return False  # a sharp outline (a pawn's), or its pixels not kept: not measured
+    tile = d.seen_later.disc_tile_share()
+    return tile >= BODILESS_ALL_TILE or (tile >= BODILESS_TILE and d.light_ratio >= BODILESS_LIGHT)
+
+
 def _tile_beside_a_hand(d: CellDecision) -> None:
     """An undecided cell (after every other rule of decide_all, not under glare) is empty
     when, once what enters it from its edge is set aside, every pixel near its middle is
@@ -1858,7 +1953,7 @@ def _tile_beside_a_hand(d: CellDecision) -> None:
     >>> _tile_beside_a_hand(d); d.kind, d.confidence
     ('empty', 0.3)
     """
-    if d.kind != "unknown" or d.glared or d.tile_cover or d.seen_later is None:
+    if d.kind != "unknown" or d.no_body or d.glared or d.tile_cover or d.seen_later is None:
         return
     if d.cover_as_tile >= COVER_AS_TILE:  # its own test cannot see the hand over the lines
         return
@@ -1927,7 +2022,7 @@ def _tile_as_the_open_shows(cells: list[CellDecision], looks: PieceLooks) -> Non
         for d in cells
         if d.kind == "unknown"
         and d.covered
-        and not (d.glared or d.tile_cover or d.seen_later is None)
+        and not (d.no_body or d.glared or d.tile_cover or d.seen_later is None)
         and d.cover_as_tile < COVER_AS_TILE
     ]
     if not left:
