@@ -3005,12 +3005,12 @@ def _off_its_shade(
 SHADE_LINE_SHARE = 0.4
 #: See :func:`_shade_line_suit`: at most this relative lightness (the pawn colour's L over
 #: its surround). A light patch's colour terms (a tile lit unevenly, a light hand beside a
-#: cell) lie anywhere; round 30 without this bound: empty cells at L -7 to -39 and a light
-#: arms skittle at L -24 read as the suit of the line they lay on. Same cells at -30 and -50.
+#: cell) lie anywhere; round 30 without this bound: empty cells and a coin at L -7 to -39
+#: and two light arms skittles (L -24, +3) read as the suit of the line they lay on.
 SHADE_LINE_DARK = -40.0
 #: See :func:`_shade_line_suit`: the cell's best pawn look at least this close (a pawn, not a
 #: shadow that is merely dark): round 30, an empty cell beside a hand (printplay 1/2 h7, 0.55)
-#: read as the suns pawn below it; the mended pawns fit at 0.70 and closer.
+#: read as the suns pawn below it; the mended wrong pawns fit at 0.80 and closer.
 SHADE_LINE_LIKE = 0.65
 #: See :func:`_shade_line_suit`: the named suit's pawn look within this much of the best
 #: look. Acrylic's black pawns' colour terms lie on the dark blue pawn's line (tune acrylic
