@@ -54,11 +54,11 @@ def test_the_shade_line_holds_only_what_a_shade_reaches():
 
 def test_printplay_an_arms_tent_with_the_black_tents_hue_is_no_moons_pawn():
     """About 5 s. Tune printplay 49/1 (shot 197): the dark blue (arms) tent on a8, its colour
-    terms on the arms shade line, was read as the moons pawn by hue; now unknown, and no
-    cell of the shot is read wrong."""
+    terms on the arms shade line, was read as the moons pawn by hue; now unknown (since
+    round 30 read as arms, by that shade line), and no cell of the shot is read wrong."""
     want, got, unknown = read_tune_shot(49, 197, "printplay")
     assert want["a8"] == ("pawn", "arms")
-    assert "a8" in unknown
+    assert "a8" in unknown or got.get("a8") == ("pawn", "arms")
     assert wrong_cells(want, got, unknown) == []
 
 
@@ -96,8 +96,9 @@ def test_no_free_suit_by_the_colours_suit_placed_where_the_hue_leans_to_another(
 
 def test_woodburned_a_leaning_moons_pawn_is_not_named_arms_by_elimination():
     """About 5 s. Tune woodburned 39/1 (shot 157): the moons pawn on a8 was named arms by
-    elimination; now unknown, and no cell of the shot is read wrong."""
+    elimination; now unknown (since round 30 read as moons, by the shade line its colour
+    terms lie along), and no cell of the shot is read wrong."""
     want, got, unknown = read_tune_shot(39, 157, "woodburned")
     assert want["a8"] == ("pawn", "moons")
-    assert "a8" in unknown
+    assert "a8" in unknown or got.get("a8") == ("pawn", "moons")
     assert wrong_cells(want, got, unknown) == []

@@ -78,13 +78,14 @@ def test_a_pawn_in_another_suits_shade_is_not_named_by_its_lightness(monkeypatch
 
 
 def test_a_colour_in_another_suits_shade_does_not_hold_the_look_back(monkeypatch):
-    # With no hue to name it (here held back), the look decides: a colour in the look's
-    # suit's shade leans to the darker suit no more than it names it (tune woodburned 5/0
-    # a8, a crowns pawn, was left unknown so).
+    # With no hue or shade line (round 30) to name it (here held back), the look decides: a
+    # colour in the look's suit's shade leans to the darker suit no more than it names it
+    # (tune woodburned 5/0 a8, a crowns pawn, was left unknown so).
     looks = PieceLooks({}, {}, learned=True)
     monkeypatch.setattr(PieceLooks, "pawn_colours", lambda self: RIG36)
     monkeypatch.setattr(cells, "pawn_colour", lambda crop: OLIVE_IN_SHADE)
     monkeypatch.setattr(cells, "hue_suit", lambda *a: None)
+    monkeypatch.setattr(cells, "_shade_line_suit", lambda *a: None)
     d, sims, labels = pawn_cell("crowns", (0.746, 0.846, 0.892, 0.744))
     d.margin = 0.046
     crop = np.zeros((cells.CROP, cells.CROP, 3), np.float32)

@@ -73,8 +73,13 @@ def test_the_look_alone_names_no_suit_its_colour_rules_out(monkeypatch):
     d, sims, labels = pawn_cell("moons", (0.795, 0.871, 0.762, 0.849), "a1", margin=0.022)
     cells._pawn_by_colour(d, crop, sims, labels, looks, GREY9)
     assert (d.colour_named, d.best, d.margin) == (False, ("pawn", "moons"), 0.0)
-    # The ebonised pawn's own colour: the look keeps its lead.
+    # The ebonised pawn's own colour: it names moons by its shade line (round 30) ...
     monkeypatch.setattr(cells, "pawn_colour", lambda crop: np.array([-90.0, -1.0, -18.0]))
+    d, sims, labels = pawn_cell("moons", (0.795, 0.871, 0.762, 0.849), "a1", margin=0.022)
+    cells._pawn_by_colour(d, crop, sims, labels, looks, GREY9)
+    assert (d.colour_named, d.best) == (True, ("pawn", "moons"))
+    # ... and with that held back, the look keeps its lead.
+    monkeypatch.setattr(cells, "_shade_line_suit", lambda *a: None)
     d, sims, labels = pawn_cell("moons", (0.795, 0.871, 0.762, 0.849), "a1", margin=0.022)
     cells._pawn_by_colour(d, crop, sims, labels, looks, GREY9)
     assert (d.best, d.margin) == (("pawn", "moons"), 0.022)

@@ -3091,6 +3091,79 @@ def _off_its_shade(
     return own >= OFF_SHADE_FAR and min(others, default=own) < OFF_SHADE_SHARE * own
 
 
+#: See :func:`_shade_line_suit`: a dark pawn's colour names the suit whose shade line lies
+#: nearest when within this share of the next suit's line. Round 30 (tune woodburned 0-49,
+#: 400-419, 420-444; printplay 0-99, 200-244; acrylic 0-24 and 50-99, mixed, white hand,
+#: piecepackr 0-24; the dark pawn-like cells whose colour named no suit): with the other
+#: gates, no right cell changed at 0.35-0.5; without them a moons pawn on arms' line lay at
+#: 0.44 (printplay 8/0 a8, beyond the line's grey end).
+SHADE_LINE_SHARE = 0.4
+#: See :func:`_shade_line_suit`: at most this relative lightness (the pawn colour's L over
+#: its surround). A light patch's colour terms (a tile lit unevenly, a light hand beside a
+#: cell) lie anywhere; round 30 without this bound: empty cells and a coin at L -7 to -39
+#: and two light arms skittles (L -24, +3) read as the suit of the line they lay on.
+SHADE_LINE_DARK = -40.0
+#: See :func:`_shade_line_suit`: the cell's best pawn look at least this close (a pawn, not a
+#: shadow that is merely dark): round 30, an empty cell beside a hand (printplay 1/2 h7, 0.55)
+#: read as the suns pawn below it; the mended wrong pawns fit at 0.80 and closer.
+SHADE_LINE_LIKE = 0.65
+#: See :func:`_shade_line_suit`: the named suit's pawn look within this much of the best
+#: look. Acrylic's black pawns' colour terms lie on the dark blue pawn's line (tune acrylic
+#: 57/1 d5, 90/1 d4: the black look led by 0.20-0.25) and were read dark blue without it;
+#: the mended pawns' own looks lay 0.02-0.14 below the best (printplay 224/3 a8 and 57/0 h6
+#: at 0.22, 35/2 g3 at 0.17 are left as they were).
+SHADE_LINE_LOOK_GAP = 0.15
+
+
+def _shade_line_suit(
+    d: CellDecision,
+    c: np.ndarray,
+    sims: np.ndarray,
+    labels: list[tuple],
+    colours: dict[str, np.ndarray],
+    grey: np.ndarray,
+) -> str | None:
+    """The suit a dark pawn's colour ``c`` names by the shade line it lies on, or None.
+
+    A pawn turned from the light, or in a hand's shadow, is darker than its learned colour,
+    so its lightness names no suit (or a darker one); a shade keeps the hue, dimmed toward
+    ``grey``, so its colour terms stay on its own suit's shade line
+    (:func:`shade_line_distance`). The nearest line names the suit when: it is far nearer
+    than the next (``SHADE_LINE_SHARE``); the colour lies along it, not past its grey end
+    (``SHADE_DEPTH`` of the way, where every line ends near the others); the colour is dark
+    (``SHADE_LINE_DARK``: a light patch's colour terms are the tile's or the hand's); and
+    the cell is plainly a pawn whose look of that suit fits nearly as well as its best
+    (``SHADE_LINE_LIKE``, ``SHADE_LINE_LOOK_GAP``). Tune printplay: dark blue tents read
+    black and black ones read dark blue, their looks a few hundredths apart.
+
+    >>> colours = {"moons": np.array([-120.0, 5.0, -7.0]), "arms": np.array([-91.0, 3.0, -34.0])}
+    >>> labels = [("pawn", "moons", None), ("pawn", "arms", None)]
+    >>> d = CellDecision("h8", "pawn", suit="moons")
+    >>> d.best, d.similarity = ("pawn", "moons"), 0.84
+    >>> grey, near = np.array([3.0, -7.5]), np.array([0.84, 0.78])
+    >>> _shade_line_suit(d, np.array([-121.0, 0.6, -20.2]), near, labels, colours, grey)
+    'arms'
+    >>> _shade_line_suit(d, np.array([-30.0, 0.6, -20.2]), near, labels, colours, grey) is None
+    True
+    >>> far = np.array([0.84, 0.60])  # the arms look well behind the moons one
+    >>> _shade_line_suit(d, np.array([-121.0, 0.6, -20.2]), far, labels, colours, grey) is None
+    True
+    """
+    if c[0] > SHADE_LINE_DARK or d.similarity < SHADE_LINE_LIKE:
+        return None
+    lines = sorted((shade_line_distance(c, v, grey), s) for s, v in colours.items())
+    if len(lines) < 2 or lines[0][0] > SHADE_LINE_SHARE * lines[1][0]:
+        return None
+    suit = lines[0][1]
+    span = grey - colours[suit][1:]
+    along = float(np.dot(c[1:] - colours[suit][1:], span)) / max(float(np.dot(span, span)), 1e-9)
+    fits = [float(sims[k]) for k, lb in enumerate(labels) if lb[:2] == ("pawn", suit)]
+    own = max(fits, default=-1.0)
+    if along > SHADE_DEPTH or own < d.similarity - SHADE_LINE_LOOK_GAP:
+        return None
+    return suit
+
+
 def _pawn_by_colour(
     d: CellDecision,
     crop: np.ndarray,
@@ -3111,7 +3184,8 @@ def _pawn_by_colour(
     names a suit names none when the colour terms lie in another suit's shade (see
     :func:`in_shade_of`: a pawn turned from the light is as dark as a darker suit's). A
     colour that names no suit still holds back a look whose suit's pawn could not show it
-    (see :func:`_off_its_shade`).
+    (see :func:`_off_its_shade`); a dark one names the suit whose shade line it lies on,
+    when the look agrees closely enough (see :func:`_shade_line_suit`).
     """
     colours = looks.pawn_colours()
     c = pawn_colour(crop)
@@ -3130,6 +3204,8 @@ def _pawn_by_colour(
     hue = None
     if not clear and grey is not None:
         hue = hue_suit(c, colours, grey)
+        if hue is None:  # a dark pawn in shade: the line its colour terms lie on
+            hue = _shade_line_suit(d, c, sims, labels, colours, grey)
         if hue is not None:
             d.colour_suit, clear = hue, True
             dist = [(0.0, hue)]
