@@ -28,6 +28,7 @@ import cv2
 import numpy as np
 from piecebridge.calibration.geometry import N, median_colour
 from piecebridge.calibration.looks import DETAIL_EMPTY, SUITS, LearnedLooks
+from piecebridge.vision.default_fit import left_unknown_where_unfit
 from piecebridge.vision.facing import (
     FACING_ROT,
     FACINGS,
@@ -873,6 +874,8 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
             _tile_partly_seen(d)
         _tile_as_the_open_shows(out, looks)
         _no_tile_where_a_coin_shows(out)
+    else:
+        left_unknown_where_unfit(out)  # the stand-ins may be no model of this set
     return out
 
 
