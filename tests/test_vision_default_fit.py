@@ -122,3 +122,11 @@ def test_a_one_ink_sets_coins_read_empty_only_just_are_left_unknown():
     want, _, unknown = _read_without_setup(12, "woodburned")
     assert want["f7"][:2] == want["g7"][:2] == ("coin", "suns")
     assert {"f7", "g7"} <= unknown
+
+
+def test_without_a_setup_a_coin_turned_with_a_small_lead_is_left_unknown():
+    """Piecepackr shot 1's moons coin in c5 faces west; the stand-ins led south by 0.43."""
+    want, got, unknown = _read_without_setup(1, "piecepackr")
+    assert want["c5"] == ("coin", "moons", "west")
+    assert "c5" in unknown
+    assert not wrong_cells(want, got, unknown)
