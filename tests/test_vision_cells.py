@@ -451,7 +451,7 @@ def test_the_mark_chooses_among_the_turns_the_look_cannot_rule_out(monkeypatch):
     assert check(("north", 0.95), (None, 0.0), leads=one_out) == ("north", 2)
     flat = (0.02, 0.01, 0.03, 0.0)  # no turn ruled out: maybe another suit's look
     assert check(("north", 0.95), (None, 0.0), leads=flat) == ("west", -1)
-    assert check(("east", 0.95), (None, 0.0), facing_margin=0.5)[0] == "west"  # look is sure
+    assert check(("east", 0.95), (None, 0.0), facing_margin=0.7)[0] == "west"  # look is sure
 
 
 def test_a_coin_laid_askew_is_read_again_with_its_looks_twisted():
