@@ -130,3 +130,19 @@ def test_without_a_setup_a_coin_turned_with_a_small_lead_is_left_unknown():
     assert want["c5"] == ("coin", "moons", "west")
     assert "c5" in unknown
     assert not wrong_cells(want, got, unknown)
+
+
+@pytest.mark.parametrize(("art", "noted"), [("woodburned", True), ("piecepackr", False)])
+def test_see_without_a_setup_says_when_the_standard_looks_fit_no_coin(tmp_path, capsys, art, noted):
+    """``piecebridge see`` names the way out (a setup) where the stand-ins fit no coin, and
+    says nothing where they do; either way it reads the photo (exit 0)."""
+    import cv2
+
+    from piecebridge import cli
+
+    photo = tmp_path / "shot.png"
+    cv2.imwrite(str(photo), sample("tune", 3, Difficulty.parse("realistic"), art=art).image)
+    assert cli.main(["see", str(photo), "--json"]) == 0
+    err = capsys.readouterr().err
+    assert ("calibrate board" in err) is noted
+    assert err.count("\n") == int(noted)

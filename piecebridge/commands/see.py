@@ -38,6 +38,8 @@ def run(args: argparse.Namespace) -> int:
     frame = load_frame(args.image)
     reader = BoardReader(setup=setup, camera_calibration=undistort)
     obs = reader.read(frame)
+    if setup is None:
+        _note_unfit_defaults(obs.decisions)
     if args.debug_dir:
         from piecebridge.vision.debug import write_debug
 
@@ -48,6 +50,22 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(diagram(obs.board))
     return 0
+
+
+def _note_unfit_defaults(decisions: list) -> None:
+    """Tell the user (stderr, one line) when the standard looks named no piece of this set
+    (:mod:`piecebridge.vision.default_fit`): its pieces are left unknown, and a setup learned
+    from one photo of the calibration layout would read them."""
+    import sys
+
+    from piecebridge.vision.default_fit import defaults_fit
+
+    if not defaults_fit(decisions):
+        print(
+            "piecebridge: note: the standard Piecepack looks fit none of this set's coins, so its"
+            " pieces are left unknown; teach it the set with `piecebridge calibrate board`",
+            file=sys.stderr,
+        )
 
 
 def _check_debug_dir(folder: str | None) -> None:
