@@ -213,6 +213,9 @@ class Tally:
     exact_readable: int = 0  # no wrong, unknown only where the renderer says hidden
     failed: int = 0  # board not found at all
     examples: list = field(default_factory=list)
+    # The report stays short: 12 wrong cells kept, 3 a shot; --all-wrong keeps every one
+    # (None), so a list compared between two versions cannot drop a cell it truncated.
+    keep_examples: int | None = 12
     readable_causes: Counter = field(default_factory=Counter)  # unknown though readable, why
 
     def add(self, board: dict | None, truth: dict) -> None:
@@ -237,8 +240,9 @@ class Tally:
         hidden = hidden_cells(truth)
         self.unknown_readable += len(unknown - hidden)
         self.exact_readable += int(not wrong and unknown <= hidden)
-        for c in wrong[:3]:
-            if len(self.examples) < 12:
+        keep = self.keep_examples
+        for c in wrong if keep is None else wrong[:3]:
+            if keep is None or len(self.examples) < keep:
                 idx = truth.get("synth", {}).get("index")
                 self.examples.append(f"{idx}:{c} want {want.get(c)} got {got.get(c)}")
 
@@ -273,9 +277,11 @@ def evaluate(
     cache: Path,
     art: str | None = None,
     hand_colour: str | None = None,
+    all_wrong: bool = False,
 ) -> tuple[Tally, Tally, list]:
-    """Tallies with and without setup over the rigs."""
-    with_setup, without = Tally(), Tally()
+    """Tallies with and without setup over the rigs (``all_wrong``: keep every wrong cell)."""
+    keep = None if all_wrong else Tally.keep_examples
+    with_setup, without = Tally(keep_examples=keep), Tally(keep_examples=keep)
     notes = []
     for rig in rigs:
         cal, shots = rig_images(split, rig, difficulty, cache, art, hand_colour)
@@ -687,6 +693,11 @@ def main(argv: list[str] | None = None) -> int:
         help="paint every shot's hand (and sleeve) this colour: a probe of light occluders "
         "the split's mix never draws (the same shots otherwise)",
     )
+    ap.add_argument(
+        "--all-wrong",
+        action="store_true",
+        help="list every wrong cell, with and without a setup (the report keeps 6 otherwise)",
+    )
     ap.add_argument("--out", help="append the markdown section to this file")
     args = ap.parse_args(argv)
     cpu_one_core = cv2.getNumThreads()
@@ -716,17 +727,21 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(HEADER)
         all_notes, todo = [], []
         for d in runs:
-            ws, wo, notes = evaluate(args.split, rigs, d, cache, args.art, args.hand_colour)
+            ws, wo, notes = evaluate(
+                args.split, rigs, d, cache, args.art, args.hand_colour, args.all_wrong
+            )
             name = f"{args.split} {d}" + (f", art {args.art}" if args.art else "")
             name += f", {args.hand_colour} hand" if args.hand_colour else ""
             lines.append(ws.row(f"{name}, with setup"))
             lines.append(wo.row(f"{name}, no setup"))
             all_notes += notes
             todo.append((name, ws.readable_causes))
-            for e in ws.examples[:6]:
-                all_notes.append(f"{d} with setup, wrong: {e}")
+            shown = None if args.all_wrong else 6
+            all_notes += [f"{d} with setup, wrong: {e}" for e in ws.examples[:shown]]
+            if args.all_wrong:
+                all_notes += [f"{d} no setup, wrong: {e}" for e in wo.examples]
         lines.append("")
-        lines += [f"- {n}" for n in all_notes[:30]]
+        lines += [f"- {n}" for n in all_notes[: None if args.all_wrong else 30]]
         for name, causes in todo:
             lines += ["", f"Unknown though readable, {name}, with setup:", "", TODO_HEADER]
             lines += [f"| {k} | {v} |" for k, v in causes.most_common()]
