@@ -1099,3 +1099,33 @@ def test_the_log_keeps_unsure_empties_for_a_resumed_judge(tmp_path):
     log.observed({**obs("f6"), "unsure_empty": ["c4"]}, t=1.0)
     lines = [json.loads(x) for x in (tmp_path / "game.jsonl").read_text().splitlines()]
     assert lines[-1]["observed"]["unsure_empty"] == ["c4"]
+
+
+@dataclass
+class StandInReader(TruthReader):
+    """A reader without a setup (stand-in looks) on a set they fit no coin of: every read
+    leaves ``undecided`` cells unknown in view."""
+
+    looks: SimpleNamespace = field(default_factory=lambda: SimpleNamespace(learned=False))
+    undecided: int = 8
+
+    def read(self, frame: np.ndarray, cells=None) -> SimpleNamespace:
+        obs = super().read(frame, cells)
+        obs.decisions = [CellDecision(f"a{r}", "unknown") for r in range(1, self.undecided + 1)]
+        return obs
+
+
+@pytest.mark.parametrize(
+    ("learned", "undecided", "said"), [(False, 8, 1), (True, 8, 0), (False, 2, 0)]
+)
+def test_the_referee_says_once_when_the_standard_looks_fit_no_coin(learned, undecided, said):
+    script = demo_script()
+    reader = StandInReader(script, looks=SimpleNamespace(learned=learned), undecided=undecided)
+    display = open_display_none()
+    referee = Referee(Judge(R.game_from_header(script.header())), reader, display,
+                      TerminalView(quiet=True), StableTracker())  # fmt: skip
+    for frame in frames(script):
+        referee.step(frame)
+    notes = [e for e in referee.stats.events if "calibrate board" in e.text]
+    assert len(reader.reads) > 1
+    assert len(notes) == said and all(e.kind == "warn" for e in notes)

@@ -45,6 +45,12 @@ DEFAULT_FIT_CELLS = 5
 #: may hold a coin of the tile's own colour. Tune woodburned 0-9 without a setup: 9 coins
 #: in view read empty so, no empty cell; acrylic and printplay 4 and 15 empty cells.
 UNFIT_EMPTY_SURE = 0.6
+#: What the user is told, once, where the stand-ins fit none of a set's coins (``see``,
+#: ``referee``): the way out is a setup learned from the calibration layout.
+UNFIT_NOTE = (
+    "the standard Piecepack looks fit none of this set's coins, so its pieces are left"
+    " unknown; teach it the set with `piecebridge calibrate board`"
+)
 
 
 def coin_share(cells: Sequence[CellDecision]) -> tuple[float, int]:
@@ -86,3 +92,16 @@ def left_unknown_where_unfit(cells: Sequence[CellDecision]) -> int:
     for d in doubtful:
         d.kind, d.suit, d.facing, d.confidence = "unknown", None, None, 0.0
     return len(doubtful)
+
+
+def stand_ins_unfit(looks: object, decisions: Sequence[CellDecision]) -> bool:
+    """Were ``decisions`` made by the stand-in looks (``looks`` not learned: no setup) on a
+    set they fit none of the coins of, so that its pieces were left unknown? (After
+    :func:`left_unknown_where_unfit` the named coins are unknown, so the fit stays failed.)
+
+    >>> from types import SimpleNamespace as C
+    >>> undecided = [C(kind="unknown", covered=False) for _ in range(8)]
+    >>> stand_ins_unfit(C(learned=False), undecided), stand_ins_unfit(C(learned=True), undecided)
+    (True, False)
+    """
+    return not getattr(looks, "learned", True) and not defaults_fit(decisions)

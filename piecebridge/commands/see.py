@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from piecebridge.cli import CommandTree
 
@@ -30,6 +31,7 @@ def register(cli: CommandTree) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from piecebridge.calibration.board import BoardSetup
+    from piecebridge.vision.default_fit import UNFIT_NOTE, stand_ins_unfit
     from piecebridge.vision.reader import BoardReader, load_frame, load_undistorter
 
     _check_debug_dir(args.debug_dir)
@@ -38,8 +40,8 @@ def run(args: argparse.Namespace) -> int:
     frame = load_frame(args.image)
     reader = BoardReader(setup=setup, camera_calibration=undistort)
     obs = reader.read(frame)
-    if setup is None:
-        _note_unfit_defaults(obs.decisions)
+    if stand_ins_unfit(reader.looks, obs.decisions):
+        print(f"piecebridge: note: {UNFIT_NOTE}", file=sys.stderr)
     if args.debug_dir:
         from piecebridge.vision.debug import write_debug
 
@@ -50,22 +52,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(diagram(obs.board))
     return 0
-
-
-def _note_unfit_defaults(decisions: list) -> None:
-    """Tell the user (stderr, one line) when the standard looks named no piece of this set
-    (:mod:`piecebridge.vision.default_fit`): its pieces are left unknown, and a setup learned
-    from one photo of the calibration layout would read them."""
-    import sys
-
-    from piecebridge.vision.default_fit import defaults_fit
-
-    if not defaults_fit(decisions):
-        print(
-            "piecebridge: note: the standard Piecepack looks fit none of this set's coins, so its"
-            " pieces are left unknown; teach it the set with `piecebridge calibrate board`",
-            file=sys.stderr,
-        )
 
 
 def _check_debug_dir(folder: str | None) -> None:

@@ -37,6 +37,7 @@ from piecebridge.referee.sources import Frame, FrameSource, UndecodableFrame
 from piecebridge.referee.tracker import StableTracker, observation_board
 from piecebridge.referee.view import DisplayPresenter, TerminalView
 from piecebridge.rules import reflec as R
+from piecebridge.vision.default_fit import UNFIT_NOTE, stand_ins_unfit
 
 DIRECTIONS = ("north", "east", "south", "west")
 #: the second end-turn press confirming a flagged view must come within this many seconds
@@ -109,6 +110,7 @@ class Referee:
         self._display_ok: bool | None = None
         self._board_seen = True
         self._vision_failing = False  # the last read raised an unexpected error (said once)
+        self._unfit_said = False  # the stand-in looks fit none of the set's coins (said once)
         self._relocked = False
         #: (time, flag) of a first end-turn press over a flagged view: the second press
         #: confirms only that same flag (a newer flag needs its own two presses)
@@ -258,10 +260,20 @@ class Referee:
             self._pose = pose
             size = (image.shape[1], image.shape[0])
             self.tracker.watch.set_cells(*_cell_outlines(pose, self.reader, size))
+        self._say_if_unfit(obs, frame.t)
         self.stats.cells_read.append(len(getattr(obs, "cells_read", CELLS)))
         board, unknown = observation_board(obs)
         measured = getattr(obs, "cells_read", None)
         return board, unknown, bool(obs.moved), None if measured is None else list(measured)
+
+    def _say_if_unfit(self, obs: Any, t: float) -> None:
+        """Once a session: without a setup, the stand-in looks fit none of this set's coins
+        (its pieces are left unknown, so no move will be seen): say how to teach it the set."""
+        if self._unfit_said or not hasattr(self.reader, "looks"):
+            return
+        if stand_ins_unfit(self.reader.looks, getattr(obs, "decisions", [])):
+            self._unfit_said = True
+            self._say(Event("warn", f"{UNFIT_NOTE} (then --setup)", t=t))
 
     def poll(self, t: float) -> None:
         """Display buttons, terminal commands, display connection changes."""
