@@ -1,7 +1,7 @@
 """The piece arts vision was not developed on (``piecepackr``, ``acrylic``, ``woodburned``,
-``printplay``): only
-by name, drawn as their docstrings say, deterministic, and a calibration photo in them still
-calibrates; adding one left the other arts' drawing as it was."""
+``printplay``, ``checkered``): only by name, drawn as their docstrings say, deterministic, and a
+calibration photo in them still calibrates (checkered's does not yet: no grid line); adding one
+left the other arts' drawing as it was."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import cv2
 import numpy as np
 import pytest
 
+from piecebridge.errors import UserError
 from piecebridge.synth import art as artmod
 from piecebridge.synth.reflec import (
     Difficulty,
@@ -24,7 +25,7 @@ NEW_ARTS = sorted(set(artmod.ART) - set(artmod.MIXED_ARTS))
 
 
 def test_the_new_arts_are_never_drawn_at_random():
-    assert NEW_ARTS == ["acrylic", "piecepackr", "printplay", "woodburned"]
+    assert NEW_ARTS == ["acrylic", "checkered", "piecepackr", "printplay", "woodburned"]
     drawn = {rig_for(split, i).art for split in ("tune", "test") for i in range(40)}
     assert drawn == set(artmod.MIXED_ARTS)
 
@@ -91,8 +92,25 @@ def test_render_is_deterministic_per_seed(art):
 #: the fine look (cells._fine_suits); its calibration photo did not read back before that
 #: (tune rig 1, easy: two coins unknown; see the unseen-art probe in
 #: benchmarks/results/vision_reflec.md).  printplay's (outlined symbols, paper tent pawns) read
-#: back as it was drawn, before anything was tuned on it (thirteenth session).
-@pytest.mark.parametrize("art", ["piecepackr", "acrylic", "woodburned", "printplay"])
+#: back as it was drawn, before anything was tuned on it (thirteenth session).  checkered's
+#: tiles show their grid by tone with no line at all: the board finder, which looks for lines,
+#: finds no board in it (twentieth session; "Eighth art" in benchmarks/results/vision_reflec.md):
+#: a strict xfail, so it fails loudly once vision reads it.
+_NO_LINES = pytest.mark.xfail(
+    strict=True, raises=UserError, reason="checkered: no grid line for the board finder"
+)
+
+
+@pytest.mark.parametrize(
+    "art",
+    [
+        "piecepackr",
+        "acrylic",
+        "woodburned",
+        "printplay",
+        pytest.param("checkered", marks=_NO_LINES),
+    ],
+)
 def test_a_calibration_photo_in_the_new_art_calibrates_and_reads_back(art):
     from piecebridge.calibration.board import calibration_layout
     from piecebridge.vision.learn import learn_setup
@@ -124,8 +142,9 @@ def _digest(*images: np.ndarray) -> str:
 
 
 #: The older arts' coin faces (both sides, all suits) and one tile, as drawn at 4f96475 before
-#: woodburned was added (woodburned's at e9f38bf, before printplay) with OpenCV 5.0: a new art's
-#: fields and branches must not move a pixel of theirs (their images are every figure's baseline).
+#: woodburned was added (woodburned's at e9f38bf, before printplay; printplay's at b2369f5, before
+#: checkered) with OpenCV 5.0: a new art's fields and branches must not move a pixel of theirs
+#: (their images are every figure's baseline).
 OLD_ART_DIGESTS = {
     "classic": ("15a3130ff77d", "017eada420b0"),
     "french": ("f4d50e84815d", "acc1d8cc87f1"),
@@ -133,6 +152,7 @@ OLD_ART_DIGESTS = {
     "piecepackr": ("af543cec80f0", "9cfe2bd96268"),
     "acrylic": ("01ab8d06e0c7", "b3a1b31ec0b7"),
     "woodburned": ("572a44e16970", "c2ce2453ba56"),
+    "printplay": ("a8dd59b7a0cc", "782d73d6bd55"),
 }
 
 
@@ -302,3 +322,98 @@ def test_printplay_pawns_are_folded_paper_tents():
     ground = np.abs(face - artmod.ART["printplay"].suit_bgr["arms"]).max(-1) < 30
     white = face.min(-1) > 200
     assert ground.mean() > 0.6 and 0.05 < white.mean() < 0.3
+
+
+# -- checkered: an inlaid set that doubles as a chess board (the grid by tone, ebonised coins) --
+
+
+def _quadrants(tile: np.ndarray, inset: int) -> dict[str, np.ndarray]:
+    """A tile texture's four quadrants (BGR float), ``inset`` px clear of its edges and seams."""
+    px = tile.shape[0]
+    h, a, b = px // 2, inset, px - inset
+    t = tile[..., :3].astype(float)
+    return {"tl": t[a : h - a, a : h - a], "tr": t[a : h - a, h + a : b],
+            "bl": t[h + a : b, a : h - a], "br": t[h + a : b, h + a : b]}  # fmt: skip
+
+
+def test_checkered_tiles_show_their_grid_by_tone_only():
+    from piecebridge.synth.reflec import _tile_texture
+
+    ch = artmod.ART["checkered"]
+    px = 256
+    tile = _tile_texture(ch, px, np.random.default_rng(7))
+    q = {k: v.reshape(-1, 3).mean(0) for k, v in _quadrants(tile, 12).items()}
+    # two tones: top-left and bottom-right walnut, the others maple, within grain and shading
+    for k, colour in (("tl", ch.tile_check_bgr), ("br", ch.tile_check_bgr), ("tr", ch.tile_bgr),
+                      ("bl", ch.tile_bgr)):  # fmt: skip
+        assert np.abs(q[k] - colour).max() < 25, (k, q[k])
+    assert (q["tr"] - q["tl"]).sum() > 300  # far apart: the tone is the grid
+    # no line: the maple right beside the seams (2-6 px off them) is as light as the maple
+    # inside; a line of the tile's other tone (or any darker ink) drawn there would darken it
+    h = px // 2
+    t = tile[..., :3].astype(float).sum(-1)
+    maple = t[20 : h - 20, h + 20 : -20]
+    near = np.concatenate(
+        [t[20 : h - 20, h + 2 : h + 6].ravel(), t[h - 6 : h - 2, h + 20 : -20].ravel()]
+    )
+    assert near.mean() > 0.97 * maple.mean()
+    # and no lighter line either: row by row the seam is no lighter than the maple beside it
+    seam, beside = t[20 : h - 20, h - 1 : h + 1].max(1), t[20 : h - 20, h + 3 : h + 8].max(1)
+    assert np.all(seam < beside + 10)
+
+
+def _ring_sectors(face: np.ndarray, art: artmod.PieceArt, colour) -> dict[str, float]:
+    """Share of the border ring's band near ``colour`` at the top, right, bottom and left."""
+    n = face.shape[0]
+    yy, xx = np.mgrid[0:n, 0:n]
+    c = (n - 1) / 2
+    r = np.hypot(xx - c, yy - c) / n
+    band = (r > 0.5 - artmod.BORDER_LIP - art.coin_border + 0.015) & (
+        r < 0.5 - artmod.BORDER_LIP - 0.015
+    )
+    ang = np.degrees(np.arctan2(xx - c, c - yy))  # 0 at the top, clockwise
+    near = np.abs(face.astype(int) - np.asarray(colour)).max(-1) < 40
+    out = {}
+    for name, at in (("top", 0), ("right", 90), ("bottom", 180), ("left", -90)):
+        sector = band & (np.abs((ang - at + 180) % 360 - 180) < 10)
+        out[name] = float(near[sector].mean())
+    return out
+
+
+def test_checkered_coins_are_ebonised_with_a_suit_ring_broken_at_the_top():
+    ch = artmod.ART["checkered"]
+    n = 128
+    for suit in artmod.SUITS:
+        face = artmod.coin_face(ch, suit, n)
+        colour = ch.suit_bgr[suit]
+        ring = _ring_sectors(face, ch, colour)
+        assert min(ring["right"], ring["bottom"], ring["left"]) > 0.9, (suit, ring)
+        assert ring["top"] < 0.05, (suit, ring)  # the gap is the mark: nothing drawn in it
+        ground = _ring_sectors(face, ch, ch.coin_bgr)
+        assert ground["top"] > 0.9, (suit, ground)  # the ebonised wood shows through the gap
+        assert 0.08 < _ink_share(face, colour) < 0.6, suit  # a symbol (and the ring's inside)
+        # a dark coin: most of the inner disc is the ebonised ground
+        assert _ink_share(face, ch.coin_bgr) > 0.4, suit
+        # the value side's ring is whole
+        value = _ring_sectors(artmod.coin_value_face(ch, suit, 3, n), ch, colour)
+        assert min(value.values()) > 0.9, (suit, value)
+    assert min(ch.suit_bgr["moons"]) > 150  # moons silver, not black: a pale suit on a dark coin
+
+
+def test_checkered_pawns_are_cones_and_dice_are_black():
+    from piecebridge.synth.photo import Revolved
+    from piecebridge.synth.reflec import _pieces
+
+    ch = artmod.ART["checkered"]
+    board = {"coins": [], "pawns": [{"cell": "c3", "suit": "moons"}]}
+    (pawn,), _ = _pieces(board, rig_for("tune", 2, art="checkered"))
+    assert isinstance(pawn, Revolved)
+    z, r = np.asarray(pawn.profile, float).T
+    # wide at the foot, narrowing all the way up to a point: no waist, no head, no flat top
+    assert r[0] > 6 and np.all(np.diff(r) <= 0) and r[-1] == 0 and r[-2] < 1.0
+    assert 18 < z[-1] - z[0] < 24
+    for suit in artmod.SUITS:
+        for v in (0, 3):
+            die = artmod.die_face(ch, suit, v).astype(int)
+            assert (np.abs(die - ch.die_bgr).max(-1) < 20).mean() > 0.6, (suit, v)
+            assert (np.abs(die - ch.suit_bgr[suit]).max(-1) < 40).mean() > 0.03, (suit, v)

@@ -25,7 +25,9 @@ from piecebridge.cli import CommandTree
 
 # Named here, not imported: the renderers pull in OpenCV, and every command's start would pay.
 # tests/test_synth_cli.py holds these to piecebridge.synth.art.ART and card_styles.STYLES.
-ARTS = ("classic", "french", "ebony", "piecepackr", "acrylic", "woodburned", "printplay")
+ARTS = (
+    "classic", "french", "ebony", "piecepackr", "acrylic", "woodburned", "printplay", "checkered",
+)  # fmt: skip
 CARD_STYLES = ("classic", "alt")
 CARD_SPLITS = ("tune", "test", "print", "print-tune")
 
@@ -51,7 +53,8 @@ def register(cli: CommandTree) -> None:
         "--art",
         choices=ARTS,
         help="piece art (default: the split's mix of classic, french and ebony; piecepackr, "
-        "acrylic, woodburned and printplay are never in it: art vision was not developed on)",
+        "acrylic, woodburned, printplay and checkered are never in it: art vision was not "
+        "developed on)",
     )
     p.add_argument("--size", default="1920x1080", metavar="WxH", help="image size in pixels")
     p.add_argument(

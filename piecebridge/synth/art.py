@@ -1,10 +1,10 @@
 """Piece art for the renderer: suit symbols, coin faces, tile faces, piece colours.
 
-Seven styles.  The first three are the renderer's random mix (both splits draw from them, and
-vision was developed on them); the other three are reached only with an explicit ``art=``, so
+Eight styles.  The first three are the renderer's random mix (both splits draw from them, and
+vision was developed on them); the other five are reached only with an explicit ``art=``, so
 vision can be measured on art it was never developed on (piecepackr and acrylic have since been
-tuned on; woodburned and printplay were added later, each measured before anything was tuned on
-it):
+tuned on; woodburned, printplay and checkered were added later, each measured before anything
+was tuned on it):
 
 * ``"classic"`` -- wooden tiles with thin black grid crosses; cream wooden coins with the
   suit symbol (sun, moon, crown, fleur-de-lis) and a dot at the top; glossy pawns in suit
@@ -43,12 +43,21 @@ it):
   folded paper tents (:class:`piecebridge.synth.standee.Tent`): two steep slopes printed in the
   suit's colour with the outlined symbol in white.  Dice are plain white cubes with the symbol
   and numerals in the suit's colour.
+* ``"checkered"`` -- as inlaid (marquetry) sets and piecepackr's checkered tile options draw a
+  Piecepack that doubles as a chess board: the tiles' 2x2 grid is shown by *tone only*, two
+  quadrants pale maple and two dark walnut, with no line anywhere (laid 4x4 the tiles make an
+  8x8 checkerboard, unless a tile is laid a quarter turn off); coins of ebonised (near black)
+  wood with a thick border ring inlaid in the suit's colour and the symbol in the same colour,
+  the ring broken by a *gap* at the top as the directional mark (an absence, not a printed
+  mark); moons are silver, not black; pawns are lacquered cones in the suit colours (no flat
+  top, no head: from above a cone is a shaded disc about a coin's size); dice are black with
+  numerals in the suit's colour.
 
 >>> tex = coin_face(ART["classic"], "crowns", 64)
 >>> tex.shape, tex.dtype
 ((64, 64, 3), dtype('uint8'))
 >>> MIXED_ARTS, sorted(set(ART) - set(MIXED_ARTS))
-(('classic', 'french', 'ebony'), ['acrylic', 'piecepackr', 'printplay', 'woodburned'])
+(('classic', 'french', 'ebony'), ['acrylic', 'checkered', 'piecepackr', 'printplay', 'woodburned'])
 >>> coin_ground(ART["acrylic"], "crowns") == ART["acrylic"].suit_bgr["crowns"]
 True
 """
@@ -228,11 +237,12 @@ class PieceArt:
     """Colours (BGR 0-255) and symbols of one Piecepack design.
 
     ``mark`` is the directional mark drawn at the top of a coin's suit side: ``"dot"``,
-    ``"triangle"``, ``"bar"`` (a notch in from the rim), ``"chevron"`` (an open V) or
-    ``"arrow"`` (a small head on a stem).  Pawn ``profile`` is ``(height_mm, radius_mm)`` from
-    the table up; ``pawn_tent`` (``(width, depth, height)`` mm) makes the pawns folded paper
-    tents instead.  ``coin_grounds`` gives each
-    suit's coins their own colour (acrylic), ``ink_bgr`` one colour for every symbol (white
+    ``"triangle"``, ``"bar"`` (a notch in from the rim), ``"chevron"`` (an open V),
+    ``"arrow"`` (a small head on a stem) or ``"gap"`` (a break at the top of the border ring
+    ``coin_border`` draws: nothing is drawn there).  Pawn ``profile`` is ``(height_mm,
+    radius_mm)`` from the table up; ``pawn_tent`` (``(width, depth, height)`` mm) makes the
+    pawns folded paper tents instead.  ``coin_grounds`` gives each suit's coins their own
+    colour (acrylic), ``ink_bgr`` one colour for every symbol (white
     engraving, or a burn).
     """
 
@@ -267,6 +277,11 @@ class PieceArt:
     coin_core_bgr: BGR8 | None = None  # the cut side of a laminated coin (None: coin_edge_bgr)
     die_bgr: BGR8 | None = None  # plain dice of this colour inked in the suit's (None: suit dice)
     pawn_tent: tuple[float, float, float] | None = None  # folded paper pawns (None: turned)
+    # checkered: the tile quadrants top-left and bottom-right in this colour, the others in
+    # tile_bgr, and no grid line at all (None: the lines tile_line_* describe)
+    tile_check_bgr: BGR8 | None = None
+    # a border ring in the suit's colour this share of the coin across wide (0: none)
+    coin_border: float = 0.0
 
 
 _CLASSIC_PAWN = (
@@ -293,6 +308,9 @@ _BALL = tuple(
 )
 _SKITTLE_PAWN = ((0.0, 6.0), (1.2, 6.0), (1.6, 5.6), (5.0, 6.2), (9.0, 5.6), (13.5, 3.4),
                  (15.0, 2.9), (16.0, 3.0), *_BALL)  # fmt: skip
+
+# A lacquered cone with a rounded tip (Pachisi-like pawns), from the table up.
+_CONE_PAWN = ((0.0, 7.0), (0.8, 7.0), (19.6, 1.5), (20.4, 1.0), (20.9, 0.5), (21.0, 0.0))
 
 #: Burnt wood: the dark of a pyrography pen's line and the paler brown of its shading.
 _BURNT, _SCORCH = (22, 42, 72), (70, 115, 165)
@@ -496,6 +514,36 @@ ART: dict[str, PieceArt] = {
         die_bgr=(236, 236, 234),
         pawn_tent=(14.0, 11.0, 21.0),
     ),
+    "checkered": PieceArt(
+        name="checkered",
+        # inlaid enamel on ebonised wood: vermilion, silver, green, blue (moons are no black)
+        suit_bgr={
+            "suns": (36, 64, 222),
+            "moons": (200, 200, 196),
+            "crowns": (64, 160, 48),
+            "arms": (204, 120, 36),
+        },
+        symbols={"suns": sun, "moons": moon, "crowns": crown, "arms": fleur},
+        coin_bgr=(38, 36, 36),  # ebonised wood
+        coin_edge_bgr=(30, 30, 32),
+        coin_rim_bgr=None,
+        mark="gap",
+        tile_bgr=(184, 214, 234),  # pale maple quadrants
+        tile_line_bgr=(184, 214, 234),  # unused: no lines (tile_check_bgr)
+        tile_line_mm=0.0,
+        tile_line_margin_mm=0.0,
+        tile_border_bgr=None,
+        tile_grain=0.6,
+        pawn_profile=_CONE_PAWN,
+        pawn_gloss=0.45,
+        coin_gloss=0.35,
+        tile_gloss=0.3,
+        tile_corner_mm=1.5,
+        tile_thickness_mm=4.0,
+        die_bgr=(34, 32, 32),
+        tile_check_bgr=(50, 72, 106),  # dark walnut quadrants
+        coin_border=0.09,
+    ),
 }
 
 #: The arts a rig picks from at random (``reflec.make_rig``): both splits are drawn from these.
@@ -574,6 +622,26 @@ def pawn_face(art: PieceArt, suit: str, size: int = 96) -> np.ndarray:
     return img
 
 
+#: The break at the top of a ``"gap"`` coin's border ring, degrees of arc: about 5 mm of a
+#: 16 mm ring, a gap plain from across the table yet well short of the symbol's width.
+GAP_DEG = 36.0
+#: Ebonised wood left outside a border ring (share of the coin across): the inlay is set in.
+BORDER_LIP = 0.03
+
+
+def _border_ring(img: np.ndarray, art: PieceArt, col, gap_deg: float) -> None:
+    """Inlay a ring ``art.coin_border`` of the coin across wide just inside its edge, broken
+    by ``gap_deg`` of arc centred on the top (0: whole)."""
+    size = img.shape[0]
+    c = (size - 1) / 2
+    width = art.coin_border * size
+    r = size * (0.5 - BORDER_LIP) - width / 2
+    axes = (round(r * _S), round(r * _S))
+    start, end = -90 + gap_deg / 2, 270 - gap_deg / 2  # cv2: degrees clockwise from +x
+    cv2.ellipse(img, _pt(c, c), axes, 0, start, end, col, max(1, round(width)), cv2.LINE_AA,
+                SHIFT)  # fmt: skip
+
+
 def coin_face(art: PieceArt, suit: str, size: int = 128) -> np.ndarray:
     """Suit side of a coin, ``size`` px square across the diameter, top = up (BGR uint8)."""
     img = _coin_blank(art, size, suit)
@@ -581,6 +649,8 @@ def coin_face(art: PieceArt, suit: str, size: int = 128) -> np.ndarray:
     col = coin_ink(art, suit)
     if art.coin_rim_bgr is not None:
         _circle(img, (c, c), size * 0.46, art.coin_rim_bgr, max(1, size // 48))
+    if art.coin_border > 0:
+        _border_ring(img, art, col, GAP_DEG if art.mark == "gap" else 0.0)
     if art.burn_fill_bgr is not None:
         mask = np.zeros((size, size), np.uint8)
         art.symbols[suit](mask, c, c + size * 0.05, size * 0.56, 255, 0)
@@ -602,6 +672,8 @@ def coin_face(art: PieceArt, suit: str, size: int = 128) -> np.ndarray:
         w = size * 0.018
         _poly(img, [(c - w, size * 0.13), (c + w, size * 0.13), (c + w, size * 0.21),
                     (c - w, size * 0.21)], col)  # fmt: skip
+    elif art.mark == "gap":  # the border ring's break at the top is the mark: nothing drawn
+        pass
     elif art.mark == "bar":  # a notch cut in from the rim, engraved like the symbol
         w, y0, y1 = size * 0.035, size * 0.03, size * 0.15
         _poly(img, [(c - w, y0), (c + w, y0), (c + w, y1), (c - w, y1)], col)
@@ -619,9 +691,11 @@ def coin_value_face(art: PieceArt, suit: str, value: int, size: int = 128) -> np
     # printed sets print the numeral in the suit colour, engraved ones engrave it; wood: ink
     col = (
         coin_ink(art, suit)
-        if art.name in ("french", "piecepackr") or art.ink_bgr is not None
+        if art.name in ("french", "piecepackr") or art.ink_bgr is not None or art.coin_border > 0
         else (40, 40, 40)
     )
+    if art.coin_border > 0:  # the inlaid ring goes round both sides, whole on this one
+        _border_ring(img, art, col, 0.0)
     text = {0: "", 1: "A"}.get(value, str(value))
     if text:
         (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, size / 40, size // 20)

@@ -432,6 +432,8 @@ def _tile_texture(art: artmod.PieceArt, px: int, rng: np.random.Generator) -> np
     else:
         v = 1 + 0.01 * _noise(rng, (px, px), (6, 6))
     v *= shade
+    if art.tile_check_bgr is not None:  # the grid by tone alone: no line to draw
+        return np.dstack([_checkered(v, art), alpha])
     img = cv2.convertScaleAbs(v[..., None] * np.array(art.tile_bgr, np.float32))
     c = (px - 1) / 2
     half = art.tile_line_mm / 2 / mm
@@ -452,6 +454,20 @@ def _tile_texture(art: artmod.PieceArt, px: int, rng: np.random.Generator) -> np
     if art.tile_border_bgr is not None:
         cv2.rectangle(img, (0, 0), (px - 1, px - 1), art.tile_border_bgr, max(1, round(0.4 / mm)))
     return np.dstack([img, alpha])
+
+
+def _checkered(v: np.ndarray, art: artmod.PieceArt) -> np.ndarray:
+    """A tile's 2x2 grid shown by tone (checkered art): the quadrants top-left and bottom-right
+    in ``art.tile_check_bgr``, the others in ``art.tile_bgr``, each times the shading ``v``
+    (grain, worn edges); the inlay's seams are anti-aliased, no line is drawn (BGR uint8)."""
+    px = v.shape[0]
+    c = (px - 1) / 2
+    ramp = np.clip(np.arange(px, dtype=np.float32) - c + 0.5, 0, 1)  # 0 left/top, 1 right/bottom
+    dark = ramp[:, None] * ramp[None, :] + (1 - ramp[:, None]) * (1 - ramp[None, :])
+    col = dark[..., None] * np.float32(art.tile_check_bgr) + (1 - dark[..., None]) * np.float32(
+        art.tile_bgr
+    )
+    return cv2.convertScaleAbs(v[..., None] * col)
 
 
 def _burnt_grid(
