@@ -2641,12 +2641,15 @@ def _check_mark_shape(
     10/3 c1 and d1, empty cells whose look fitted a suns coin, were then named coins, a
     grid line standing in for the bar). Only where it could change a decision: a look
     leading by under ``MARK_CONFLICT_LEAD`` (a mark against a clearer lead leaves it, as in
-    :func:`_check_mark`)."""
+    :func:`_check_mark`) and at least ``min_facing_margin`` with no :func:`_sure_rivals`
+    (else :func:`facing_sure` leaves the facing undecided already)."""
     suit = d.best[1] if d.best else None
     if d.mark != 0 or suit not in looks.mark_shapes or d.facing not in FACINGS:
         return
     if d.facing_margin >= MARK_CONFLICT_LEAD or suit not in turned:
         return
+    if d.facing_margin < looks.min_facing_margin or _sure_rivals(d, looks):
+        return  # undecided already (see facing_sure): the read (~4 ms) would change nothing
     at = mark_windows(window, turned[suit])
     facing, lead = learned_mark_read(mark_scores(at, _mark_shape_template(looks, suit)))
     if lead < MARK_SHAPE_SURE:
