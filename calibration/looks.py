@@ -44,6 +44,8 @@ class LearnedLooks:
       area[, elongation]) in fine-scale pixels;
     ``turn_alike``  per suit, how alike its look is to itself turned a quarter, a half and
       three quarters clockwise;
+    ``mark_shapes``  suits whose calibration coins agree on a directional mark learned as a
+      shape (what the look's top shows and its sides do not);
     ``detail_empty``  the fine detail, relative to the board's noise floor of it, under which
       a tile-coloured cell is empty (the calibration pieces' own detail lowers it).
     """
@@ -57,6 +59,7 @@ class LearnedLooks:
     mark_spots: dict[str, tuple[float, ...]] = field(default_factory=dict)
     turn_alike: dict[str, tuple[float, float, float]] = field(default_factory=dict)
     detail_empty: float = DETAIL_EMPTY
+    mark_shapes: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """What was learned; decision thresholds stay in vision's code, so a better-tuned
@@ -71,6 +74,7 @@ class LearnedLooks:
             "mark_spots": {s: list(v) for s, v in self.mark_spots.items()},
             "turn_alike": {s: list(v) for s, v in self.turn_alike.items()},
             "detail_empty": self.detail_empty,
+            "mark_shapes": list(self.mark_shapes),
         }
 
     @classmethod
@@ -86,6 +90,7 @@ class LearnedLooks:
             mark_spots={s: _spot(v) for s, v in d.get("mark_spots", {}).items()},
             turn_alike={s: _alikeness(v) for s, v in d.get("turn_alike", {}).items()},
             detail_empty=float(d.get("detail_empty", DETAIL_EMPTY)),
+            mark_shapes=tuple(str(x) for x in d.get("mark_shapes", ())),
         )
 
 

@@ -35,7 +35,11 @@ from piecebridge.vision.facing import (
     TWIST_DEG,
     face_scores_batch,
     face_window,
+    learned_mark_read,
     mark_centre,
+    mark_scores,
+    mark_template,
+    mark_windows,
     read_facing_from_mark,
     read_facings,
     read_twisted,
@@ -1576,12 +1580,13 @@ def measure(
             if d.facing_margin < looks.min_facing_margin and _could_be_sure(d, looks)
         ]
         read_twisted([facing_jobs[k] for k in again], turned, scores[again])
-        for d, _ in facing_jobs:
+        for d, window in facing_jobs:
             _alike_turns(d, looks)
             if id(d) in rivals and d.facing_margin < CLEAR_FACE_LEAD:
                 continue  # a pawn-like cell's coin reading counts only past it: no mark check
             if d.facing_margin < looks.mark_check_below and d.best[1] in looks.marked:
                 _check_mark(d, views, CELL_ORDER.index(d.cell), looks)
+            _check_mark_shape(d, window, turned, looks)
     if looks.learned:
         _seen_shares(out, views, refs, looks)
         _coin_detail(out, views, looks)
@@ -2603,6 +2608,54 @@ def look_centre(views: BoardViews, i: int, looks: PieceLooks, suit: str) -> tupl
         return x0 + FACE_WIDE + (FACE_CROP - 1) / 2, y0 + FACE_WIDE + (FACE_CROP - 1) / 2
     _, _, _, (bx, by) = cv2.minMaxLoc(cv2.matchTemplate(win, t, cv2.TM_CCOEFF_NORMED))
     return x0 + bx + (FACE_CROP - 1) / 2, y0 + by + (FACE_CROP - 1) / 2
+
+
+#: A learned mark (``PieceLooks.mark_shapes``) read with at least this lead
+#: (``facing.learned_mark_read``) counts. Tune, coins of those suits (woodburned,
+#: printplay, piecepackr 0-24): lead 0.15 and up 3,495 right / 1 wrong; 0.1-0.15 (wrong 7).
+MARK_SHAPE_SURE = 0.15
+
+
+def _mark_shape_template(looks: PieceLooks, suit: str) -> np.ndarray:
+    """``facing.mark_template`` of ``suit``'s look as it is read (rim made round), made once
+    per turned faces and kept with them."""
+    turned = looks.turned_faces()
+    hit = looks.extra.get("mark_shapes")
+    if hit is None or hit[0] is not turned:
+        hit = looks.extra["mark_shapes"] = (turned, {})
+    if suit not in hit[1]:
+        hit[1][suit] = mark_template(turned[suit][0])
+    return hit[1][suit]
+
+
+def _check_mark_shape(
+    d: CellDecision, window: np.ndarray, turned: dict[str, np.ndarray], looks: PieceLooks
+) -> None:
+    """Where the separate mark's read left the facing unconfirmed (``d.mark`` 0: its suit's
+    mark not read as a blob, or no read sure), the mark learned as a shape from the
+    calibration coins (``PieceLooks.mark_shapes``, ``facing.mark_template``) is read in
+    ``window`` at each turn's fit: sure (``MARK_SHAPE_SURE``) and naming another turn than
+    the look's, it leaves the facing undecided (``d.mark`` -1). It never sets a facing
+    (tune woodburned 240-319: one of five coins whose look it would so have overruled was
+    right) and never confirms one (``d.mark`` 1 lowers the lead a coin needs: tune acrylic
+    10/3 c1 and d1, empty cells whose look fitted a suns coin, were then named coins, a
+    grid line standing in for the bar). Only where it could change a decision: a look
+    leading by under ``MARK_CONFLICT_LEAD`` (a mark against a clearer lead leaves it, as in
+    :func:`_check_mark`) and at least ``min_facing_margin`` with no :func:`_sure_rivals`
+    (else :func:`facing_sure` leaves the facing undecided already)."""
+    suit = d.best[1] if d.best else None
+    if d.mark != 0 or suit not in looks.mark_shapes or d.facing not in FACINGS:
+        return
+    if d.facing_margin >= MARK_CONFLICT_LEAD or suit not in turned:
+        return
+    if d.facing_margin < looks.min_facing_margin or _sure_rivals(d, looks):
+        return  # undecided already (see facing_sure): the read (~4 ms) would change nothing
+    at = mark_windows(window, turned[suit])
+    facing, lead = learned_mark_read(mark_scores(at, _mark_shape_template(looks, suit)))
+    if lead < MARK_SHAPE_SURE:
+        return
+    if facing != d.facing:
+        d.mark = -1
 
 
 def facing_sure(d: CellDecision, looks: PieceLooks) -> bool:

@@ -131,10 +131,20 @@ def face_scores(
     Computed with correlations (no per-shift copies): for a look ``T`` centred over the
     whole square, ``<mask * W - mean, T> = <W, mask * T>`` since ``T`` sums to zero.
     """
+    scores, at = _face_fit(window, turned, turns)
+    y, x = at[int(np.argmax(scores))]
+    c = turned.shape[1]
+    return scores, window[y : y + c, x : x + c]
+
+
+def _face_fit(
+    window: np.ndarray, turned: np.ndarray, turns: list[int] | None = None
+) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """:func:`face_scores`'s scores, and where (row, column in ``window``) each turn's best
+    fit starts."""
     c = turned.shape[1]
     n = c * c
     b = _DISC_BORDER
-    full = window
     detail = fine_detail(window)
     # Everything outside the disc is masked out: work on the disc's bounding box only.
     win = np.ascontiguousarray(detail[b : window.shape[0] - b, b : window.shape[1] - b], np.float32)
@@ -144,16 +154,14 @@ def face_scores(
     s1 = cv2.filter2D(win, -1, m, anchor=(0, 0), borderType=cv2.BORDER_CONSTANT)[:h, :h]
     s2 = cv2.filter2D(win * win, -1, m, anchor=(0, 0), borderType=cv2.BORDER_CONSTANT)[:h, :h]
     w_norm = np.sqrt(np.maximum((s2 - s1 * s1 / n).sum(axis=-1), 1e-12))
-    scores, best_score, best_at = [], -2.0, (0, 0)
+    scores, at = [], []
     prepared = _prepared(turned)
     for tmpl, t_norm in prepared if turns is None else [prepared[k] for k in turns]:
         r = cv2.matchTemplate(win, tmpl, cv2.TM_CCORR) / (w_norm * t_norm)
         k = int(np.argmax(r))
         scores.append(float(r.flat[k]))
-        if r.flat[k] > best_score:
-            best_score, best_at = float(r.flat[k]), divmod(k, h)
-    y, x = best_at
-    return np.array(scores), full[y : y + c, x : x + c]
+        at.append(divmod(k, h))
+    return np.array(scores), at
 
 
 def read_facings(jobs: list[tuple[CellDecision, np.ndarray]], turned: dict) -> np.ndarray:
@@ -551,3 +559,167 @@ def turn_alikeness(
 def turned_looks(look: np.ndarray) -> list[np.ndarray]:
     """The look facing north, east, south, west (contiguous float32 for matchTemplate)."""
     return [np.ascontiguousarray(np.rot90(look, FACING_ROT[f]), np.float32) for f in FACINGS]
+
+
+#: The learned mark (see :func:`mark_template`) is read from finer detail than the look:
+#: a coin's window minus a blur of this sigma (FACE_PX pixels). The marks are a few pixels
+#: across (a dot of radius 1.7 px, a chevron's 1-px stroke); the lamp's shading is broad.
+MARK_DETAIL_SIGMA = 2.0
+#: Where a coin's directional mark is looked for, facing north: a sector of the coin from
+#: this inner to this outer distance from its centre (FACE_PX pixels; the coin's radius is
+#: 15) and this many degrees either side of north. Every art draws its mark at the top,
+#: 8-14 px out (synth.art: dot, triangle, bar, chevron, arrow); the rim's edge (15 px), lit
+#: on one side, is left out.
+MARK_SECTOR = (6.0, 14.0, 40.0)
+#: Pixels (FACE_PX) each way the learned mark may shift from the look's fit to fit itself
+#: (the look's fit is pulled by the symbol, the mark is a few pixels across).
+MARK_SHIFT = 2
+
+
+def _sector(size: int) -> np.ndarray:
+    """The mark's sector (``MARK_SECTOR``) of a ``size`` square centred on the coin, north
+    up, as 0/1 (float32)."""
+    yy, xx = np.mgrid[:size, :size] - (size - 1) / 2
+    r = np.hypot(yy, xx)
+    ang = np.degrees(np.abs(np.arctan2(xx, -yy)))  # 0 = north, either way
+    inner, outer, half = MARK_SECTOR
+    return ((r >= inner) & (r <= outer) & (ang <= half)).astype(np.float32)
+
+
+_TOP = _sector(FACE_CROP)
+
+
+def _mark_detail(a: np.ndarray) -> np.ndarray:
+    """``a`` minus its Gaussian blur of ``MARK_DETAIL_SIGMA`` (float32, same shape)."""
+    a = np.ascontiguousarray(a, np.float32)
+    return a - cv2.GaussianBlur(a, (0, 0), MARK_DETAIL_SIGMA, borderType=cv2.BORDER_REFLECT)
+
+
+def mark_template(look: np.ndarray) -> np.ndarray:
+    """A suit's directional mark as its learned look (north up, FACE_CROP square, centred on
+    the coin) shows it, whatever the mark's shape: the look's fine detail in the top sector
+    (``MARK_SECTOR``) minus the mean of its three turned copies there, i.e. where the top
+    differs from the sides and the bottom. A symbol's parts that its turns share (a sun's
+    rays, a ring) cancel; the mark, drawn at the top only, stays.
+
+    >>> n = FACE_CROP
+    >>> yy, xx = np.mgrid[:n, :n] - (n - 1) / 2
+    >>> look = np.zeros((n, n, 3), np.float32)
+    >>> look[np.hypot(yy, xx) < 6, 0] = -40  # a round symbol: alike under every turn
+    >>> t = mark_template(look)
+    >>> float(np.abs(t).max()) < 1e-3  # no mark: nothing stays
+    True
+    >>> look[(np.abs(xx) < 1.5) & (yy > -12.5) & (yy < -9.5), 0] = -40  # a mark at the top
+    >>> t = mark_template(look)
+    >>> bool(t[..., 0].min() < -10), bool(np.abs(t[yy > 0]).max() == 0)  # only at the top
+    (True, True)
+    """
+    d = _mark_detail(look)
+    others = (np.rot90(d, 1) + np.rot90(d, 2) + np.rot90(d, 3)) / 3
+    return np.ascontiguousarray((d - others) * _TOP[..., None], np.float32)
+
+
+def mark_scores(window: np.ndarray | list[np.ndarray], template: np.ndarray) -> np.ndarray:
+    """How well the learned mark (``template``, see :func:`mark_template`) fits ``window``
+    (FACE_CROP + 2 ``MARK_SHIFT`` square, centred on the coin; or one such per facing, see
+    :func:`mark_windows`) in each facing: normalised correlation of fine detail
+    (``MARK_DETAIL_SIGMA``) inside the turned sector, the best of every shift up to
+    ``MARK_SHIFT`` each way (4,).
+
+    >>> n = FACE_CROP
+    >>> yy, xx = np.mgrid[:n, :n] - (n - 1) / 2
+    >>> look = np.zeros((n, n, 3), np.float32)
+    >>> look[(np.abs(xx) < 1.5) & (yy > -12.5) & (yy < -9.5), 0] = -40  # a mark at the top
+    >>> p = MARK_SHIFT
+    >>> coin = cv2.copyMakeBorder(np.rot90(look, FACING_ROT["east"]), p, p, p, p,
+    ...                           cv2.BORDER_REPLICATE)
+    >>> FACINGS[int(np.argmax(mark_scores(coin, mark_template(look))))]
+    'east'
+    """
+    p = MARK_SHIFT
+    windows = window if isinstance(window, list) else [window] * len(FACINGS)
+    out = np.full(len(FACINGS), -1.0)
+    prepared = _prepared_marks(template)
+    for j in range(len(FACINGS)):
+        d = _mark_detail(windows[j])
+        sq = np.ascontiguousarray((d * d).sum(axis=-1), np.float32)
+        for tb, t_norm, mb, (y0, x0) in prepared[j]:
+            y1, x1 = y0 + tb.shape[0] + 2 * p, x0 + tb.shape[1] + 2 * p
+            num = cv2.matchTemplate(np.ascontiguousarray(d[y0:y1, x0:x1]), tb, cv2.TM_CCORR)
+            den = cv2.matchTemplate(np.ascontiguousarray(sq[y0:y1, x0:x1]), mb, cv2.TM_CCORR)
+            got = float((num / (t_norm * np.sqrt(np.maximum(den, 1e-12)))).max())
+            out[j] = max(out[j], got)
+    return out
+
+
+_MARKS: dict[int, tuple[np.ndarray, list]] = {}
+
+
+def _prepared_marks(template: np.ndarray) -> list[list[tuple]]:
+    """Per facing, per twist (``MARK_TWISTS``): the turned, twisted template and sector cut
+    to the sector's bounding box, the template's norm and the box's top-left corner; made
+    once per template array (kept, holding the array so its id stays)."""
+    hit = _MARKS.get(id(template))
+    if hit is not None and hit[0] is template:
+        return hit[1]
+    out: list[list[tuple]] = [[] for _ in FACINGS]
+    for t, m in _twisted_marks(template):
+        for j, f in enumerate(FACINGS):
+            tt, mm = np.rot90(t, FACING_ROT[f]), np.rot90(m, FACING_ROT[f])
+            ys, xs = np.nonzero(mm)
+            if not len(ys):
+                continue
+            y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
+            tb = np.ascontiguousarray(tt[y0:y1, x0:x1], np.float32)
+            t_norm = float(np.sqrt((tb * tb).sum()))
+            if t_norm >= 1e-6:
+                mb = np.ascontiguousarray(mm[y0:y1, x0:x1], np.float32)
+                out[j].append((tb, t_norm, mb, (int(y0), int(x0))))
+    if len(_MARKS) > 32:
+        _MARKS.clear()
+    _MARKS[id(template)] = (template, out)
+    return out
+
+
+#: The learned mark is also fitted twisted by these angles (degrees): a coin laid askew
+#: turns its mark about the centre, and a mark a few pixels across fits itself a few
+#: degrees off only loosely.
+MARK_TWISTS = (0.0, -10.0, 10.0, -20.0, 20.0)
+
+
+def _twisted_marks(template: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(template, sector) twisted by each of ``MARK_TWISTS`` about the centre."""
+    c = template.shape[0]
+    out = []
+    for a in MARK_TWISTS:
+        if a == 0:
+            out.append((template, _TOP))
+            continue
+        M = cv2.getRotationMatrix2D(((c - 1) / 2, (c - 1) / 2), a, 1.0)
+        t = cv2.warpAffine(template, M, (c, c), flags=cv2.INTER_LINEAR)
+        m = (cv2.warpAffine(_TOP, M, (c, c), flags=cv2.INTER_LINEAR) > 0.5).astype(np.float32)
+        out.append((t * m[..., None], m))
+    return out
+
+
+def mark_windows(window: np.ndarray, turned: np.ndarray) -> list[np.ndarray]:
+    """Per facing, the FACE_CROP + 2 ``MARK_SHIFT`` square of ``window`` centred where the
+    look's turn fits best (as :func:`face_scores` finds it: each turn its own shift), for
+    :func:`mark_scores`; edge pixels repeated where it reaches past the window."""
+    p = MARK_SHIFT
+    _, at = _face_fit(window, turned)
+    padded = cv2.copyMakeBorder(
+        np.ascontiguousarray(window, np.float32), p, p, p, p, cv2.BORDER_REPLICATE
+    )
+    n = turned.shape[1] + 2 * p
+    return [padded[y : y + n, x : x + n] for y, x in at]
+
+
+def learned_mark_read(scores: np.ndarray) -> tuple[str, float]:
+    """The facing :func:`mark_scores` names, and its lead: the best score less the next.
+
+    >>> learned_mark_read(np.array([0.1, 0.7, 0.2, 0.3]))
+    ('east', 0.4)
+    """
+    order = np.argsort(scores)[::-1]
+    return FACINGS[int(order[0])], round(float(scores[order[0]] - scores[order[1]]), 6)

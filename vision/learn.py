@@ -42,9 +42,14 @@ from piecebridge.vision.cells import (
 from piecebridge.vision.debug import draw_decisions, draw_grid
 from piecebridge.vision.facing import (
     FACE_MASK,
+    FACINGS,
+    MARK_SHIFT,
     coin_centre,
     fine_detail,
+    learned_mark_read,
     mark_blob,
+    mark_scores,
+    mark_template,
     turn_alikeness,
 )
 from piecebridge.vision.locate import (
@@ -629,6 +634,7 @@ def _learn_at(
         learned=True,
         marked=marked,
         mark_spots=spots,
+        mark_shapes=_mark_shapes(views, centres),
     )
     looks.turn_alike = _turn_alike(looks)
     setup = BoardSetup(pose, size, tile_color_lab, looks, camera_calibration)
@@ -931,6 +937,41 @@ def _marked(
             out.append(suit)
             spots[suit] = tuple(float(v) for v in np.median(np.array(north), axis=0))
     return tuple(out), spots
+
+
+#: A suit's mark is learned as a shape (``facing.mark_template``) when every one of its
+#: calibration coins, read with the template of the other five, names north by at least
+#: this lead (``facing.learned_mark_read``): the coins agree on a mark. Tune, reads of coins
+#: of the rigs' suits at a lead of 0.15 (woodburned, printplay, piecepackr 0-24): all six
+#: north 3,495 right / 1 wrong; five of six 192 / 2.
+MARK_SHAPE_AGREE = 0.0
+
+
+def _mark_shapes(
+    views: BoardViews, centres: dict[str, list[tuple[float, float]]]
+) -> tuple[str, ...]:
+    """Suits whose calibration coins agree on a directional mark, whatever its shape (a dot,
+    a triangle, a bar, a chevron, an arrow): each coin, cut at its centre as the look was
+    (see :func:`_marked`), read by the mark template (``facing.mark_template``) of the
+    median of the other coins' cuts, names north by ``MARK_SHAPE_AGREE``. They all face
+    north in the layout; where they do not agree, the look's top differs from its sides by
+    what one coin shows (a scratch, glare), not by a mark (``PieceLooks.mark_shapes``)."""
+    p = MARK_SHIFT
+    out = []
+    for suit in SUITS:
+        cuts = [_cut(views.rel_hi, c, FACE_CROP + 2 * p) for c in centres[suit]]
+        if len(cuts) < 2:
+            continue
+        agree = True
+        for j, cut in enumerate(cuts):
+            rest = np.median([c[p:-p, p:-p] for k, c in enumerate(cuts) if k != j], axis=0)
+            facing, lead = learned_mark_read(mark_scores(cut, mark_template(rest)))
+            if facing != FACINGS[0] or lead < MARK_SHAPE_AGREE:
+                agree = False
+                break
+        if agree:
+            out.append(suit)
+    return tuple(out)
 
 
 def _turn_alike(looks: PieceLooks) -> dict[str, tuple[float, float, float]]:
