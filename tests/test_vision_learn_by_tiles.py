@@ -2,8 +2,9 @@
 of half the cells' size over the block of coins, refused as a printed grid; a grid 5.5 cells
 off, refused as a cell off) is learned on the board found from whole tiles
 (``learn._learn_by_tiles``, ``locate.board_by_tiles``) when the whole layout reads back there
-and on no grid a cell over. Tune printplay calibration photos of rigs 3, 9 and 188, rendered
-from their seeds (a few seconds each)."""
+and on no grid a cell over; a shot's grid refused as printed gives way to that board too
+(``locate._tiles_board``). Tune printplay calibration photos of rigs 3, 9 and 188 and shot
+25/1, rendered from their seeds (a few seconds each)."""
 
 from __future__ import annotations
 
@@ -19,10 +20,10 @@ from piecebridge.vision.locate import (
     board_by_tiles,
     find_board,
 )
-from vision_support import setup_off_by
+from vision_support import corners_off, setup_off_by
 
 from piecebridge.errors import UserError
-from piecebridge.synth.reflec import Difficulty, calibration_sample
+from piecebridge.synth.reflec import Difficulty, calibration_sample, sample
 
 
 def _printplay(rig: int):
@@ -104,3 +105,12 @@ def test_a_board_cut_off_by_the_frame_stays_refused(rig3):
     with pytest.raises(UserError, match=r"^board cut off by the frame edge") as refused:
         learn_setup(rig3.image[:y1, :x1].copy())
     assert "\n" not in str(refused.value)
+
+
+def test_a_shot_whose_grid_was_taken_for_a_printed_one_is_found_by_its_tiles():
+    """Tune printplay shot 25/1 (no setup): the usual search fitted a grid of half the
+    cells' size over the coins and refused it as a printed grid; the board of whole tiles,
+    passing the finder's checks, is found in its place instead (a calibration photo's
+    thorough search leaves that to the layout: the first test)."""
+    shot = sample("tune", 25 * 4 + 1, Difficulty.parse("realistic"), art="printplay")
+    assert corners_off(find_board(shot.image), shot.truth) < 0.1
