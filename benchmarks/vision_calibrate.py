@@ -39,6 +39,7 @@ from piecebridge.synth.art import ART
 REASONS = (
     ("cut off by the frame edge", "board cut off"),
     ("tile crosses at full size", "few tile crosses"),
+    ("may lie a cell off", "grid may lie a cell off"),
     ("the grid found", "taken for a printed grid"),
     ("no 8x8 tile grid", "no tile grid"),
     ("no tile-coloured region", "no tile grid"),
@@ -55,6 +56,8 @@ def reason(message: str) -> str:
 
     >>> reason("board cut off by the frame edge: move the camera so all 16 tiles show")
     'board cut off'
+    >>> reason("no board in view: the grid found may lie a cell off the board (its lines ...)")
+    'grid may lie a cell off'
     """
     return next((r for part, r in REASONS if part in message), "other")
 

@@ -64,7 +64,8 @@ def test_a_doubted_grid_in_place_is_learned_there(rig153, monkeypatch):
 def test_a_doubted_grid_a_cell_off_is_refused(rig153, monkeypatch):
     """The grid moved a cell east and fitted there: the usual checks learn it 1.2 cells
     off; doubted, it reads back a piece or more short and is refused with the finder's own
-    message."""
+    message (the board of whole tiles, tried after a refusal since round 20, taken away
+    here). With it, the photo is learned on the tiles' board, in place."""
     cal, found = rig153
     gray = cv2.cvtColor(cal.image, cv2.COLOR_BGR2GRAY)
     east = _refit_moved(255 - gray if found.inverted else gray, found, 1, 0)
@@ -73,6 +74,9 @@ def test_a_doubted_grid_a_cell_off_is_refused(rig153, monkeypatch):
     setup, report = _learn_from(cal.image, east)  # undoubted: taken, a cell off
     assert _corners_off(setup.pose, cal.truth) > 0.9 and not _reads_back_whole(report)
     _doubted_at(monkeypatch, east)
+    setup, report = learn_setup(cal.image)
+    assert _corners_off(setup.pose, cal.truth) < 0.2 and report["found_by_tiles"]
+    monkeypatch.setattr(learn, "board_by_tiles", lambda frame: None)
     with pytest.raises(MaybeCellOff, match="may lie a cell off"):
         learn_setup(cal.image)
     # By its own read-back alone, were no grid a cell over to read the layout back whole.

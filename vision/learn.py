@@ -55,9 +55,11 @@ from piecebridge.vision.facing import (
 from piecebridge.vision.locate import (
     CELL_MOVES,
     ONE_TILE_ALONG,
+    FewCrosses,
     GridCutOff,
     GridInDoubt,
     MaybeCellOff,
+    board_by_tiles,
     check_in_frame,
     find_board,
     refine_pose,
@@ -330,7 +332,22 @@ def learn_setup(
     for part of a board cut off is still learned where the layout says the whole board is
     in view (:func:`_in_view_after_all`); one it doubts (:class:`GridInDoubt`: a printed
     grid, few crosses, or lines saying a cell off) where the layout shows on it in place.
+    A photo so refused is learned on the board found from whole tiles, elsewhere, where the
+    whole layout reads back there alone (:func:`_learn_by_tiles`); else the refusal stands.
     """
+    try:
+        return _learn_found(frame_bgr, camera_calibration)
+    except UserError as refusal:
+        learned = _learn_by_tiles(frame_bgr, refusal, camera_calibration)
+        if learned is None:
+            raise
+        return learned
+
+
+def _learn_found(
+    frame_bgr: np.ndarray, camera_calibration: str | None = None
+) -> tuple[BoardSetup, dict[str, Any]]:
+    """:func:`learn_setup` on the board :func:`find_board` gives (a thorough search)."""
     # One photo, read once: worth the thorough search (a cell off here spoils every read).
     doubt = None
     try:
@@ -356,6 +373,66 @@ def learn_setup(
         if moved is None:
             raise
         return moved
+
+
+#: How near (cells, every corner) the tiles' board lies to the grid a refusal was about for
+#: :func:`_learn_by_tiles` to take it for that grid, already judged: fits of one place
+#: differ by a tenth or two of a cell, a grid a cell off by one.
+SAME_PLACE = 0.5
+
+
+def _learn_by_tiles(
+    frame_bgr: np.ndarray, refusal: UserError, camera_calibration: str | None = None
+) -> tuple[BoardSetup, dict[str, Any]] | None:
+    """The setup learned on the board found from whole tiles (:func:`board_by_tiles`) where
+    the board :func:`find_board` gave was refused (``refusal``), or None: when that board
+    lies away from the grid refused (``SAME_PLACE``) and wholly in the frame, passes every
+    check :func:`_learn_from` makes, and reads the whole layout back (:func:`_reads_back_whole`)
+    there and on no grid a cell over (:func:`_whole_here_only`).
+
+    The line searches can fit a grid that is not the board on a board in view: a grid of
+    half the cells' size over the block of coins (tune printplay calibration photos of rigs
+    3 and 186, refused as a printed grid), or 5.5 cells off (rig 188), or a cell north and
+    past the frame (rig 9). The layout's 28 pieces read back whole on the tiles' board say
+    where it lies as well as a grid found first would. The whole layout is asked for, as
+    for any grid in doubt: a board found a cell off learns its looks from the very cells it
+    reads back.
+    """
+    pose = board_by_tiles(frame_bgr)
+    refused = _refused_grid(refusal)
+    if pose is None or (refused is not None and _corner_gap(pose, refused) < SAME_PLACE):
+        return None  # no other board, or the grid refused fitted again
+    try:
+        check_in_frame(pose, frame_bgr.shape)
+        setup, report = _learn_from(frame_bgr, pose, None, camera_calibration)
+    except UserError:
+        return None
+    if not (_reads_back_whole(report) and _whole_here_only(frame_bgr, pose, camera_calibration)):
+        return None
+    return setup, {**report, "found_by_tiles": True}
+
+
+def _refused_grid(refusal: UserError) -> BoardPose | None:
+    """The grid a refusal of :func:`_learn_found` judged by its layout, where it names one:
+    not a grid of too few crosses to be fitted (``FIT_CROSSES``: the small frame's outline,
+    refused by its lines alone), where the tiles' board fitted in place is worth the look."""
+    if isinstance(refusal, FewCrosses) and refusal.pose.crosses_found < FIT_CROSSES:
+        return None
+    if isinstance(refusal, (GridCutOff, GridInDoubt, LayoutNotSeen, GridMaySitOff)):
+        return refusal.pose
+    if isinstance(refusal, LayoutNotReadBack):
+        return refusal.setup.pose
+    return None
+
+
+def _corner_gap(a: BoardPose, b: BoardPose) -> float:
+    """The largest distance (cells of ``a``) between a corner of ``a`` and the nearest
+    corner of ``b`` listed in the same order under some quarter turn (north is not the
+    finder's to say)."""
+    gap = min(
+        np.linalg.norm(np.roll(b.corners, k, axis=0) - a.corners, axis=1).max() for k in range(4)
+    )
+    return float(gap / a.cell_size_px())
 
 
 def _in_view_after_all(
@@ -498,8 +575,21 @@ def _a_cell_over(
 
 
 class LayoutNotSeen(UserError):
-    """A calibration photo in which the board found shows no calibration layout in any
-    quarter turn (:func:`_layout_score` under ``LAYOUT_SCORE``)."""
+    """A calibration photo in which the board found (``pose``) shows no calibration layout
+    in any quarter turn (:func:`_layout_score` under ``LAYOUT_SCORE``)."""
+
+    def __init__(self, message: str, pose: BoardPose | None = None) -> None:
+        super().__init__(message)
+        self.pose = pose
+
+
+class GridMaySitOff(UserError):
+    """A calibration photo whose grid (``pose``) may sit a cell off: the layout a cell over
+    fits its busy cells as well (:func:`_cell_off`)."""
+
+    def __init__(self, message: str, pose: BoardPose) -> None:
+        super().__init__(message)
+        self.pose = pose
 
 
 def _learn_from(
@@ -516,7 +606,8 @@ def _learn_from(
     if score < LAYOUT_SCORE:
         raise LayoutNotSeen(
             "calibration photo does not show the reflec-calibration/1 layout "
-            "(coins a1-f4, pawns g1-g4, rest empty)"
+            "(coins a1-f4, pawns g1-g4, rest empty)",
+            found,
         )
     h, w = frame_bgr.shape[:2]
     setup, report = _learn_at(views, ratio, pose, (w, h), found.tile_color_lab, camera_calibration)
@@ -545,9 +636,10 @@ def _learn_from(
     ):
         # Refused, not moved: a setup a cell off misreads every later frame without a word.
         # Learned only where the whole layout reads back, and on no grid a cell over.
-        raise UserError(
+        raise GridMaySitOff(
             f"calibration photo: the board's grid may sit off (a grid {off} fits the "
-            "layout's pieces as well); retake it with the whole board in view"
+            "layout's pieces as well); retake it with the whole board in view",
+            pose,
         )
     report = {
         "north_score": round(score, 3),

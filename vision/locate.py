@@ -1268,6 +1268,55 @@ def _find_board_checked(
         raise
     if pose.crosses_found < WEAK_CROSSES and _cut_off_seen():
         raise _cut_off()
+    try:
+        return _checked(bgr, pose)
+    except PrintedGrid:
+        # A grid of half the cells' size over a block of coins runs on beyond its sides
+        # on the board's own lines (tune printplay shots 25/1, 41/2, 51/2, 94/1, 227/2, all
+        # boards in view): the tiles, seen whole, outline the board. A thorough search's
+        # caller judges that board by the calibration layout itself.
+        other = None if thorough else _tiles_board(bgr, inverted)
+        if other is None:
+            raise
+        return other
+
+
+def board_by_tiles(bgr: np.ndarray) -> BoardPose | None:
+    """The board found from whole tiles alone (:func:`_find_by_tiles`, at ``WORK_WIDTH``,
+    else at ``THOROUGH_WIDTH``) when it passes the checks :func:`find_board` makes of a grid
+    its search found (:func:`_checked`), or None: a second opinion for a caller that
+    refused the board :func:`find_board` gave (a calibration photo whose grid showed no
+    layout).
+
+    The line searches fit the grid on what is most like a grid of crosses, and a board's
+    own pieces can be: tune printplay calibration photos of rigs 3 and 186, a grid of half
+    the cells' size fitted over the block of coins (every other line of it on the board's,
+    16 crosses) and refused as part of a larger printed grid; rig 188's fitted 5.5 cells
+    off; rig 9's ran past the frame a cell north. The tiles, seen whole, outline the board
+    itself (each within 0.11 cell). The wider frame is searched only when the usual one
+    gives no board that passes (tiles whose gaps are under a pixel there)."""
+    token = _MEMO.set({})
+    try:
+        return _tiles_board(bgr)
+    finally:
+        _MEMO.reset(token)
+
+
+def _tiles_board(bgr: np.ndarray, inverted: bool | None = None) -> BoardPose | None:
+    """:func:`board_by_tiles` in the memo of the :func:`find_board` call it is made in."""
+    for width in (WORK_WIDTH, THOROUGH_WIDTH):
+        try:
+            pose = _with_frame_colour(_find_by_tiles(bgr, inverted, width), bgr, width)
+            return _checked(bgr, pose)
+        except BoardNotFound:
+            continue
+    return None
+
+
+def _checked(bgr: np.ndarray, pose: BoardPose) -> BoardPose:
+    """``pose`` as :func:`find_board` takes a grid its search found (moved onto the board
+    when its lines say a cell off, :func:`_onto_the_board`), or the refusal of it: too few
+    tile crosses, a board cut off, a grid in doubt of lying a cell off, a printed grid."""
     if pose.crosses_found < MIN_CROSSES:
         raise FewCrosses(
             f"no board in view: the grid seen on the small frame shows {pose.crosses_found} "
