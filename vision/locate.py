@@ -746,6 +746,10 @@ def _outline_candidates(
     depend on the lines' polarity (the colour outlines) between calls for one frame."""
     cache = {} if cache is None else cache
     h, w = small.shape[:2]
+    if _BY_TONE.get():  # a grid by tone: its quadrants' corners, as a checkerboard's
+        for quad in _saddle_outlines(small_gray):
+            colour = functools.partial(_colour_inside, small, quad)
+            yield _order_quad(quad), colour, _at_edge(quad, w, h), "saddles"
     lattice, kind = _cross_outlines(small_gray, cross_blobs), "crosses"
     if not lattice:
         lattice, kind = _cell_outlines(small_gray), "cells"
@@ -762,6 +766,74 @@ def _outline_candidates(
         cache["colour_quads"] = _colour_outlines(lab, preferred_lab)
     for quad, colour in cache["colour_quads"]:
         yield quad, functools.partial(np.asarray, colour), _at_edge(quad, w, h), "colour"
+
+
+#: Radii (pixels of the small frame) of the rings on which :func:`_saddles` compares the
+#: four quadrants round a point: a tone grid's corner is a saddle at both, a coin's rim or
+#: symbol beside a quadrant's corner at the smaller only (tune checkered shots, cells 19-29
+#: px on the small frame: with the smaller alone, the points round each coin at half a cell
+#: spoilt the lattice; with both, the 7x7 corners' outline fell within 0.4 cell of the true
+#: board in 121 of 125 frames).
+SADDLE_RADII = (5.0, 10.0)
+#: Points round the ring (:func:`_saddles`): four to a quadrant.
+SADDLE_RING = 16
+#: Least response of a saddle point, as a share of the frame's 99.9th percentile: the
+#: inlaid tiles' corners step by over a hundred grey levels, a gingham cloth's by a third of
+#: that (tune checkered calibration photo of rig 0: 0.3 kept the cloth's corners too).
+SADDLE_SHARE = 0.5
+#: Side (pixels of the small frame) of the window in which a saddle point is the strongest:
+#: under half of the smallest cell (about 20 px), over a coin's rim's points.
+SADDLE_NMS = 9
+
+
+def _saddle_response(gray: np.ndarray, radius: float) -> np.ndarray:
+    """How much each pixel is the corner of four quadrants of two tones (an X-corner, as a
+    checkerboard's), float32: on a ring of ``radius`` round it, the opposite quadrants alike
+    and the neighbouring ones apart (the ChESS detector's sum, difference and mean
+    responses: an edge through the point differs at opposite places, a corner of four
+    quadrants alternates twice round the ring, a spot's ring differs from its middle).
+
+    >>> board = np.kron([[0, 1], [1, 0]], np.ones((20, 20))).astype(np.uint8) * 200
+    >>> r = _saddle_response(board, 5.0)
+    >>> tuple(int(v) for v in np.unravel_index(np.argmax(r), r.shape))  # near (20, 20)
+    (19, 19)
+    """
+    g = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), 1.0)
+    angles = np.arange(SADDLE_RING) * 2 * np.pi / SADDLE_RING
+    ring = [
+        np.roll(g, (-round(radius * np.sin(a)), -round(radius * np.cos(a))), axis=(0, 1))
+        for a in angles
+    ]
+    q = SADDLE_RING // 4
+    alternate = sum(
+        np.abs(ring[n] + ring[n + 2 * q] - ring[n + q] - ring[(n + 3 * q) % SADDLE_RING])
+        for n in range(q)
+    )
+    opposite = sum(np.abs(ring[n] - ring[n + 2 * q]) for n in range(2 * q))
+    # A spot or a blob's rim: the ring's mean off the point's own neighbourhood.
+    spot = SADDLE_RING / 4 * np.abs(sum(ring) / SADDLE_RING - cv2.blur(g, (3, 3)))
+    return alternate - opposite - spot
+
+
+def _saddles(small_gray: np.ndarray) -> np.ndarray:
+    """Points (n, 2) where four quadrants of two tones meet at every ring of
+    ``SADDLE_RADII`` (:func:`_saddle_response`): a tone grid's cell corners."""
+    r = functools.reduce(np.minimum, (_saddle_response(small_gray, rad) for rad in SADDLE_RADII))
+    least = max(SADDLE_SHARE * float(np.percentile(r, 99.9)), 1e-3)
+    peak = (r == cv2.dilate(r, np.ones((SADDLE_NMS, SADDLE_NMS), np.uint8))) & (r > least)
+    ys, xs = np.nonzero(peak)
+    return np.stack([xs, ys], axis=1).astype(np.float64)
+
+
+def _saddle_outlines(small_gray: np.ndarray) -> list[np.ndarray]:
+    """Board outlines (small-frame pixels) from the 7x7 inner cell corners of a grid shown
+    by tone (:func:`_saddles`), each placement when whole rows are hidden (as
+    :func:`_cross_outlines` does with the 4x4 tile crosses)."""
+    pts = _saddles(small_gray)
+    if len(pts) < 6:
+        return []
+    labels = _lattice_labels(pts, max_index=N - 2, robust=True)
+    return _placements(pts, labels, count=N - 1, step=1.0, first=1.0)
 
 
 def _colour_inside(small: np.ndarray, quad: np.ndarray) -> np.ndarray:
@@ -812,10 +884,37 @@ def _colour_outlines(
 
 
 def _ridge_map(gray: np.ndarray, px_per_cell: int) -> np.ndarray:
-    """Dark thin lines as bright ridges (black-hat), float32."""
+    """Dark thin lines as bright ridges (black-hat), float32; in a search by tone
+    (:func:`_by_tone`) the steps in tone instead (:func:`_step_map`)."""
+    if _BY_TONE.get():
+        return _step_map(gray)
     k = max(3, int(px_per_cell * 0.25) | 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
     return cv2.morphologyEx(gray, cv2.MORPH_BLACKHAT, kernel).astype(np.float32)
+
+
+#: Whether the grid is sought by its steps in tone rather than by its lines: set only inside
+#: :func:`_by_tone`, for one :func:`find_board` call, so every other search is as it was.
+_BY_TONE: contextvars.ContextVar[bool] = contextvars.ContextVar("locate_by_tone", default=False)
+#: Blur (pixels, Gaussian sigma) before a step map's gradient: the rendered and photographed
+#: tone steps are a pixel or two wide at 16-48 px a cell; the blur keeps wood grain and
+#: sensor noise from making ridges of their own (tune checkered calibration photos at the
+#: true pose: 12-16 crosses of 16 with 1.0, 0-7 on the black-hat of either polarity).
+STEP_SIGMA = 1.0
+
+
+def _step_map(gray: np.ndarray) -> np.ndarray:
+    """Steps in tone as bright ridges: the gradient's magnitude, float32. A grid drawn by
+    tone alone (inlaid quadrants, a checkerboard: no line) shows a ridge along every side
+    where two tones meet, as a printed line does in the black-hat (:func:`_ridge_map`); a
+    step has no black-hat in either polarity.
+
+    >>> step = np.zeros((9, 9), np.uint8); step[:, 5:] = 200
+    >>> int(np.argmax(_step_map(step)[4]))  # the ridge on the step, between columns 4 and 5
+    4
+    """
+    g = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), STEP_SIGMA)
+    return cv2.magnitude(cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1))
 
 
 _SMOOTH = np.array([0.054, 0.244, 0.403, 0.244, 0.054], np.float32)  # Gaussian, sigma 1
@@ -1236,9 +1335,46 @@ def find_board(
     token = _MEMO.set({}) if _MEMO.get() is None else None
     try:
         return _find_board_checked(bgr, tile_color_lab, inverted, thorough)
+    except BoardNotFound as error:
+        return _by_tone(bgr, tile_color_lab, inverted, thorough, error)
     finally:
         if token is not None:
             _MEMO.reset(token)
+
+
+#: The refusals of a search by lines after which the grid is sought by tone
+#: (:func:`_by_tone`): no grid, too few crosses, or cut off where no grid was fitted (tune
+#: checkered: 22, 2 and 1 of the 25 calibration photos, the board in view). Not a printed
+#: grid, a grid a cell off or a fitted grid cut off: those saw a grid of lines, which a
+#: board by tone does not show (and a calibration may still take it by its pieces).
+TONE_AFTER = (BoardNotFound, BoardCutOff, FewCrosses)
+
+
+def _by_tone(
+    bgr: np.ndarray,
+    tile_color_lab: np.ndarray | None,
+    inverted: bool | None,
+    thorough: bool,
+    error: BoardNotFound,
+) -> BoardPose:
+    """The board sought again by its steps in tone (:func:`_step_map` for every ridge map of
+    the search and its checks) after the search by lines refused the frame with ``error``;
+    ``error`` is raised again when that finds none either, or when ``error`` is a refusal
+    of a grid of lines (see ``TONE_AFTER``).
+
+    A board whose tiles show their 2x2 grid by two tones and no line (an inlaid set, a
+    checkered board) gives the search by lines no cross to fit. Only a frame refused by
+    lines is searched so: every board found by lines is found as it was."""
+    if type(error) not in TONE_AFTER:
+        raise error
+    steps, memo = _BY_TONE.set(True), _MEMO.set({})  # no "cut off" noted by the lines' search
+    try:
+        return _find_board_checked(bgr, tile_color_lab, inverted, thorough)
+    except BoardNotFound:
+        raise error from None
+    finally:
+        _MEMO.reset(memo)
+        _BY_TONE.reset(steps)
 
 
 def _find_board_checked(
@@ -2044,7 +2180,7 @@ def _find_board(
         raise next((e for e in errors if isinstance(e, BoardCutOff)), errors[0])
     _, best, kind = max(found, key=lambda spk: spk[0])
     # Crosses seen as separate blobs do not run into the tile gaps: no lattice to confuse.
-    return _refine_full(bgr, best, S, check_parity=kind != "crosses")
+    return _refine_full(bgr, best, S, check_parity=kind not in ("crosses", "saddles"))
 
 
 def _find_by_tiles(bgr: np.ndarray, inverted: bool | None, work_width: int) -> BoardPose:
