@@ -87,16 +87,44 @@ def test_a_step_map_has_a_ridge_on_a_step_and_the_black_hat_none():
 
 
 def test_a_board_of_lines_never_reaches_the_search_by_tone(monkeypatch):
-    frame = np.full((540, 960, 3), 200, np.uint8)
-    corners = CANONICAL_CORNERS * 50 + (280, 70)
-    for k in range(9):  # a board of dark lines, every cell (crosses and tile gaps alike)
-        a, b = corners[0] + (50 * k, 0), corners[3] + (50 * k, 0)
-        cv2.line(frame, tuple(map(int, a)), tuple(map(int, b)), (40, 40, 40), 2)
-        a, b = corners[0] + (0, 50 * k), corners[1] + (0, 50 * k)
-        cv2.line(frame, tuple(map(int, a)), tuple(map(int, b)), (40, 40, 40), 2)
-
     def fail(*args, **kwargs):
         raise AssertionError("searched by tone")
 
     monkeypatch.setattr(locate, "_by_tone", fail)
-    assert locate.find_board(frame).crosses_found == 16  # found by its lines
+    assert locate.find_board(_lined_frame()[0]).crosses_found == 16  # found by its lines
+
+
+def _lined_frame() -> tuple[np.ndarray, np.ndarray]:
+    """A 960x540 frame of a board of dark lines on pale tiles (every cell side, one tone)."""
+    frame = np.full((540, 960, 3), 200, np.uint8)
+    corners = CANONICAL_CORNERS * 50 + (280, 70)
+    for k in range(9):
+        a, b = corners[0] + (50 * k, 0), corners[3] + (50 * k, 0)
+        cv2.line(frame, tuple(map(int, a)), tuple(map(int, b)), (40, 40, 40), 2)
+        a, b = corners[0] + (0, 50 * k), corners[1] + (0, 50 * k)
+        cv2.line(frame, tuple(map(int, a)), tuple(map(int, b)), (40, 40, 40), 2)
+    return frame, corners
+
+
+def test_only_a_board_whose_tiles_show_by_tone_stands_when_found_by_tone():
+    checkered, _ = _checkered_frame(coins=True)
+    assert locate._tone_tiles(checkered, locate.find_board(checkered)) == 16
+    lined, _ = _lined_frame()
+    pose = locate.find_board(lined)
+    assert locate._tone_tiles(lined, pose) == 0  # such a board, found by tone, is refused
+
+
+def test_a_board_of_lines_found_by_tone_is_refused_as_the_lines_refused_it(monkeypatch):
+    # the search by tone can fit a board of lines (each line is two steps) that the search
+    # by lines refused as cut off (tune piecepackr and printplay rig 1 shot 0): it stays so
+    lined, _ = _lined_frame()
+    pose = locate.find_board(lined)
+    checkered, _ = _checkered_frame()
+    tone_pose = locate.find_board(checkered)
+    monkeypatch.setattr(locate, "_find_board_checked", lambda *args: pose)
+    refusal = locate.BoardCutOff("cut off")
+    with pytest.raises(locate.BoardCutOff) as raised:
+        locate._by_tone(lined, None, None, False, refusal)
+    assert raised.value is refusal
+    monkeypatch.setattr(locate, "_find_board_checked", lambda *args: tone_pose)
+    assert locate._by_tone(checkered, None, None, False, refusal) is tone_pose  # tiles by tone

@@ -1364,17 +1364,58 @@ def _by_tone(
 
     A board whose tiles show their 2x2 grid by two tones and no line (an inlaid set, a
     checkered board) gives the search by lines no cross to fit. Only a frame refused by
-    lines is searched so: every board found by lines is found as it was."""
+    lines is searched so: every board found by lines is found as it was. A board found by
+    tone must show its tiles by tone too (``TONE_TILES`` of them, :func:`_tone_tiles`): a
+    board of lines the search by lines refused (cut off) stays refused."""
     if type(error) not in TONE_AFTER:
         raise error
     steps, memo = _BY_TONE.set(True), _MEMO.set({})  # no "cut off" noted by the lines' search
     try:
-        return _find_board_checked(bgr, tile_color_lab, inverted, thorough)
+        pose = _find_board_checked(bgr, tile_color_lab, inverted, thorough)
     except BoardNotFound:
         raise error from None
     finally:
         _MEMO.reset(memo)
         _BY_TONE.reset(steps)
+    if _tone_tiles(bgr, pose) < TONE_TILES:
+        raise error
+    return pose
+
+
+#: Tiles (of 16) that must show their 2x2 grid by tone (:func:`_tone_tiles`) for a board
+#: found by tone to stand. Tune rigs 0-24: checkered boards found by tone 8-16 (125 frames,
+#: 85 of them 16; a hand over some tiles); boards of lines (piecepackr and printplay rig 1
+#: shot 0, refused by lines as cut off, found by tone in place) 0.
+TONE_TILES = 6
+#: How far (grey levels) a tile's two diagonals must differ to show its grid by tone, and
+#: how many times more than the cells of one diagonal differ from each other
+#: (:func:`_tone_tiles`): maple and walnut differ by over a hundred.
+TONE_STEP = 20.0
+TONE_CONTRAST = 3.0
+#: Pixels per cell of the view in which :func:`_tone_tiles` measures the cells.
+TONE_PX = 16
+#: Cell pixels :func:`_tone_tiles` measures: those further than this from the cell's
+#: middle (cells), round a coin or pawn standing on it.
+TONE_RIM = 0.42
+
+
+def _tone_tiles(bgr: np.ndarray, pose: BoardPose) -> int:
+    """How many of the 16 tiles show their 2x2 grid by tone: each diagonal's two cells
+    alike, the diagonals apart (``TONE_STEP``, ``TONE_CONTRAST``), either way round (a
+    tile laid a quarter turn over swaps them). Each cell's grey is the median of its
+    pixels beyond ``TONE_RIM`` of its middle, where a piece standing on it leaves the
+    tile in view."""
+    px = TONE_PX
+    grey = pose.rectify(_grey(bgr), px, 0.0).astype(np.float32)
+    yy, xx = np.mgrid[0:px, 0:px] + 0.5 - px / 2
+    rim = np.hypot(xx, yy) > TONE_RIM * px
+    blocks = grey[: N * px, : N * px].reshape(N, px, N, px).transpose(0, 2, 1, 3)
+    cells = np.median(blocks[:, :, rim], axis=2)  # (row, column)
+    a, b = cells[0::2, 0::2], cells[0::2, 1::2]  # each tile: a b / c d
+    c, d = cells[1::2, 0::2], cells[1::2, 1::2]
+    apart = np.abs((a + d) - (b + c)) / 2
+    within = (np.abs(a - d) + np.abs(b - c)) / 2
+    return int(((apart > TONE_STEP) & (apart > TONE_CONTRAST * within)).sum())
 
 
 def _find_board_checked(
