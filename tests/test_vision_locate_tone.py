@@ -128,3 +128,16 @@ def test_a_board_of_lines_found_by_tone_is_refused_as_the_lines_refused_it(monke
     assert raised.value is refusal
     monkeypatch.setattr(locate, "_find_board_checked", lambda *args: tone_pose)
     assert locate._by_tone(checkered, None, None, False, refusal) is tone_pose  # tiles by tone
+
+
+def test_a_frame_without_a_tone_grids_corners_is_not_searched_by_tone(monkeypatch):
+    # the usual search by tone costs a frame without a board three times its refusal:
+    # it runs only where the small frame shows a lattice of corners (a thorough one always)
+    calls = []
+    search = locate._find_board_checked
+    monkeypatch.setattr(locate, "_find_board_checked", lambda *a: calls.append(1) or search(*a))
+    table = np.full((540, 960, 3), 120, np.uint8)
+    with pytest.raises(locate.BoardNotFound):
+        locate.find_board(table)
+    assert len(calls) == 1  # the search by lines only
+    assert locate._saddles_seen(_checkered_frame()[0])
