@@ -746,6 +746,10 @@ def _outline_candidates(
     depend on the lines' polarity (the colour outlines) between calls for one frame."""
     cache = {} if cache is None else cache
     h, w = small.shape[:2]
+    if _BY_TONE.get():  # a grid by tone: its quadrants' corners, as a checkerboard's
+        for quad in _saddle_outlines(small_gray):
+            colour = functools.partial(_colour_inside, small, quad)
+            yield _order_quad(quad), colour, _at_edge(quad, w, h), "saddles"
     lattice, kind = _cross_outlines(small_gray, cross_blobs), "crosses"
     if not lattice:
         lattice, kind = _cell_outlines(small_gray), "cells"
@@ -762,6 +766,75 @@ def _outline_candidates(
         cache["colour_quads"] = _colour_outlines(lab, preferred_lab)
     for quad, colour in cache["colour_quads"]:
         yield quad, functools.partial(np.asarray, colour), _at_edge(quad, w, h), "colour"
+
+
+#: Radii (pixels of the small frame) of the rings on which :func:`_saddles` compares the
+#: four quadrants round a point: a tone grid's corner is a saddle at both, a coin's rim or
+#: symbol beside a quadrant's corner at the smaller only (tune checkered shots, cells 19-29
+#: px on the small frame: with the smaller alone, the points round each coin at half a cell
+#: spoilt the lattice; with both, the 7x7 corners' outline fell within 0.4 cell of the true
+#: board in 121 of 125 frames).
+SADDLE_RADII = (5.0, 10.0)
+#: Points round the ring (:func:`_saddles`): four to a quadrant.
+SADDLE_RING = 16
+#: Least response of a saddle point, as a share of the frame's 99.9th percentile: the
+#: inlaid tiles' corners step by over a hundred grey levels, a gingham cloth's by a third of
+#: that (tune checkered calibration photo of rig 0: 0.3 kept the cloth's corners too).
+SADDLE_SHARE = 0.5
+#: Side (pixels of the small frame) of the window in which a saddle point is the strongest:
+#: under half of the smallest cell (about 20 px), over a coin's rim's points.
+SADDLE_NMS = 9
+
+
+def _saddle_response(gray: np.ndarray, radius: float) -> np.ndarray:
+    """How much each pixel is the corner of four quadrants of two tones (an X-corner, as a
+    checkerboard's), float32: on a ring of ``radius`` round it, the opposite quadrants alike
+    and the neighbouring ones apart (the ChESS detector's sum, difference and mean
+    responses: an edge through the point differs at opposite places, a corner of four
+    quadrants alternates twice round the ring, a spot's ring differs from its middle).
+
+    >>> board = np.kron([[0, 1], [1, 0]], np.ones((20, 20))).astype(np.uint8) * 200
+    >>> r = _saddle_response(board, 5.0)
+    >>> peak = np.unravel_index(np.argmax(r), r.shape)
+    >>> bool(np.abs(np.subtract(peak, 20)).max() <= 1)  # at the corner, (20, 20)
+    True
+    """
+    g = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), 1.0)
+    angles = np.arange(SADDLE_RING) * 2 * np.pi / SADDLE_RING
+    ring = [
+        np.roll(g, (-round(radius * np.sin(a)), -round(radius * np.cos(a))), axis=(0, 1))
+        for a in angles
+    ]
+    q = SADDLE_RING // 4
+    alternate = sum(
+        np.abs(ring[n] + ring[n + 2 * q] - ring[n + q] - ring[(n + 3 * q) % SADDLE_RING])
+        for n in range(q)
+    )
+    opposite = sum(np.abs(ring[n] - ring[n + 2 * q]) for n in range(2 * q))
+    # A spot or a blob's rim: the ring's mean off the point's own neighbourhood.
+    spot = SADDLE_RING / 4 * np.abs(sum(ring) / SADDLE_RING - cv2.blur(g, (3, 3)))
+    return alternate - opposite - spot
+
+
+def _saddles(small_gray: np.ndarray) -> np.ndarray:
+    """Points (n, 2) where four quadrants of two tones meet at every ring of
+    ``SADDLE_RADII`` (:func:`_saddle_response`): a tone grid's cell corners."""
+    r = functools.reduce(np.minimum, (_saddle_response(small_gray, rad) for rad in SADDLE_RADII))
+    least = max(SADDLE_SHARE * float(np.percentile(r, 99.9)), 1e-3)
+    peak = (r == cv2.dilate(r, np.ones((SADDLE_NMS, SADDLE_NMS), np.uint8))) & (r > least)
+    ys, xs = np.nonzero(peak)
+    return np.stack([xs, ys], axis=1).astype(np.float64)
+
+
+def _saddle_outlines(small_gray: np.ndarray) -> list[np.ndarray]:
+    """Board outlines (small-frame pixels) from the 7x7 inner cell corners of a grid shown
+    by tone (:func:`_saddles`), each placement when whole rows are hidden (as
+    :func:`_cross_outlines` does with the 4x4 tile crosses)."""
+    pts = _saddles(small_gray)
+    if len(pts) < 6:
+        return []
+    labels = _lattice_labels(pts, max_index=N - 2, robust=True)
+    return _placements(pts, labels, count=N - 1, step=1.0, first=1.0)
 
 
 def _colour_inside(small: np.ndarray, quad: np.ndarray) -> np.ndarray:
@@ -812,10 +885,37 @@ def _colour_outlines(
 
 
 def _ridge_map(gray: np.ndarray, px_per_cell: int) -> np.ndarray:
-    """Dark thin lines as bright ridges (black-hat), float32."""
+    """Dark thin lines as bright ridges (black-hat), float32; in a search by tone
+    (:func:`_by_tone`) the steps in tone instead (:func:`_step_map`)."""
+    if _BY_TONE.get():
+        return _step_map(gray)
     k = max(3, int(px_per_cell * 0.25) | 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
     return cv2.morphologyEx(gray, cv2.MORPH_BLACKHAT, kernel).astype(np.float32)
+
+
+#: Whether the grid is sought by its steps in tone rather than by its lines: set only inside
+#: :func:`_by_tone`, for one :func:`find_board` call, so every other search is as it was.
+_BY_TONE: contextvars.ContextVar[bool] = contextvars.ContextVar("locate_by_tone", default=False)
+#: Blur (pixels, Gaussian sigma) before a step map's gradient: the rendered and photographed
+#: tone steps are a pixel or two wide at 16-48 px a cell; the blur keeps wood grain and
+#: sensor noise from making ridges of their own (tune checkered calibration photos at the
+#: true pose: 12-16 crosses of 16 with 1.0, 0-7 on the black-hat of either polarity).
+STEP_SIGMA = 1.0
+
+
+def _step_map(gray: np.ndarray) -> np.ndarray:
+    """Steps in tone as bright ridges: the gradient's magnitude, float32. A grid drawn by
+    tone alone (inlaid quadrants, a checkerboard: no line) shows a ridge along every side
+    where two tones meet, as a printed line does in the black-hat (:func:`_ridge_map`); a
+    step has no black-hat in either polarity.
+
+    >>> step = np.zeros((9, 9), np.uint8); step[:, 5:] = 200
+    >>> int(np.argmax(_step_map(step)[4]))  # the ridge on the step, between columns 4 and 5
+    4
+    """
+    g = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), STEP_SIGMA)
+    return cv2.magnitude(cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1))
 
 
 _SMOOTH = np.array([0.054, 0.244, 0.403, 0.244, 0.054], np.float32)  # Gaussian, sigma 1
@@ -1236,9 +1336,137 @@ def find_board(
     token = _MEMO.set({}) if _MEMO.get() is None else None
     try:
         return _find_board_checked(bgr, tile_color_lab, inverted, thorough)
+    except BoardNotFound as error:
+        return _by_tone(bgr, tile_color_lab, inverted, thorough, error)
     finally:
         if token is not None:
             _MEMO.reset(token)
+
+
+#: The refusals of a search by lines after which the grid is sought by tone
+#: (:func:`_by_tone`): no grid, too few crosses, or cut off where no grid was fitted (tune
+#: checkered: 22, 2 and 1 of the 25 calibration photos, the board in view). Not a printed
+#: grid, a grid a cell off or a fitted grid cut off: those saw a grid of lines, which a
+#: board by tone does not show (and a calibration may still take it by its pieces).
+TONE_AFTER = (BoardNotFound, BoardCutOff, FewCrosses)
+
+
+def _by_tone(
+    bgr: np.ndarray,
+    tile_color_lab: np.ndarray | None,
+    inverted: bool | None,
+    thorough: bool,
+    error: BoardNotFound,
+) -> BoardPose:
+    """The board sought again by its steps in tone (:func:`_step_map` for every ridge map of
+    the search and its checks) after the search by lines refused the frame with ``error``;
+    ``error`` is raised again when that finds none either, or when ``error`` is a refusal
+    of a grid of lines (see ``TONE_AFTER``).
+
+    A board whose tiles show their 2x2 grid by two tones and no line (an inlaid set, a
+    checkered board) gives the search by lines no cross to fit. Only a frame refused by
+    lines is searched so: every board found by lines is found as it was; unless
+    ``thorough``, only a frame showing a tone grid's corners (:func:`_saddles_seen`). A
+    board found by tone must show its tiles by tone too (``TONE_TILES`` of them,
+    :func:`_tone_tiles`): a board of lines the search by lines refused (cut off) stays
+    refused."""
+    if type(error) not in TONE_AFTER or not (thorough or _saddles_seen(bgr)):
+        raise error
+    steps, memo = _BY_TONE.set(True), _MEMO.set({})  # no "cut off" noted by the lines' search
+    try:
+        pose = _find_board_checked(bgr, tile_color_lab, inverted, thorough)
+    except BoardNotFound:
+        raise error from None
+    finally:
+        _MEMO.reset(memo)
+        _BY_TONE.reset(steps)
+    if _tone_tiles(bgr, pose) < TONE_TILES or _checker_beyond(bgr, pose).max() >= CHECKER_ON:
+        raise error
+    return pose
+
+
+def _saddles_seen(bgr: np.ndarray) -> bool:
+    """Whether the small frame shows a lattice of a tone grid's corners (an outline of
+    :func:`_saddle_outlines`): the usual search by tone runs only then, as a frame without
+    a board is refused by lines three times as fast without it (``--speed``, mixed tune
+    rigs 0-5, a table only: 40 -> 113 ms). Tune checkered: every one of 160 shots shows one;
+    4 of 40 calibration photos (four rows of coins over the corners) do not, which a
+    thorough search does not ask."""
+    small, _ = _downscaled(bgr, WORK_WIDTH)
+    return bool(_saddle_outlines(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)))
+
+
+#: Pairs of neighbouring cells (of 7) in the row just beyond a side of a board found by
+#: tone that go on with its checker (:func:`_checker_beyond`) for the grid to be a part of
+#: a larger checkerboard (a camera-calibration chessboard, 10 x 7 squares), not a board.
+#: Tune checkered rigs 0-24 and 100-114, 199 boards found by tone: at most 5 on a side
+#: (153 none); the chessboards of tests/test_vision_locate_round13.py (24-36 px squares):
+#: 6-7 on the side the two more columns lie.
+CHECKER_ON = 6
+
+
+def _checker_beyond(bgr: np.ndarray, pose: BoardPose) -> np.ndarray:
+    """Pairs of neighbouring cells (of 7) in the row just beyond each side of ``pose``
+    (N, E, S, W) that go on with the board's checker: they differ by half the board's two
+    tones apart or more, the other way round from the pair just inside. Each cell's grey
+    is the median of its middle. Beyond a board lies table (one tone, or a cloth's squares
+    of another size); beyond a part of a larger checkerboard, more of it."""
+    px = TONE_PX
+    grey = pose.rectify(_grey(bgr), px, 1.0).astype(np.float32)
+    inset = round(0.2 * px)
+    blocks = grey[: (N + 2) * px, : (N + 2) * px].reshape(N + 2, px, N + 2, px)
+    cells = np.median(blocks[:, inset : px - inset, :, inset : px - inset], axis=(1, 3))
+    board = cells[1:-1, 1:-1]
+    parity = np.indices((N, N)).sum(axis=0) % 2
+    contrast = abs(float(np.median(board[parity == 0]) - np.median(board[parity == 1])))
+    pairs = [
+        (cells[0, 1:-1], cells[1, 1:-1]),  # beyond the north side, and just inside it
+        (cells[1:-1, -1], cells[1:-1, -2]),
+        (cells[-1, 1:-1], cells[-2, 1:-1]),
+        (cells[1:-1, 0], cells[1:-1, 1]),
+    ]
+    out = []
+    for beyond, inside in pairs:
+        step_out, step_in = np.diff(beyond), np.diff(inside)
+        goes_on = (np.abs(step_out) > contrast / 2) & (np.sign(step_out) == -np.sign(step_in))
+        out.append(int(goes_on.sum()))
+    return np.array(out)
+
+
+#: Tiles (of 16) that must show their 2x2 grid by tone (:func:`_tone_tiles`) for a board
+#: found by tone to stand. Tune rigs 0-24: checkered boards found by tone 8-16 (125 frames,
+#: 85 of them 16; a hand over some tiles); boards of lines (piecepackr and printplay rig 1
+#: shot 0, refused by lines as cut off, found by tone in place) 0.
+TONE_TILES = 6
+#: How far (grey levels) a tile's two diagonals must differ to show its grid by tone, and
+#: how many times more than the cells of one diagonal differ from each other
+#: (:func:`_tone_tiles`): maple and walnut differ by over a hundred.
+TONE_STEP = 20.0
+TONE_CONTRAST = 3.0
+#: Pixels per cell of the view in which :func:`_tone_tiles` measures the cells.
+TONE_PX = 16
+#: Cell pixels :func:`_tone_tiles` measures: those further than this from the cell's
+#: middle (cells), round a coin or pawn standing on it.
+TONE_RIM = 0.42
+
+
+def _tone_tiles(bgr: np.ndarray, pose: BoardPose) -> int:
+    """How many of the 16 tiles show their 2x2 grid by tone: each diagonal's two cells
+    alike, the diagonals apart (``TONE_STEP``, ``TONE_CONTRAST``), either way round (a
+    tile laid a quarter turn over swaps them). Each cell's grey is the median of its
+    pixels beyond ``TONE_RIM`` of its middle, where a piece standing on it leaves the
+    tile in view."""
+    px = TONE_PX
+    grey = pose.rectify(_grey(bgr), px, 0.0).astype(np.float32)
+    yy, xx = np.mgrid[0:px, 0:px] + 0.5 - px / 2
+    rim = np.hypot(xx, yy) > TONE_RIM * px
+    blocks = grey[: N * px, : N * px].reshape(N, px, N, px).transpose(0, 2, 1, 3)
+    cells = np.median(blocks[:, :, rim], axis=2)  # (row, column)
+    a, b = cells[0::2, 0::2], cells[0::2, 1::2]  # each tile: a b / c d
+    c, d = cells[1::2, 0::2], cells[1::2, 1::2]
+    apart = np.abs((a + d) - (b + c)) / 2
+    within = (np.abs(a - d) + np.abs(b - c)) / 2
+    return int(((apart > TONE_STEP) & (apart > TONE_CONTRAST * within)).sum())
 
 
 def _find_board_checked(
@@ -2093,7 +2321,7 @@ def _find_board(
         raise next((e for e in errors if isinstance(e, BoardCutOff)), errors[0])
     _, best, kind = max(found, key=lambda spk: spk[0])
     # Crosses seen as separate blobs do not run into the tile gaps: no lattice to confuse.
-    return _refine_full(bgr, best, S, check_parity=kind != "crosses")
+    return _refine_full(bgr, best, S, check_parity=kind not in ("crosses", "saddles"))
 
 
 def _find_by_tiles(bgr: np.ndarray, inverted: bool | None, work_width: int) -> BoardPose:
