@@ -61,6 +61,7 @@ from piecebridge.vision.locate import (
     MaybeCellOff,
     board_by_tiles,
     check_in_frame,
+    corner_gap,
     find_board,
     refine_pose,
     shifted_pose,
@@ -400,7 +401,9 @@ def _learn_by_tiles(
     """
     pose = board_by_tiles(frame_bgr)
     refused = _refused_grid(refusal)
-    if pose is None or (refused is not None and _corner_gap(pose, refused) < SAME_PLACE):
+    if pose is None or (
+        refused is not None and corner_gap(pose, refused.corners, np.max) < SAME_PLACE
+    ):
         return None  # no other board, or the grid refused fitted again
     try:
         check_in_frame(pose, frame_bgr.shape)
@@ -423,16 +426,6 @@ def _refused_grid(refusal: UserError) -> BoardPose | None:
     if isinstance(refusal, LayoutNotReadBack):
         return refusal.setup.pose
     return None
-
-
-def _corner_gap(a: BoardPose, b: BoardPose) -> float:
-    """The largest distance (cells of ``a``) between a corner of ``a`` and the nearest
-    corner of ``b`` listed in the same order under some quarter turn (north is not the
-    finder's to say)."""
-    gap = min(
-        np.linalg.norm(np.roll(b.corners, k, axis=0) - a.corners, axis=1).max() for k in range(4)
-    )
-    return float(gap / a.cell_size_px())
 
 
 def _in_view_after_all(

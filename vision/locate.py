@@ -47,7 +47,7 @@ import contextvars
 import functools
 import itertools
 from collections.abc import Callable, Iterator
-from typing import Literal
+from typing import Any, Literal
 
 import cv2
 import numpy as np
@@ -1222,10 +1222,21 @@ def squareness(H: np.ndarray, shape: tuple[int, ...]) -> float:
     return float(cost.min())
 
 
-def _corner_gap(pose: BoardPose, quad: np.ndarray) -> float:
-    """Median distance (cells) between the fitted board's corners and an outline's corners."""
+def corner_gap(
+    pose: BoardPose, quad: np.ndarray, statistic: Callable[[np.ndarray], Any] = np.median
+) -> float:
+    """Distance (cells of ``pose``) between ``pose``'s corners and ``quad``'s (4, 2), paired
+    under the quarter turn that fits best (north is not the finder's to say): the
+    ``statistic`` of the four distances (median: an outline against its fit; ``np.max``:
+    every corner near).
+
+    >>> pose = BoardPose(np.diag([10.0, 10.0, 1.0]))  # 10 px a cell
+    >>> quad = np.roll(pose.corners, 1, axis=0) + [5.0, 0.0]  # a quarter turn, 5 px east
+    >>> corner_gap(pose, quad, np.max), corner_gap(pose, pose.corners)
+    (0.5, 0.0)
+    """
     fitted = pose.corners
-    gaps = [np.median(np.linalg.norm(np.roll(fitted, k, axis=0) - quad, axis=1)) for k in range(4)]
+    gaps = [statistic(np.linalg.norm(np.roll(fitted, k, axis=0) - quad, axis=1)) for k in range(4)]
     return float(min(gaps) / pose.cell_size_px())
 
 
@@ -2653,7 +2664,7 @@ def _find_small(
         )
         # The grid must explain the whole outline; a partial board fits crosses and gaps
         # at the wrong scale.
-        if _corner_gap(pose, quad) > 1.5:
+        if corner_gap(pose, quad) > 1.5:
             cut_off = cut_off or (at_edge and grid_seen)
             continue
         # A part of a board can fit the grid at the wrong scale; a whole board is square.
