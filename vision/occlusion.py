@@ -205,10 +205,11 @@ def _blurred_sums(
 def boundary_cue(gray: np.ndarray, px: int, margin: float, empty: np.ndarray) -> str:
     """What shows the cell boundaries on a set's tiles (see :func:`line_strengths`), from
     its calibration photo (``gray``: the rectified board, lines dark; ``empty``: (64,) bool,
-    the layout's empty cells): ``steps`` where tone steps show the boundary and printed
-    lines do not, else ``lines`` (as without a setup). A cue shows it where its weaker
-    pieces on the empty cells' boundaries (``CUE_QUANTILES``) stand ``CUE_SEPARATION`` times
-    above the stronger ones of the same pieces moved half a cell, into the cells' middles.
+    the layout's empty cells): ``steps`` where tone steps show the boundary plainly
+    (``STEPS_APART``) and printed lines do not (``LINES_APART``), else ``lines`` (as without
+    a setup). How far apart a cue stands: its weaker pieces on the empty cells' boundaries
+    (``CUE_QUANTILES``) over the stronger ones of the same pieces moved half a cell, into the
+    cells' middles, where no boundary is.
     """
     key = (px, margin)
     if key not in _CACHE:
@@ -216,20 +217,24 @@ def boundary_cue(gray: np.ndarray, px: int, margin: float, empty: np.ndarray) ->
     cy, cx, off, vertical = _CACHE[key]
     half = px // 2  # each piece moved half a cell into its cell: across its arm
     middles = (cy - np.where(vertical, 0, half), cx - np.where(vertical, half, 0), off, vertical)
-    shows = {}
+    apart = {}
     for cue, strengths in (("lines", _ridges), ("steps", _steps)):
         on = np.percentile(strengths(gray, px, (cy, cx, off, vertical))[empty], CUE_QUANTILES[0])
         off_ = np.percentile(strengths(gray, px, middles)[empty], CUE_QUANTILES[1])
-        shows[cue] = on >= CUE_SEPARATION * max(float(off_), 1.0)
-    return "steps" if shows["steps"] and not shows["lines"] else "lines"
+        apart[cue] = float(on) / max(float(off_), 1.0)
+    tone_alone = apart["steps"] >= STEPS_APART and apart["lines"] < LINES_APART
+    return "steps" if tone_alone else "lines"
 
 
 #: Percentiles (boundary pieces, middles) :func:`boundary_cue` compares ...
 CUE_QUANTILES = (25, 90)
-#: ... and how far apart they must be. Tune calibration photos (0-24): printed lines stand
-#: 2.1-5.4 x apart on the mixed sets, 0.5-0.9 on checkered (no line: the ridges are the wood's
-#: grain); steps 5.4-11 x apart on checkered, under 0.5 on the mixed sets.
-CUE_SEPARATION = 1.5
+#: ... and how far apart they stand where the cue shows the boundary. Tune calibration photos
+#: 0-24, printed lines: 2.0-4.3 x on mixed, 4.2-10.1 on printplay, 0.9-4.7 on acrylic (its
+#: clear tiles), 0.5-0.8 on checkered (no line: its "ridges" are the wood's grain) ...
+LINES_APART = 1.5
+#: ... steps: 6.7-14.8 x on checkered; 0.3-1.6 on acrylic, 0.5-2.4 on printplay and 1.9-10.0 on
+#: mixed (the near bands graze a printed line's edge: lines show there, and are kept).
+STEPS_APART = 4.0
 
 
 #: Lab lightness (8-bit) of black: L* = L / 2.55, and L* + 16 is the cube root of the light.
