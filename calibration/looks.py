@@ -27,6 +27,10 @@ SUITS = ("suns", "moons", "crowns", "arms")
 #: empty, where no calibration photo lowered it (see ``LearnedLooks.detail_empty``; the drawn
 #: stand-ins without a setup, and setups saved before it was learned).
 DETAIL_EMPTY = 2.5
+#: What shows a cell's boundary on a set's tiles (``LearnedLooks.boundary``): printed
+#: ``lines`` (a ridge), or ``steps`` in tone alone (a tile's quadrants in two woods, no line).
+#: Without a setup, and in setups saved before it was learned: printed lines.
+BOUNDARIES = ("lines", "steps")
 
 
 @dataclass
@@ -47,7 +51,10 @@ class LearnedLooks:
     ``mark_shapes``  suits whose calibration coins agree on a directional mark learned as a
       shape (what the look's top shows and its sides do not);
     ``detail_empty``  the fine detail, relative to the board's noise floor of it, under which
-      a tile-coloured cell is empty (the calibration pieces' own detail lowers it).
+      a tile-coloured cell is empty (the calibration pieces' own detail lowers it);
+    ``boundary``  what shows the cell boundaries in view on this set's tiles (one of
+      ``BOUNDARIES``: printed lines, or steps in tone alone), for telling which cells
+      something covers.
     """
 
     coins: dict[str, np.ndarray]
@@ -60,6 +67,7 @@ class LearnedLooks:
     turn_alike: dict[str, tuple[float, float, float]] = field(default_factory=dict)
     detail_empty: float = DETAIL_EMPTY
     mark_shapes: tuple[str, ...] = ()
+    boundary: str = BOUNDARIES[0]
 
     def to_json(self) -> dict[str, Any]:
         """What was learned; decision thresholds stay in vision's code, so a better-tuned
@@ -75,6 +83,7 @@ class LearnedLooks:
             "turn_alike": {s: list(v) for s, v in self.turn_alike.items()},
             "detail_empty": self.detail_empty,
             "mark_shapes": list(self.mark_shapes),
+            "boundary": self.boundary,
         }
 
     @classmethod
@@ -91,7 +100,15 @@ class LearnedLooks:
             turn_alike={s: _alikeness(v) for s, v in d.get("turn_alike", {}).items()},
             detail_empty=float(d.get("detail_empty", DETAIL_EMPTY)),
             mark_shapes=tuple(str(x) for x in d.get("mark_shapes", ())),
+            boundary=_boundary(d.get("boundary", BOUNDARIES[0])),
         )
+
+
+def _boundary(v: Any) -> str:
+    """A saved ``boundary`` value: one of ``BOUNDARIES`` (ValueError otherwise)."""
+    if v not in BOUNDARIES:
+        raise ValueError(f"boundary must be one of {', '.join(BOUNDARIES)}, not {v!r}")
+    return str(v)
 
 
 def _encode(a: np.ndarray) -> dict[str, Any]:

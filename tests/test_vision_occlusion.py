@@ -7,7 +7,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 from piecebridge.calibration.geometry import N
-from piecebridge.vision.occlusion import covered_cells, hidden_share, line_strengths
+from piecebridge.vision.occlusion import boundary_cue, covered_cells, hidden_share, line_strengths
 from test_vision_cells import _rectified_board
 
 
@@ -38,3 +38,70 @@ def test_lines_in_a_deep_shadow_are_seen_once_the_light_is_made_up_for():
         assert seen[5:, 5:].all()  # as the lines look, the shadow hides them
         assert not lit[5:, 5:].any()  # made up for, they show
         assert lit[2, 2] and lit[1, 2] and lit[3, 3]  # the hand still hides its cells
+
+
+# Twenty-first session (occ21): a board drawn by tone alone, its boundaries learned.
+
+
+def _checkered(coins: tuple[int, ...] = (), seed: int = 0) -> np.ndarray:
+    """A rectified board (40 px a cell, half a cell of margin; lines dark) whose tiles show
+    their 2x2 grid by tone alone, maple and walnut quadrants with the wood's grain, no line;
+    ``coins`` (cell indices, row-major from the north-west): a coin with a dark rim close to
+    the cell's edge (4 px), as the checkered art's are."""
+    m, px = 20, 40
+    size = 2 * m + N * px
+    img = np.full((size, size), 120.0)
+    for r in range(N):
+        for c in range(N):
+            tone = 205 if (r + c) % 2 == 0 else 95
+            img[m + r * px : m + (r + 1) * px, m + c * px : m + (c + 1) * px] = tone
+    img += cv2.blur(np.random.default_rng(seed).normal(0, 30, (size, size)), (9, 1))  # grain
+    img = np.clip(img, 0, 255).astype(np.uint8)
+    for i in coins:
+        r, c = divmod(i, N)
+        centre = (m + c * px + px // 2, m + r * px + px // 2)
+        cv2.circle(img, centre, 16, 150, -1)
+        cv2.circle(img, centre, 16, 30, 2)
+    return img
+
+
+COINS = tuple(range(0, N * N, 3))
+EMPTY = np.array([i not in COINS for i in range(N * N)])
+
+
+def test_a_board_drawn_by_tone_alone_learns_its_steps_and_is_not_covered():
+    # Tune checkered: the coins' rims made the board's typical "line" strong, the grain beside
+    # the quadrants' steps read as hidden lines, and empty cells with nothing over them as
+    # covered (330 left unknown in 100 shots).
+    img = _checkered(COINS)
+    assert boundary_cue(img, 40, 0.5, EMPTY) == "steps"
+    as_lines = covered_cells(hidden_share(line_strengths(img, 40, 0.5), 40))
+    assert (as_lines & EMPTY).any()  # the old model: covered with nothing over them
+    as_steps = covered_cells(hidden_share(line_strengths(img, 40, 0.5, "steps"), 40))
+    assert not as_steps.any()
+
+
+def test_a_hand_hides_the_steps_of_the_cells_it_covers():
+    img = _checkered(COINS)
+    cv2.circle(img, (120, 120), 70, 170, -1)  # a flat blob over the north-west
+    covered = covered_cells(hidden_share(line_strengths(img, 40, 0.5, "steps"), 40))
+    covered = covered.reshape(N, N)
+    assert covered[2:4, 1:4].all() and covered[1, 2] and covered[1, 3]
+    assert not covered[5:, :].any() and not covered[:, 5:].any()
+
+
+def test_printed_lines_stay_the_boundary():
+    # Dark crosses on a plain tile: no step beside the line (a centred line darkens both
+    # sides alike), so the lines stay what is judged, as without a setup.
+    assert boundary_cue(_rectified_board(), 40, 0.5, np.ones(N * N, bool)) == "lines"
+
+
+def test_spread_fingers_hide_a_little_of_each_cell_in_a_patch():
+    # Tune checkered 29 g8: fingers over g8-h7 hid 3 of 8 pieces of each, none mostly; g8,
+    # under a hand, was read empty. On steps (nothing else dims them) such a patch is covered.
+    hidden = np.zeros(N * N)
+    hidden[[5, 6, 7, 13, 14, 15]] = 0.25, 0.375, 0.375, 0.375, 0.375, 0.375
+    hidden[[40, 41]] = 0.25  # two partly hidden cells alone: a coin's rim, no hand
+    assert not covered_cells(hidden).any()
+    patch = covered_cells(hidden, patch=True)
+    assert np.flatnonzero(patch).tolist() == [5, 6, 7, 13, 14, 15]

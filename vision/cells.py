@@ -1473,9 +1473,10 @@ def measure(
     facing_jobs: list[tuple[CellDecision, np.ndarray]] = []
     rivals: set[int] = set()  # ids of the pawn-like cells' coin readings among the jobs
     light = 255 - views.light if light_lines else views.light
-    strengths = line_strengths(light, FACE_PX, MARGIN)
+    strengths = line_strengths(light, FACE_PX, MARGIN, looks.boundary)
     hidden = hidden_share(strengths, FACE_PX)
-    covered = covered_cells(hidden)
+    patch = looks.boundary == "steps"  # partly hidden cells in a patch are covered too
+    covered = covered_cells(hidden, patch)
     # Covered only as the lines look: in view once the shadow over them is made up for
     # (weighed only when some cell is covered: most frames have no hand in them).
     shaded = np.zeros_like(covered)
@@ -1485,10 +1486,11 @@ def measure(
     cover_as_tile = np.zeros(len(covered))
     lit = lit_beside(hidden, lum)  # judged on this frame's board, as ``covered``
     if covered.any():
-        shaded = covered & ~covered_cells(hidden_share(strengths, FACE_PX, views.light))
+        shaded = covered & ~covered_cells(hidden_share(strengths, FACE_PX, views.light), patch)
         seen_there = hidden_piece_colours(strengths, views.rel_lo)  # what hides the lines
         washed = washed_light(strengths, views.rel_lo, refs, seen_there)
-        glared = covered & ~covered_cells(hidden_share(strengths, FACE_PX, seen=washed > 0))
+        seen = hidden_share(strengths, FACE_PX, seen=washed > 0)
+        glared = covered & ~covered_cells(seen, patch)
         glare_around = _median_washed_light(washed)
         count, cover_light, cover_tint, as_tile = cover_tints(
             strengths, views.rel_lo, refs, seen_there

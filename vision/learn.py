@@ -66,6 +66,7 @@ from piecebridge.vision.locate import (
     refine_pose,
     shifted_pose,
 )
+from piecebridge.vision.occlusion import boundary_cue
 from piecebridge.vision.raster import (
     CELL_ORDER,
     CENTRE_SHIFT,
@@ -722,6 +723,10 @@ def _learn_at(
         mark_shapes=_mark_shapes(views, centres),
     )
     looks.turn_alike = _turn_alike(looks)
+    # What shows the tiles' cell boundaries (printed lines, tone steps): the read-back and
+    # every later read judge covered cells by it.
+    lines_dark = 255 - views.light if pose.inverted else views.light
+    looks.boundary = boundary_cue(lines_dark, FACE_PX, MARGIN, ~occ)
     setup = BoardSetup(pose, size, tile_color_lab, looks, camera_calibration)
     back = _read_back(views, setup, centres)
     report = {

@@ -1,10 +1,12 @@
-"""Which cells are covered by something big (a hand, an arm): the printed lines vanish.
+"""Which cells are covered by something big (a hand, an arm): the cell boundaries vanish.
 
-Every tile's cross is printed at a known place in the rectified board. A coin sits inside
-its cell and a pawn hides a short piece of a line at most, but a hand hides the lines of
+Every tile's cross sits at a known place in the rectified board: printed lines, or (some art
+draws its tiles' 2x2 grid by tone alone) steps between two tones. A coin sits inside its
+cell and a pawn hides a short piece of a boundary at most, but a hand hides those of
 several cells at once. Each cell is judged on the two cross-arm halves that border it,
-sampled in short pieces; a piece is hidden when its ridge is much weaker than the board's
-typical visible line.
+sampled in short pieces; a piece is hidden when its cue (the ridge of a line, or the step
+across it, as the set's calibration photo showed, see :func:`boundary_cue`) is much weaker
+than the board's typical visible piece.
 
 >>> import numpy as np
 >>> hidden_fraction(np.full((400, 400), 200, np.uint8), 40, 0.5).shape
@@ -16,6 +18,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 from piecebridge.calibration.geometry import N
+from piecebridge.calibration.looks import BOUNDARIES
 
 PIECES = 4  # samples along each half-arm next to a cell
 
@@ -99,14 +102,33 @@ def hidden_pieces(
 
 
 def line_strengths(
-    gray: np.ndarray, px: int, margin: float
+    gray: np.ndarray, px: int, margin: float, cue: str = BOUNDARIES[0]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """Each cell's bordering line pieces' ridge strength (64, pieces) and the pieces' centres
-    (rows, columns); None when no lines show anywhere (nothing can be judged)."""
+    """Each cell's bordering boundary pieces' strength (64, pieces) and the pieces' centres
+    (rows, columns); None when no boundary shows anywhere (nothing can be judged).
+
+    ``cue`` (see :func:`boundary_cue`): ``lines``, the ridge of a printed line (dark on
+    ``gray``); ``steps``, the step in tone across the boundary.
+    """
     key = (px, margin)
     if key not in _CACHE:
         _CACHE[key] = _index(px, margin)
-    cy, cx, off, vertical = _CACHE[key]
+    index = _CACHE[key]
+    vals = (_steps if cue == "steps" else _ridges)(gray, px, index)
+    if float(np.percentile(vals, 75)) < NO_BOUNDARY:  # no boundary anywhere
+        return None
+    return vals, index[0], index[1]
+
+
+#: A board whose typical boundary piece (75th percentile) is weaker than this (8-bit
+#: lightness: a line's depth, or a step's) shows no boundary at all: nothing is judged.
+NO_BOUNDARY = 8
+
+
+def _ridges(gray: np.ndarray, px: int, index: tuple[np.ndarray, ...]) -> np.ndarray:
+    """Each piece's printed-line ridge (64, pieces): the black-hat of ``gray`` (``index``:
+    :func:`_index`'s)."""
+    cy, cx, off, vertical = index
     k = max(3, round(px * 0.25) | 1)
     ridge = cv2.morphologyEx(gray, cv2.MORPH_BLACKHAT, np.ones((k, k), np.uint8))
     length = max(3, px // 5)
@@ -121,16 +143,106 @@ def line_strengths(
         # same division (double, then float32): the same values.
         vals = np.empty(cy.shape, np.float32)
         vals[:, :PIECES], vals[:, PIECES:] = (_along_arm(s, half) * (1.0 / length) for s in sums)
-    else:  # a box reaching past the picture's edge (a small margin): blur it all (no shift)
-        ridge = ridge.astype(np.float32)
-        along_y = cv2.blur(ridge, (1, length))  # averaged along a vertical arm
-        along_x = cv2.blur(ridge, (length, 1))
-        v = along_y[cy[..., None], np.clip(cx[..., None] + off, 0, w - 1)].max(axis=-1)
-        hz = along_x[np.clip(cy[..., None] + off, 0, h - 1), cx[..., None]].max(axis=-1)
-        vals = np.where(vertical, v, hz)
-    if float(np.percentile(vals, 75)) < 8:  # no lines anywhere
-        return None
-    return vals, cy, cx
+        return vals
+    # A box reaching past the picture's edge (a small margin): blur it all (no shift).
+    ridge = ridge.astype(np.float32)
+    along_y = cv2.blur(ridge, (1, length))  # averaged along a vertical arm
+    along_x = cv2.blur(ridge, (length, 1))
+    v = along_y[cy[..., None], np.clip(cx[..., None] + off, 0, w - 1)].max(axis=-1)
+    hz = along_x[np.clip(cy[..., None] + off, 0, h - 1), cx[..., None]].max(axis=-1)
+    return np.where(vertical, v, hz)
+
+
+#: The step across a boundary piece is the difference of the mean tone on its two sides,
+#: sampled these shares of a cell from the boundary (3 and 6 px at FACE_PX 40; 3 px wide,
+#: the boundary searched a pixel either way), the larger step kept: the far sides still
+#: straddle the boundary of a tile laid off the raster (``SHIFTED_ARM``, 5 px), and the near
+#: ones lie inside a coin's rim where a coin sits near the boundary. A printed line (some
+#: 3 px wide, centred) darkens both sides alike: no step.
+STEP_REACHES = (0.075, 0.15)
+
+
+def _steps(gray: np.ndarray, px: int, index: tuple[np.ndarray, ...]) -> np.ndarray:
+    """Each piece's step in tone across the boundary (64, pieces): the largest difference of
+    the two sides' means (each over ``length`` pixels along the arm and ``2 band + 1``
+    across it, at each of ``STEP_REACHES`` from the boundary) with the boundary within
+    ``search`` pixels of the raster's."""
+    cy, cx = index[:2]
+    reaches = [max(2, round(r * px)) for r in STEP_REACHES]
+    band = search = max(1, px // 40)
+    far = search + max(reaches) + band
+    length = max(3, px // 5)
+    sums = _arm_sums(gray, cy, cx, np.arange(-far, far + 1), length)
+    if sums is None:  # a box past the picture's edge: cv2.blur's (reflected) instead
+        sums = _blurred_sums(gray, cy, cx, np.arange(-far, far + 1), length)
+    vals = np.zeros(cy.shape, np.float32)
+    width = 2 * band + 1
+    for k, s in enumerate(sums):
+        run = np.zeros((*s.shape[:-1], s.shape[-1] + 1))  # float64: whole sums stay exact
+        np.cumsum(s, axis=-1, out=run[..., 1:])
+        sides = run[..., width:] - run[..., :-width]  # band i centred on offset i - far + band
+        piece = vals[:, k * PIECES : (k + 1) * PIECES]
+        for reach in reaches:  # a boundary at offset o: sides centred on o -/+ reach
+            lo = sides[..., far - band - reach - search : far - band - reach + search + 1]
+            hi = sides[..., far - band + reach - search : far - band + reach + search + 1]
+            np.maximum(piece, np.abs(hi - lo).max(axis=-1) / (width * length), out=piece)
+    return vals
+
+
+def _blurred_sums(
+    gray: np.ndarray, cy: np.ndarray, cx: np.ndarray, off: np.ndarray, length: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_arm_sums` where a box reaches past the picture: from ``cv2.blur`` (its edge
+    reflected), as sums over ``length`` (the same where no box reaches past it).
+
+    >>> gray = np.random.default_rng(0).integers(0, 256, (360, 360)).astype(np.uint8)
+    >>> cy, cx = _index(40, 0.5)[:2]
+    >>> off = np.arange(-3, 4)
+    >>> [bool(np.allclose(a, b)) for a, b in zip(
+    ...     _blurred_sums(gray, cy, cx, off, 8), _arm_sums(gray, cy, cx, off, 8))]
+    [True, True]
+    """
+    h, w = gray.shape
+    img = gray.astype(np.float32) * length
+    along_y, along_x = cv2.blur(img, (1, length)), cv2.blur(img, (length, 1))
+    v = along_y[cy[:, :PIECES, None], np.clip(cx[:, :PIECES, None] + off, 0, w - 1)]
+    hz = along_x[np.clip(cy[:, PIECES:, None] + off, 0, h - 1), cx[:, PIECES:, None]]
+    return v, hz
+
+
+def boundary_cue(gray: np.ndarray, px: int, margin: float, empty: np.ndarray) -> str:
+    """What shows the cell boundaries on a set's tiles (see :func:`line_strengths`), from
+    its calibration photo (``gray``: the rectified board, lines dark; ``empty``: (64,) bool,
+    the layout's empty cells): ``steps`` where tone steps show the boundary plainly
+    (``STEPS_APART``) and printed lines do not (``LINES_APART``), else ``lines`` (as without
+    a setup). How far apart a cue stands: its weaker pieces on the empty cells' boundaries
+    (``CUE_QUANTILES``) over the stronger ones of the same pieces moved half a cell, into the
+    cells' middles, where no boundary is.
+    """
+    key = (px, margin)
+    if key not in _CACHE:
+        _CACHE[key] = _index(px, margin)
+    cy, cx, off, vertical = _CACHE[key]
+    half = px // 2  # each piece moved half a cell into its cell: across its arm
+    middles = (cy - np.where(vertical, 0, half), cx - np.where(vertical, half, 0), off, vertical)
+    apart = {}
+    for cue, strengths in (("lines", _ridges), ("steps", _steps)):
+        on = np.percentile(strengths(gray, px, (cy, cx, off, vertical))[empty], CUE_QUANTILES[0])
+        off_ = np.percentile(strengths(gray, px, middles)[empty], CUE_QUANTILES[1])
+        apart[cue] = float(on) / max(float(off_), 1.0)
+    tone_alone = apart["steps"] >= STEPS_APART and apart["lines"] < LINES_APART
+    return "steps" if tone_alone else "lines"
+
+
+#: Percentiles (boundary pieces, middles) :func:`boundary_cue` compares ...
+CUE_QUANTILES = (25, 90)
+#: ... and how far apart they stand where the cue shows the boundary. Tune calibration photos
+#: 0-24, printed lines: 2.0-4.3 x on mixed, 4.2-10.1 on printplay, 0.9-4.7 on acrylic (its
+#: clear tiles), 0.5-0.8 on checkered (no line: its "ridges" are the wood's grain) ...
+LINES_APART = 1.5
+#: ... steps: 6.7-14.8 x on checkered; 0.3-1.6 on acrylic, 0.5-2.4 on printplay and 1.9-10.0 on
+#: mixed (the near bands graze a printed line's edge: lines show there, and are kept).
+STEPS_APART = 4.0
 
 
 #: Lab lightness (8-bit) of black: L* = L / 2.55, and L* + 16 is the cube root of the light.
@@ -261,12 +373,29 @@ MOSTLY_HIDDEN = 0.5
 PARTLY_HIDDEN = 0.25
 
 
-def covered_cells(hidden: np.ndarray) -> np.ndarray:
-    """Cells (bool, 64) to leave undecided: mostly hidden, or partly hidden beside one that is."""
+#: On a board whose cell boundaries show as tone steps (see :func:`boundary_cue`), a partly
+#: hidden cell among at least this many partly hidden cells (its 3 x 3 block, itself counted)
+#: is covered too, beside no mostly hidden one: spread fingers over a tile hide a little of
+#: each cell's boundary, the tile between them in view. Tune checkered 0-24 (steps, 91 boards):
+#: 4 cells half or more under a hand so, 3 a quarter to a half, 2 under a hand's edge and no
+#: cell with nothing over it (those partly hidden sit among at most 2 such); on printed lines
+#: (mixed, acrylic 0-24) 14 cells with nothing over them would be.
+PATCH_CELLS = 4
+
+
+def covered_cells(hidden: np.ndarray, patch: bool = False) -> np.ndarray:
+    """Cells (bool, 64) to leave undecided: mostly hidden, or partly hidden beside one that
+    is; with ``patch`` (a board of tone steps), also partly hidden among ``PATCH_CELLS``."""
     grid = hidden.reshape(N, N)
     strong = grid >= MOSTLY_HIDDEN
+    partly = grid >= PARTLY_HIDDEN
     near = cv2.dilate(strong.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
-    return (strong | (near & (grid >= PARTLY_HIDDEN))).ravel()
+    out = strong | (near & partly)
+    if patch:
+        block = np.ones((3, 3), np.float32)
+        among = cv2.filter2D(partly.astype(np.uint8), -1, block, borderType=cv2.BORDER_CONSTANT)
+        out |= partly & (among >= PATCH_CELLS)
+    return out.ravel()
 
 
 #: A partly hidden cell at least this light (over the board's typical cell) is not in a
