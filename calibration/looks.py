@@ -47,7 +47,11 @@ class LearnedLooks:
     ``mark_shapes``  suits whose calibration coins agree on a directional mark learned as a
       shape (what the look's top shows and its sides do not);
     ``detail_empty``  the fine detail, relative to the board's noise floor of it, under which
-      a tile-coloured cell is empty (the calibration pieces' own detail lowers it).
+      a tile-coloured cell is empty (the calibration pieces' own detail lowers it);
+    ``pawns_on_tone``  per suit, its pawn look as it shows on the board's other tile tone,
+      for a board whose tiles show two (inlaid quadrants): a pawn's look holds the tile
+      around it, and a pale pawn is a light blob on the dark tone, a dark one on the pale
+      tone; empty where the calibration photo shows one tone.
     """
 
     coins: dict[str, np.ndarray]
@@ -60,6 +64,7 @@ class LearnedLooks:
     turn_alike: dict[str, tuple[float, float, float]] = field(default_factory=dict)
     detail_empty: float = DETAIL_EMPTY
     mark_shapes: tuple[str, ...] = ()
+    pawns_on_tone: dict[str, np.ndarray] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """What was learned; decision thresholds stay in vision's code, so a better-tuned
@@ -75,6 +80,7 @@ class LearnedLooks:
             "turn_alike": {s: list(v) for s, v in self.turn_alike.items()},
             "detail_empty": self.detail_empty,
             "mark_shapes": list(self.mark_shapes),
+            "pawns_on_tone": {s: _encode(t) for s, t in self.pawns_on_tone.items()},
         }
 
     @classmethod
@@ -91,6 +97,7 @@ class LearnedLooks:
             turn_alike={s: _alikeness(v) for s, v in d.get("turn_alike", {}).items()},
             detail_empty=float(d.get("detail_empty", DETAIL_EMPTY)),
             mark_shapes=tuple(str(x) for x in d.get("mark_shapes", ())),
+            pawns_on_tone={s: _decode(t) for s, t in d.get("pawns_on_tone", {}).items()},
         )
 
 
