@@ -762,8 +762,8 @@ class CellDecision:
     colour_suit: str | None = None
     # Its best pawn fit is a pawn's look on the board's other tile tone, made from the
     # learned one (see PieceLooks.pawns_on_tone), not one the calibration photo showed: a
-    # pawn so fitted needs the usual fit and lead (see decide), not a leaning pawn's, and
-    # its colour must name its suit (see _made_look_only).
+    # pawn so fitted needs the usual fit (not a leaning pawn's) and its colour must name
+    # its suit (see _made_look_only).
     on_tone: bool = False
     # ... and the suit whose pawn colour is nearest by its colour terms (a, b) alone, which a
     # shade or a turn keeps (see hue_suit), however unclear, or the suit in whose shade they
@@ -3706,10 +3706,10 @@ def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
     kind, suit = d.best
     sure = d.similarity >= looks.min_similarity and d.margin >= looks.min_margin
     sure = sure and not _made_look_only(d, looks)
-    if kind == "pawn" and not d.on_tone:
+    if kind == "pawn":
         # A pawn leaning far (near a corner, under a tilted camera) fits its upright look
-        # less well, but still far better than any other look. (A look made for the other
-        # tile tone is no pawn's own: it must fit as closely as a learned look.)
+        # less well, but still far better than any other look (not a look made for the
+        # other tile tone: see _made_look_only).
         lean = NAMED_PAWN_SIMILARITY if d.colour_named else looks.leaning_pawn_similarity
         sure = sure or (d.similarity >= lean and d.margin >= looks.leaning_pawn_margin)
     own_pawn = kind == "coin" and _own_pawn_alone(d, looks)
