@@ -89,3 +89,22 @@ def test_a_cell_fitting_a_made_look_only_by_shape_is_no_pawn(checkered_setup):
 def test_two_tone_step_separates_the_arts():
     """The gate's constant lies between the tune figures it was chosen on."""
     assert 0.051 < learn.TWO_TONE_STEP < 0.62
+
+
+def _setup(rig: int):
+    return learn_setup(calibration_sample("tune", rig, REALISTIC, art="checkered").image)[0]
+
+
+def test_a_pawn_on_its_other_tone_is_named_by_its_colour_on_that_tone():
+    """Rig 15 shot 63: the moons pawn on b4 (maple) was read as the crowns pawn; its colour,
+    lightness over the maple around it, is the silver pawn's on maple (``pawn_colours
+    (on_tone=True)``), not on walnut as learned: weighed against the learned colours it
+    names no suit and the cell is left unknown."""
+    assert _piece(_read(_setup(15), 63), "b4") == ("pawn", "moons")
+
+
+def test_a_hand_named_by_a_made_look_s_colour_must_fit_it_closely():
+    """Rig 13 shot 54: fingers over c5 (maple) fit the moons pawn made for maple at 0.64 and
+    their pale colour lies nearest that pawn's: under ``min_similarity`` no pawn (a leaning
+    pawn whose colour named its suit would do at 0.6 with a learned look)."""
+    assert _piece(_read(_setup(13), 54), "c5") is None

@@ -3705,13 +3705,13 @@ def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
         return d
     kind, suit = d.best
     sure = d.similarity >= looks.min_similarity and d.margin >= looks.min_margin
-    sure = sure and not _made_look_only(d, looks)
     if kind == "pawn":
         # A pawn leaning far (near a corner, under a tilted camera) fits its upright look
         # less well, but still far better than any other look (not a look made for the
         # other tile tone: see _made_look_only).
         lean = NAMED_PAWN_SIMILARITY if d.colour_named else looks.leaning_pawn_similarity
         sure = sure or (d.similarity >= lean and d.margin >= looks.leaning_pawn_margin)
+        sure = sure and not _made_look_only(d, looks)
     own_pawn = kind == "coin" and _own_pawn_alone(d, looks)
     if kind == "coin":
         sure = (sure or _clear_face(d, looks) or own_pawn) and facing_sure(d, looks)
