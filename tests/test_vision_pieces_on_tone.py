@@ -108,3 +108,23 @@ def test_a_hand_named_by_a_made_look_s_colour_must_fit_it_closely():
     their pale colour lies nearest that pawn's: under ``min_similarity`` no pawn (a leaning
     pawn whose colour named its suit would do at 0.6 with a learned look)."""
     assert _piece(_read(_setup(13), 54), "c5") is None
+
+
+@pytest.fixture(scope="module")
+def rig12():
+    return _setup(12)
+
+
+def test_a_pawn_s_outline_is_recoloured_as_part_tile(rig12):
+    """Rig 12 shot 51: the crowns pawn on f5 (walnut; learned on maple) fits the made look
+    closely only when the outline's pixels, part pawn and part maple, are moved to walnut by
+    their share of tile (``learn._recoloured``): with the outline kept as it was (a pale
+    ring round the pawn on walnut) 21 pawns of tune rigs 0-23 were left unknown."""
+    assert _piece(_read(rig12, 51), "f5") == ("pawn", "crowns")
+
+
+def test_pawn_rules_do_not_take_up_a_cell_a_made_look_fits_by_shape_alone(rig12):
+    """Rig 12 shot 50: a fingertip's shadow on c7 fits the arms pawn made for maple at 0.80
+    while its colour names no suit; with three pawns placed, the rule of the last free pawn
+    (``_last_free_pawn``) named it the crowns pawn."""
+    assert _piece(_read(rig12, 50), "c7") is None
