@@ -3301,7 +3301,7 @@ def _pawn_by_colour(
     (see :func:`_off_its_shade`); a dark one names the suit whose shade line it lies on,
     when the look agrees closely enough (see :func:`_shade_line_suit`).
     """
-    colours = looks.pawn_colours(d.on_tone)
+    colours = looks.pawn_colours(on_tone=True) if d.on_tone else looks.pawn_colours()
     c = pawn_colour(crop)
     d.hue_near = min(colours, key=lambda s: float(np.linalg.norm(c[1:] - colours[s][1:])))
     dist = sorted((float(np.linalg.norm((c - v) * _COLOUR_WEIGHTS)), s) for s, v in colours.items())
