@@ -55,6 +55,10 @@ class LearnedLooks:
     ``boundary``  what shows the cell boundaries in view on this set's tiles (one of
       ``BOUNDARIES``: printed lines, or steps in tone alone), for telling which cells
       something covers.
+    ``pawns_on_tone``  per suit, its pawn look as it shows on the board's other tile tone,
+      for a board whose tiles show two (inlaid quadrants): a pawn's look holds the tile
+      around it, and a pale pawn is a light blob on the dark tone, a dark one on the pale
+      tone; empty where the calibration photo shows one tone.
     """
 
     coins: dict[str, np.ndarray]
@@ -68,6 +72,7 @@ class LearnedLooks:
     detail_empty: float = DETAIL_EMPTY
     mark_shapes: tuple[str, ...] = ()
     boundary: str = BOUNDARIES[0]
+    pawns_on_tone: dict[str, np.ndarray] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """What was learned; decision thresholds stay in vision's code, so a better-tuned
@@ -84,6 +89,7 @@ class LearnedLooks:
             "detail_empty": self.detail_empty,
             "mark_shapes": list(self.mark_shapes),
             "boundary": self.boundary,
+            "pawns_on_tone": {s: _encode(t) for s, t in self.pawns_on_tone.items()},
         }
 
     @classmethod
@@ -101,6 +107,7 @@ class LearnedLooks:
             detail_empty=float(d.get("detail_empty", DETAIL_EMPTY)),
             mark_shapes=tuple(str(x) for x in d.get("mark_shapes", ())),
             boundary=_boundary(d.get("boundary", BOUNDARIES[0])),
+            pawns_on_tone={s: _decode(t) for s, t in d.get("pawns_on_tone", {}).items()},
         )
 
 

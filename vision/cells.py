@@ -534,22 +534,33 @@ class PieceLooks(LearnedLooks):
     def templates(self) -> tuple[np.ndarray, list[tuple[str, str, str | None]]]:
         """Unit template matrix (D, K) and the label of each column (made once)."""
         cached = self.extra.get("templates")
-        if cached is not None and cached[0] is self.coins and cached[1] is self.pawns:
-            return cached[2]
+        if (
+            cached is not None
+            and cached[0] is self.coins
+            and cached[1] is self.pawns
+            and cached[2] is self.pawns_on_tone
+        ):
+            return cached[3]
         made = self._templates()
-        self.extra["templates"] = (self.coins, self.pawns, made)  # held: ids are reused
+        # held: ids are reused
+        self.extra["templates"] = (self.coins, self.pawns, self.pawns_on_tone, made)
         return made
 
-    def pawn_colours(self) -> dict[str, np.ndarray]:
-        """Each suit's pawn colour (see :func:`pawn_colour`), made once per pawn looks
-        (``dataclasses.replace`` shares ``extra``: the looks are held and compared)."""
-        hit = self.extra.get("pawn_colours")
-        if hit is None or hit[0] is not self.pawns:
-            hit = self.extra["pawn_colours"] = (
+    def pawn_colours(self, on_tone: bool = False) -> dict[str, np.ndarray]:
+        """Each suit's pawn colour (see :func:`pawn_colour`; ``on_tone``: as it shows on the
+        board's other tile tone, see ``pawns_on_tone``, for the suits learned so), made once
+        per pawn looks (``dataclasses.replace`` shares ``extra``: the looks are held and
+        compared)."""
+        key = "pawn_colours_on_tone" if on_tone else "pawn_colours"
+        pawns = {**self.pawns, **self.pawns_on_tone} if on_tone else self.pawns
+        hit = self.extra.get(key)
+        if hit is None or hit[0] is not self.pawns or hit[1] is not self.pawns_on_tone:
+            hit = self.extra[key] = (
                 self.pawns,
-                {s: pawn_colour(t) for s, t in self.pawns.items()},
+                self.pawns_on_tone,
+                {s: pawn_colour(t) for s, t in pawns.items()},
             )
-        return hit[1]
+        return hit[2]
 
     def turned_faces(self) -> dict[str, np.ndarray]:
         """Each suit's fine coin look in the four facings (4, C, C, 3), made once; a learned
@@ -573,7 +584,16 @@ class PieceLooks(LearnedLooks):
             for turned in _pawn_turns(t):
                 cols.append(masked(turned).ravel())
                 labels.append(("pawn", suit, None))
+        for suit, t in self.pawns_on_tone.items():
+            for turned in _pawn_turns(t):
+                cols.append(masked(turned).ravel())
+                labels.append(("pawn", suit, ON_TONE))
         return _unit(np.asarray(cols)).T.astype(np.float32), labels
+
+
+#: The third member of a template's label (see ``PieceLooks.templates``) for a pawn's look
+#: on the board's other tile tone (``pawns_on_tone``); None for the look as learned.
+ON_TONE = "on_tone"
 
 
 #: A Piecepack coin's radius (3/4 inch across on 1 inch cells), in cells.
@@ -740,6 +760,11 @@ class CellDecision:
     pawn_fits: tuple[float, ...] = ()
     coin_fit: float = -1.0
     colour_suit: str | None = None
+    # Its best pawn fit is a pawn's look on the board's other tile tone, made from the
+    # learned one (see PieceLooks.pawns_on_tone), not one the calibration photo showed: a
+    # pawn so fitted needs the usual fit (not a leaning pawn's) and its colour must name
+    # its suit (see _made_look_only).
+    on_tone: bool = False
     # ... and the suit whose pawn colour is nearest by its colour terms (a, b) alone, which a
     # shade or a turn keeps (see hue_suit), however unclear, or the suit in whose shade they
     # lie where the lightness named another (see in_shade_of); None when not measured.
@@ -976,9 +1001,32 @@ def _pawn_like(d: CellDecision, looks: PieceLooks) -> bool:
         d.kind == "unknown"
         and d.best[:1] == ("pawn",)
         and not _by_a_hand(d)
+        and not _made_look_only(d, looks)
         and d.energy_ratio >= looks.empty_ratio
         and d.detail_ratio >= looks.detail_empty
     )
+
+
+def _made_look_only(d: CellDecision, looks: PieceLooks) -> bool:
+    """Is a pawn-like cell fitted best by a look made for the board's other tile tone
+    (``on_tone``) while its colour names no suit, or while it fits under ``min_similarity``?
+    A made look is a blob of a pawn's colour on that tone; a finger, a shadow or a worn tile
+    edge can fit it, and a pale hand's colour lies nearest a silver pawn's on pale maple.
+    Such a cell is no pawn for :func:`decide` nor for the pawn rules of :func:`decide_all`.
+    Tune checkered 0-23 (with a setup): the 114 pawns read by made looks all had their colour
+    name the suit and fitted 0.72 and up; of the cells so fitted whose colour named none, 3
+    were read as pawns, none a pawn; fresh rigs 200-211: a hand named moons at 0.55.
+
+    >>> looks = PieceLooks({}, {}, learned=True)
+    >>> d = CellDecision("h1", "unknown", best=("pawn", "suns"), on_tone=True, similarity=0.8)
+    >>> _made_look_only(d, looks), _made_look_only(dataclasses.replace(d, colour_named=True), looks)
+    (True, False)
+    >>> _made_look_only(dataclasses.replace(d, colour_named=True, similarity=0.55), looks)
+    True
+    """
+    if d.best[:1] != ("pawn",) or not d.on_tone:
+        return False
+    return not d.colour_named or d.similarity < looks.min_similarity
 
 
 def _free_named_pawns(cells: list[CellDecision], near: np.ndarray, looks: PieceLooks) -> None:
@@ -1507,7 +1555,8 @@ def measure(
     out = []
     for i in wanted:
         cell, offset = CELL_ORDER[i], None
-        if ratio[i] >= looks.empty_ratio and sims[i].max() < looks.min_similarity:
+        fit = _learned_fit(sims[i], labels, looks)
+        if ratio[i] >= looks.empty_ratio and fit < looks.min_similarity:
             # Something is here but fits nothing where pieces usually sit: a piece pushed
             # off the middle of its cell? Look wider (up to 0.4 cell) before giving up.
             # Only coins: a pawn leans into its neighbours and must not be found there.
@@ -1517,6 +1566,7 @@ def measure(
         d = _features(cell, ratio[i], tint[i], sims[i], labels)
         if d.best[:1] == ("pawn",):
             _kind_fits(d, sims[i], labels, looks)
+            d.on_tone = _on_other_tone(sims[i], labels, looks)
         # Only a cell that could be read as a pawn needs its colour (see decide: a quieter
         # cell is empty or unknown whatever fits it); the drawn stand-ins model no art.
         busy = ratio[i] >= looks.empty_ratio or d.similarity >= looks.strong_similarity
@@ -3253,7 +3303,7 @@ def _pawn_by_colour(
     (see :func:`_off_its_shade`); a dark one names the suit whose shade line it lies on,
     when the look agrees closely enough (see :func:`_shade_line_suit`).
     """
-    colours = looks.pawn_colours()
+    colours = looks.pawn_colours(on_tone=True) if d.on_tone else looks.pawn_colours()
     c = pawn_colour(crop)
     d.hue_near = min(colours, key=lambda s: float(np.linalg.norm(c[1:] - colours[s][1:])))
     dist = sorted((float(np.linalg.norm((c - v) * _COLOUR_WEIGHTS)), s) for s, v in colours.items())
@@ -3292,6 +3342,34 @@ def _pawn_by_colour(
     other = float(sims[columns[2]].max()) if columns[2] else -1.0
     d.likeness, d.colour_named = d.similarity, True
     d.best, d.similarity, d.margin = ("pawn", suit), own, own - other
+
+
+def _on_other_tone(sims: np.ndarray, labels: list[tuple], looks: PieceLooks) -> bool:
+    """Does a cell's best pawn fit come from a pawn look on the board's other tile tone
+    (``PieceLooks.pawns_on_tone``)? Its colour is then weighed against the pawns' colours
+    on that tone: a pawn's lightness is read over the tile around it (see
+    :func:`pawn_colour`), and a silver pawn on pale maple is no lighter than the maple."""
+    if not looks.pawns_on_tone:
+        return False
+    hit = looks.extra.get("tone_columns")
+    if hit is None or hit[0] is not labels:  # made once per templates
+        toned = [k for k, lb in enumerate(labels) if lb[0] == "pawn" and lb[2] == ON_TONE]
+        plain = [k for k, lb in enumerate(labels) if lb[0] == "pawn" and lb[2] != ON_TONE]
+        coins = [k for k, lb in enumerate(labels) if lb[0] != "pawn"]
+        hit = looks.extra["tone_columns"] = (labels, toned, plain, coins)
+    _, toned, plain, _ = hit
+    return bool(toned) and bool(plain) and float(sims[toned].max()) > float(sims[plain].max())
+
+
+def _learned_fit(sims: np.ndarray, labels: list[tuple], looks: PieceLooks) -> float:
+    """A cell's best fit of the looks the calibration photo showed (not the pawns' looks
+    made for the other tile tone, see ``PieceLooks.pawns_on_tone``): a coin pushed off its
+    cell's middle is looked for wider when none fits (see :func:`measure`); a dark coin off
+    the middle of a pale cell is a dark blob there as a pawn on that tone is."""
+    if not looks.pawns_on_tone:
+        return float(sims.max())
+    _on_other_tone(sims, labels, looks)  # makes the columns
+    return float(sims[looks.extra["tone_columns"][2] + looks.extra["tone_columns"][3]].max())
 
 
 def _tile_under_lines(d: CellDecision, looks: PieceLooks) -> bool:
@@ -3631,9 +3709,11 @@ def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
     sure = d.similarity >= looks.min_similarity and d.margin >= looks.min_margin
     if kind == "pawn":
         # A pawn leaning far (near a corner, under a tilted camera) fits its upright look
-        # less well, but still far better than any other look.
+        # less well, but still far better than any other look (not a look made for the
+        # other tile tone: see _made_look_only).
         lean = NAMED_PAWN_SIMILARITY if d.colour_named else looks.leaning_pawn_similarity
         sure = sure or (d.similarity >= lean and d.margin >= looks.leaning_pawn_margin)
+        sure = sure and not _made_look_only(d, looks)
     own_pawn = kind == "coin" and _own_pawn_alone(d, looks)
     if kind == "coin":
         sure = (sure or _clear_face(d, looks) or own_pawn) and facing_sure(d, looks)

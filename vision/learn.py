@@ -34,6 +34,7 @@ from piecebridge.vision.cells import (
     classify,
     decide_all,
     detail_ratios,
+    disc_colours,
     energies,
     ink_alike,
     learned_detail_empty,
@@ -118,6 +119,117 @@ def _coin_looks(
         coarse.append(lo)
     centres = [(x, y) for x, y, _ in poses]
     return np.mean(coarse, axis=0), np.median(fine, axis=0).astype(np.float32), centres
+
+
+#: A board's tiles show two tones (inlaid quadrants) when the median step in lightness between
+#: the calibration photo's orthogonally adjacent empty cells, |log| of the ratio of their
+#: L* + 16 (as a shade scales it, see ``cells.shade_tints``), is at least this. Tune
+#: calibration photos (rigs 0-24, every second): checkered 0.62-0.73; the six other arts
+#: (one tone under uneven light) 0.002-0.051.
+TWO_TONE_STEP = 0.25
+#: A pixel of a pawn's crop is its tile (in shade or light: its colour that tone's scaled by
+#: the pixel's lightness) when its colour terms lie within the first of these of that, and
+#: is the pawn beyond the second (relative a, b as :func:`relative_lab` weighs them); the
+#: shading factor, over the tile's, within ``TILE_SHADE``. Between: part of each (a blurred
+#: outline). Rendered sensor noise moves a tile pixel's colour terms by a few units.
+TILE_OFF = (6.0, 12.0)
+TILE_SHADE = (0.4, 1.3)
+
+
+def _lightness_scale(light: np.ndarray | float) -> np.ndarray | float:
+    """L* + 16 of an 8-bit Lab lightness: the quantity a shade scales (see shade_tints)."""
+    return np.asarray(light) / 2.55 + 16.0
+
+
+def _pawns_on_tone(views: BoardViews, occupied: np.ndarray) -> dict[str, np.ndarray]:
+    """Each suit's pawn look as it would show on the board's other tile tone (see
+    ``LearnedLooks.pawns_on_tone``), where the calibration photo shows two (see
+    ``TWO_TONE_STEP``), else {}: the pawn's crop with its tile (pixels of the tile's colour,
+    shaded or lit, see :func:`_tile_weights`) recoloured to the other tone's colour at the
+    same shading, as the pawn's empty neighbours of that tone show it in this photo."""
+    colours = disc_colours(views.rel_lo).reshape(N, N, 3)
+    scale = _lightness_scale(colours[..., 0])
+    empty = ~occupied.reshape(N, N)
+    steps = []
+    for dy, dx in ((0, 1), (1, 0)):
+        a, b = scale[: N - dy, : N - dx], scale[dy:, dx:]
+        both = empty[: N - dy, : N - dx] & empty[dy:, dx:]
+        steps.extend(np.abs(np.log(a[both] / b[both])).tolist())
+    if not steps or float(np.median(steps)) < TWO_TONE_STEP:
+        return {}
+    out = {}
+    for suit in SUITS:
+        i = CELL_ORDER.index(f"g{SUITS.index(suit) + 1}")
+        crop = _raw_crop(views.rel_lo, i)
+        own = np.median(crop[~_LOOK_INSIDE], axis=0)
+        row, col = divmod(i, N)
+        other = [
+            colours[y, x]
+            for y, x in ((row - 1, col), (row + 1, col), (row, col - 1), (row, col + 1))
+            if 0 <= y < N
+            and 0 <= x < N
+            and empty[y, x]
+            and abs(np.log(scale[y, x] / _lightness_scale(own[0]))) >= TWO_TONE_STEP
+        ]
+        if not other:
+            continue
+        look = _recoloured(crop, own, np.median(other, axis=0), views.tile_ab)
+        look[..., 0] -= look[..., 0].mean()
+        out[suit] = look.astype(np.float32)
+    return out
+
+
+_LOOK_INSIDE = LOOK_MASK[..., 0] > 0.5
+
+
+def _raw_crop(rel_lo: np.ndarray, i: int) -> np.ndarray:
+    """Cell ``i``'s centred crop (CROP, CROP, 3) of the relative Lab board at PX, its
+    lightness as it is (not less its mean, as a descriptor crop's)."""
+    o = round(MARGIN * PX) + (PX - CROP) // 2
+    y, x = o + (i // N) * PX, o + (i % N) * PX
+    return np.array(rel_lo[y : y + CROP, x : x + CROP], np.float32)
+
+
+def _recoloured(
+    crop: np.ndarray, own: np.ndarray, other: np.ndarray, tile_ab: np.ndarray
+) -> np.ndarray:
+    """``crop`` (relative Lab, lightness as it is) with its pixels of the tile colour ``own``
+    (shaded or lit, see :func:`_tile_weights`) moved to the colour ``other`` at the same
+    shading; the pawn's own pixels stay (a new array)."""
+    s = _lightness_scale(crop[..., 0]) / _lightness_scale(own[0])
+    base = np.asarray(tile_ab, np.float32) - 128.0
+    own_ab = base + own[1:] / CHROMA_WEIGHT
+    other_ab = base + other[1:] / CHROMA_WEIGHT
+    w = _tile_weights(crop, s, own_ab, base)
+    # The pawn's outline: pixels part pawn, part tile (blur, the render's anti-aliasing)
+    # are tile by the share their colour terms lie from the pawn's toward the tile's, at
+    # the shading of the tile beside them.
+    tile = w > 0.5
+    rim = cv2.dilate(tile.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool) & ~tile
+    body = (w == 0) & ~rim & _LOOK_INSIDE
+    if tile.any() and body.any():
+        ab = base + crop[..., 1:] / CHROMA_WEIGHT
+        pawn_ab = np.median(ab[body], axis=0)
+        span = own_ab - pawn_ab
+        share = ((ab - pawn_ab) @ span) / max(float(span @ span), 1e-6)
+        w = np.where(rim, np.maximum(w, np.clip(share, 0.0, 1.0)), w)
+        s = np.where(rim, float(np.median(s[tile])), s)
+    delta = np.empty_like(crop)
+    delta[..., 0] = (_lightness_scale(other[0]) - _lightness_scale(own[0])) * s * 2.55
+    delta[..., 1:] = s[..., None] * (other_ab - own_ab) * CHROMA_WEIGHT
+    return crop + w[..., None] * delta
+
+
+def _tile_weights(
+    crop: np.ndarray, s: np.ndarray, own_ab: np.ndarray, base: np.ndarray
+) -> np.ndarray:
+    """How much each pixel of ``crop`` is tile of the colour terms ``own_ab`` (absolute, 8-bit
+    less 128) at its shading ``s`` (see ``TILE_OFF``, ``TILE_SHADE``): 1 tile, 0 piece."""
+    ab = base + crop[..., 1:] / CHROMA_WEIGHT
+    off = np.linalg.norm(ab - s[..., None] * own_ab, axis=-1) * CHROMA_WEIGHT
+    lo, hi = TILE_OFF
+    w = np.clip((hi - off) / (hi - lo), 0.0, 1.0)
+    return np.where((s >= TILE_SHADE[0]) & (s <= TILE_SHADE[1]), w, 0.0)
 
 
 #: Pixels (FACE_PX) a calibration coin may move to fit the others (see :func:`_align`).
@@ -721,6 +833,7 @@ def _learn_at(
         marked=marked,
         mark_spots=spots,
         mark_shapes=_mark_shapes(views, centres),
+        pawns_on_tone=_pawns_on_tone(views, occ),
     )
     looks.turn_alike = _turn_alike(looks)
     # What shows the tiles' cell boundaries (printed lines, tone steps): the read-back and
