@@ -30,15 +30,17 @@ def _looks(turn_alike: dict | None = None, shapes: tuple = ("suns",)) -> PieceLo
     return looks
 
 
-def _checked(monkeypatch, d: CellDecision, scores, looks: PieceLooks) -> list[int]:
+def _checked(
+    monkeypatch, d: CellDecision, scores, looks: PieceLooks, by_hand: bool = False
+) -> list[int]:
     """Run :func:`cells._check_mark_shape` on ``d`` with the learned mark scoring ``scores``
-    (north, east, south, west); returns how many times the mark was read (0 or 1)."""
+    (north, east, south, west), ``by_hand`` or not; returns the reads made (0 or 1)."""
     reads = []
     monkeypatch.setattr(cells, "mark_windows", lambda w, t: [w] * 4)
     monkeypatch.setattr(
         cells, "mark_scores", lambda w, t: reads.append(1) or np.asarray(scores, float)
     )
-    cells._check_mark_shape(d, np.zeros(1), {"suns": np.zeros(1)}, looks)
+    cells._check_mark_shape(d, np.zeros(1), {"suns": np.zeros(1)}, looks, by_hand)
     return reads
 
 
@@ -83,6 +85,55 @@ def test_no_confirmation_without_a_sure_agreeing_read_or_a_lead_of_the_look(monk
         _checked(monkeypatch, d, scores, looks)
         assert (d.facing, d.mark) == before, d
         assert not facing_sure(d, looks)
+
+
+def test_no_confirmation_beside_a_hand(monkeypatch):
+    # Tune acrylic 10/3 c1 and d1: empty cells beside (d1: under) a hand whose look fitted a
+    # suns coin facing west (leads 0.13, 0.06); a grid line stood in for acrylic's bar, the
+    # learned mark naming west by 0.27. Confirmed, both were read as suns coins.
+    looks = _looks()
+    scores = (0.1495, 0.1048, 0.175, 0.4423)
+    for margin in (0.132, 0.062):
+        d = _coin(cell="c1", facing_margin=margin, similarity=0.71)
+        assert _checked(monkeypatch, d, scores, looks, by_hand=True) == []
+        assert (d.mark, facing_sure(d, looks)) == (0, False)
+        _checked(monkeypatch, d, scores, looks, by_hand=False)  # away from the hand
+        assert (d.mark, facing_sure(d, looks)) == (1, True)
+    # Beside a hand the doubt still stands (as before face21): the read is made for it.
+    d = _coin(facing_margin=0.17)
+    _checked(monkeypatch, d, (0.39, 0.32, 0.61, 0.33), looks, by_hand=True)
+    assert (d.mark, facing_sure(d, looks)) == (-1, False)
+
+
+def test_measure_tells_the_check_which_cells_are_beside_a_hand(monkeypatch):
+    from piecebridge.calibration.board import calibration_layout
+    from piecebridge.vision.learn import learn_setup
+    from piecebridge.vision.reader import BoardReader
+    from test_vision_board import POSITION, draw_board
+
+    hands = np.zeros(64, bool)
+    hands[cells.CELL_ORDER.index("d4")] = True
+    around = {cells.CELL_ORDER[i] for i in np.flatnonzero(cells.beside_a_hand(hands))}
+    assert around == {"c3", "c4", "c5", "d3", "d4", "d5", "e3", "e4", "e5"}
+    # A hand over b5's lines (as occlusion.covered_cells finds it): of the drawn position's
+    # coins c4 touches it, d5, e2 and b7 do not.
+    coins = [(c, s, "north") for c, (k, s) in calibration_layout().items() if k == "coin"]
+    pawns = [(c, s) for c, (k, s) in calibration_layout().items() if k == "pawn"]
+    setup, _ = learn_setup(draw_board(coins, pawns, seed=1)[0])
+    hand = np.zeros(64, bool)
+    hand[cells.CELL_ORDER.index("b5")] = True
+    monkeypatch.setattr(cells, "covered_cells", lambda *a, **k: hand.copy())
+    seen = {}
+    real = cells._check_mark_shape
+    monkeypatch.setattr(
+        cells,
+        "_check_mark_shape",
+        lambda d, w, t, lk, by: seen.update({d.cell: by}) or real(d, w, t, lk, by),
+    )
+    BoardReader(setup=setup).read(draw_board(**POSITION, seed=4)[0])
+    assert {c: seen[c] for c in ("c4", "d5", "e2", "b7")} == {
+        "c4": True, "d5": False, "e2": False, "b7": False
+    }  # fmt: skip
 
 
 def test_the_mark_is_read_only_where_it_can_change_the_decision(monkeypatch):

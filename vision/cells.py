@@ -1580,13 +1580,15 @@ def measure(
             if d.facing_margin < looks.min_facing_margin and _could_be_sure(d, looks)
         ]
         read_twisted([facing_jobs[k] for k in again], turned, scores[again])
+        beside = beside_a_hand(covered & ~glared)  # as decide_all weighs hands
         for d, window in facing_jobs:
             _alike_turns(d, looks)
             if id(d) in rivals and d.facing_margin < CLEAR_FACE_LEAD:
                 continue  # a pawn-like cell's coin reading counts only past it: no mark check
             if d.facing_margin < looks.mark_check_below and d.best[1] in looks.marked:
                 _check_mark(d, views, CELL_ORDER.index(d.cell), looks)
-            _check_mark_shape(d, window, turned, looks)
+            by_hand = bool(beside[CELL_ORDER.index(d.cell)])
+            _check_mark_shape(d, window, turned, looks, by_hand)
     if looks.learned:
         _seen_shares(out, views, refs, looks)
         _coin_detail(out, views, looks)
@@ -2629,7 +2631,11 @@ def _mark_shape_template(looks: PieceLooks, suit: str) -> np.ndarray:
 
 
 def _check_mark_shape(
-    d: CellDecision, window: np.ndarray, turned: dict[str, np.ndarray], looks: PieceLooks
+    d: CellDecision,
+    window: np.ndarray,
+    turned: dict[str, np.ndarray],
+    looks: PieceLooks,
+    by_hand: bool = False,
 ) -> None:
     """Where the separate mark's read left the facing unconfirmed (``d.mark`` 0: its suit's
     mark not read as a blob, or no read sure), the mark learned as a shape from the
@@ -2645,7 +2651,8 @@ def _check_mark_shape(
     * Naming the look's own turn, where the look leads it by ``agreed_facing_margin``: it
       confirms the facing (``d.mark`` 1, as an agreeing blob read does), so that a look
       leading by under ``min_facing_margin``, or among turns it is alike under, is named
-      (face21, see :func:`_shape_confirms`).
+      (face21, see :func:`_shape_confirms`); not on a cell ``by_hand`` (it or a neighbour
+      covered by a hand, see :func:`beside_a_hand`).
 
     Read only where it could change a decision (each read ~4 ms)."""
     suit = d.best[1] if d.best else None
@@ -2654,7 +2661,8 @@ def _check_mark_shape(
     if d.facing_margin >= MARK_CONFLICT_LEAD or suit not in turned:
         return
     doubts = d.facing_margin >= looks.min_facing_margin and not _sure_rivals(d, looks)
-    if not doubts and not _shape_confirms(d, looks):
+    confirms = not by_hand and _shape_confirms(d, looks)
+    if not doubts and not confirms:
         return  # undecided whatever the read says (see facing_sure)
     at = mark_windows(window, turned[suit])
     facing, lead = learned_mark_read(mark_scores(at, _mark_shape_template(looks, suit)))
@@ -2663,8 +2671,16 @@ def _check_mark_shape(
     if facing != d.facing:
         if doubts:
             d.mark = -1
-    elif d.facing_margin >= looks.agreed_facing_margin:
+    else:  # confirmed (where it only doubts, the look is sure alone: 1 decides as 0)
         d.mark = 1
+
+
+def beside_a_hand(hands: np.ndarray) -> np.ndarray:
+    """Cells (board order, bool) that are or touch (8-neighbours) a cell in ``hands`` (board
+    order, bool): a hand's edge or its shadow reaches into the cells around the ones whose
+    lines it hides (see :func:`decide_all`)."""
+    grid = np.asarray(hands, np.uint8).reshape(N, N)
+    return cv2.dilate(grid, np.ones((3, 3), np.uint8)).ravel().astype(bool)
 
 
 def _shape_confirms(d: CellDecision, looks: PieceLooks) -> bool:
