@@ -2690,13 +2690,14 @@ def _shape_confirms(d: CellDecision, looks: PieceLooks) -> bool:
     under ``min_facing_margin``, or among turns it is alike under (:func:`_sure_rivals`),
     and the cell could be named at all (:func:`_could_be_sure`).
 
-    face21 (tune, with a setup; woodburned 0-74, piecepackr 0-74, printplay 0-99,
-    acrylic 0-24): such coins left unknown that the confirmation names, 31 in the open
-    and 1 beside a hand, all right; none named wrongly (learned-mark leads 0.15-0.39).
-    Named so with a look leading under ``agreed_facing_margin`` (acrylic 3/3 e1, an empty
-    cell under a hand, 0.01; 7/0 d8, an arms coin read crowns under glare, 0.00) they
-    would have been wrong; the cells whose read agreed but would have been wrong led by
-    0.06 at most (empty cells by a hand, acrylic 11/2 b7, 8/1 e5).
+    face21 (tune, with a setup; each shot read by the code before and after, every cell
+    compared): piecepackr 0-74, printplay 0-99 and woodburned 0-74, 27 coins left unknown
+    named, all right, no other cell changed; acrylic 0-12 one. The agreeing reads of the
+    coins so named led by 0.15-0.41 (``MARK_SHAPE_SURE``); away from a hand, no
+    cell whose sure read agreed with the look would have been named wrongly (those sets
+    and acrylic, mixed, white hand 0-24). Beside a hand, two were: acrylic 10/3 c1 and d1,
+    empty cells whose look fitted a suns coin, a grid line read as the bar (0.27), hence
+    ``by_hand`` in :func:`_check_mark_shape`.
 
     >>> looks = PieceLooks({}, {}, learned=True)
     >>> d = CellDecision("a1", "coin", best=("coin", "suns"), facing="north",
