@@ -137,10 +137,10 @@ def test_the_learned_mark_doubts_an_unconfirmed_facing_it_points_away_from(monke
     # led west by 0.175 and no blob read the chevron; the learned mark names south (0.22).
     d = _shape_checked(monkeypatch, _coin(), (0.39, 0.32, 0.61, 0.33))
     assert (d.facing, d.mark, facing_sure(d, PieceLooks({}, {}))) == ("west", -1, False)
-    # Naming the look's turn, it does not confirm it (tune acrylic 10/3 c1: an empty cell
-    # whose look fitted a suns coin, a grid line standing in for the bar).
+    # Naming the look's turn, it confirms it (face21: ``d.mark`` 1, as an agreeing blob read;
+    # see test_vision_mark_confirms.py), only where the look leads by agreed_facing_margin.
     d = _shape_checked(monkeypatch, _coin(facing_margin=0.1), (0.1, 0.2, 0.3, 0.7))
-    assert (d.facing, d.mark, facing_sure(d, PieceLooks({}, {}))) == ("west", 0, False)
+    assert (d.facing, d.mark, facing_sure(d, PieceLooks({}, {}))) == ("west", 1, True)
     # Not sure (a lead under MARK_SHAPE_SURE), not learned for the suit, a blob read that
     # already decided, or a look leading by MARK_CONFLICT_LEAD: nothing changes.
     for d, scores, shapes in (

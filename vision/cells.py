@@ -1632,13 +1632,15 @@ def measure(
             if d.facing_margin < looks.min_facing_margin and _could_be_sure(d, looks)
         ]
         read_twisted([facing_jobs[k] for k in again], turned, scores[again])
+        beside = beside_a_hand(covered & ~glared)  # as decide_all weighs hands
         for d, window in facing_jobs:
             _alike_turns(d, looks)
             if id(d) in rivals and d.facing_margin < CLEAR_FACE_LEAD:
                 continue  # a pawn-like cell's coin reading counts only past it: no mark check
             if d.facing_margin < looks.mark_check_below and d.best[1] in looks.marked:
                 _check_mark(d, views, CELL_ORDER.index(d.cell), looks)
-            _check_mark_shape(d, window, turned, looks)
+            by_hand = bool(beside[CELL_ORDER.index(d.cell)])
+            _check_mark_shape(d, window, turned, looks, by_hand)
     if looks.learned:
         _seen_shares(out, views, refs, looks)
         _coin_detail(out, views, looks)
@@ -2681,33 +2683,84 @@ def _mark_shape_template(looks: PieceLooks, suit: str) -> np.ndarray:
 
 
 def _check_mark_shape(
-    d: CellDecision, window: np.ndarray, turned: dict[str, np.ndarray], looks: PieceLooks
+    d: CellDecision,
+    window: np.ndarray,
+    turned: dict[str, np.ndarray],
+    looks: PieceLooks,
+    by_hand: bool = False,
 ) -> None:
     """Where the separate mark's read left the facing unconfirmed (``d.mark`` 0: its suit's
     mark not read as a blob, or no read sure), the mark learned as a shape from the
     calibration coins (``PieceLooks.mark_shapes``, ``facing.mark_template``) is read in
-    ``window`` at each turn's fit: sure (``MARK_SHAPE_SURE``) and naming another turn than
-    the look's, it leaves the facing undecided (``d.mark`` -1). It never sets a facing
-    (tune woodburned 240-319: one of five coins whose look it would so have overruled was
-    right) and never confirms one (``d.mark`` 1 lowers the lead a coin needs: tune acrylic
-    10/3 c1 and d1, empty cells whose look fitted a suns coin, were then named coins, a
-    grid line standing in for the bar). Only where it could change a decision: a look
-    leading by under ``MARK_CONFLICT_LEAD`` (a mark against a clearer lead leaves it, as in
-    :func:`_check_mark`) and at least ``min_facing_margin`` with no :func:`_sure_rivals`
-    (else :func:`facing_sure` leaves the facing undecided already)."""
+    ``window`` at each turn's fit; a read counts when sure (``MARK_SHAPE_SURE``), and only
+    against a look leading by under ``MARK_CONFLICT_LEAD`` (a mark against a clearer lead
+    leaves it, as in :func:`_check_mark`).
+
+    * Naming another turn than the look's, where :func:`facing_sure` would name the look's
+      (a lead of ``min_facing_margin``, no :func:`_sure_rivals`): the facing is left
+      undecided (``d.mark`` -1). It never sets a facing (tune woodburned 240-319: one of
+      five coins whose look it would so have overruled was right).
+    * Naming the look's own turn, where the look leads it by ``agreed_facing_margin``: it
+      confirms the facing (``d.mark`` 1, as an agreeing blob read does), so that a look
+      leading by under ``min_facing_margin``, or among turns it is alike under, is named
+      (face21, see :func:`_shape_confirms`); not on a cell ``by_hand`` (it or a neighbour
+      covered by a hand, see :func:`beside_a_hand`).
+
+    Read only where it could change a decision (each read ~4 ms)."""
     suit = d.best[1] if d.best else None
     if d.mark != 0 or suit not in looks.mark_shapes or d.facing not in FACINGS:
         return
     if d.facing_margin >= MARK_CONFLICT_LEAD or suit not in turned:
         return
-    if d.facing_margin < looks.min_facing_margin or _sure_rivals(d, looks):
-        return  # undecided already (see facing_sure): the read (~4 ms) would change nothing
+    doubts = d.facing_margin >= looks.min_facing_margin and not _sure_rivals(d, looks)
+    confirms = not by_hand and _shape_confirms(d, looks)
+    if not doubts and not confirms:
+        return  # undecided whatever the read says (see facing_sure)
     at = mark_windows(window, turned[suit])
     facing, lead = learned_mark_read(mark_scores(at, _mark_shape_template(looks, suit)))
     if lead < MARK_SHAPE_SURE:
         return
     if facing != d.facing:
-        d.mark = -1
+        if doubts:
+            d.mark = -1
+    else:  # confirmed (where it only doubts, the look is sure alone: 1 decides as 0)
+        d.mark = 1
+
+
+def beside_a_hand(hands: np.ndarray) -> np.ndarray:
+    """Cells (board order, bool) that are or touch (8-neighbours) a cell in ``hands`` (board
+    order, bool): a hand's edge or its shadow reaches into the cells around the ones whose
+    lines it hides (see :func:`decide_all`)."""
+    grid = np.asarray(hands, np.uint8).reshape(N, N)
+    return cv2.dilate(grid, np.ones((3, 3), np.uint8)).ravel().astype(bool)
+
+
+def _shape_confirms(d: CellDecision, looks: PieceLooks) -> bool:
+    """Could a sure learned mark naming the look's own turn (see :func:`_check_mark_shape`)
+    make the facing sure where the look alone does not? So when the look leads by
+    ``agreed_facing_margin`` (what an agreeing mark needs, see :func:`facing_sure`) but
+    under ``min_facing_margin``, or among turns it is alike under (:func:`_sure_rivals`),
+    and the cell could be named at all (:func:`_could_be_sure`).
+
+    face21 (tune, with a setup; each shot read by the code before and after, every cell
+    compared): piecepackr 0-74, printplay 0-99 and woodburned 0-74, 27 coins left unknown
+    named, all right, no other cell changed; acrylic 0-12 one. The agreeing reads of the
+    coins so named led by 0.15-0.41 (``MARK_SHAPE_SURE``); away from a hand, no
+    cell whose sure read agreed with the look would have been named wrongly (those sets
+    and acrylic, mixed, white hand 0-24). Beside a hand, two were: acrylic 10/3 c1 and d1,
+    empty cells whose look fitted a suns coin, a grid line read as the bar (0.27), hence
+    ``by_hand`` in :func:`_check_mark_shape`.
+
+    >>> looks = PieceLooks({}, {}, learned=True)
+    >>> d = CellDecision("a1", "coin", best=("coin", "suns"), facing="north",
+    ...                  facing_margin=0.1, similarity=0.8, margin=0.2)
+    >>> weak = dataclasses.replace(d, facing_margin=0.02)
+    >>> _shape_confirms(d, looks), _shape_confirms(weak, looks)
+    (True, False)
+    """
+    if d.facing_margin < looks.agreed_facing_margin or not _could_be_sure(d, looks):
+        return False
+    return d.facing_margin < looks.min_facing_margin or bool(_sure_rivals(d, looks))
 
 
 def facing_sure(d: CellDecision, looks: PieceLooks) -> bool:
