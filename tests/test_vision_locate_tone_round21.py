@@ -171,3 +171,15 @@ def test_a_grid_by_tone_in_place_by_its_tile_gaps_is_not_moved_onto_a_cloth_by_i
     truth = np.array(cal.truth["synth"]["board_corners_px"], float)
     pose = locate.find_board(cal.image, thorough=True)
     assert locate.corner_gap(pose, truth, np.max) < 0.3
+
+
+def test_a_calibration_photo_said_cut_off_by_the_lines_is_searched_by_tone():
+    """Tune checkered calibration photo of rig 211: the board wholly in view on a grained
+    wooden table, the search by lines fitted a grid 1.8 cells off and said it ran past the
+    frame; a calibration (thorough) seeks the board by tone after that too, and learns it."""
+    from piecebridge.synth.reflec import Difficulty, calibration_sample
+
+    cal = calibration_sample("tune", 211, Difficulty.parse("realistic"), art="checkered")
+    truth = np.array(cal.truth["synth"]["board_corners_px"], float)
+    pose = locate.find_board(cal.image, thorough=True)
+    assert locate.corner_gap(pose, truth, np.max) < 0.3

@@ -1370,6 +1370,11 @@ def find_board(
 #: grid, a grid a cell off or a fitted grid cut off: those saw a grid of lines, which a
 #: board by tone does not show (and a calibration may still take it by its pieces).
 TONE_AFTER = (BoardNotFound, BoardCutOff, FewCrosses)
+#: ... and in a thorough search (a calibration photo, whose layout then judges the board
+#: found), after a fitted grid cut off too: a wooden table's grain beside a board by tone
+#: can fit a grid of lines run past the frame (tune checkered calibration photo of rig 211,
+#: the board wholly in view, a grid 1.8 cells off said cut off; by tone, in place).
+TONE_AFTER_THOROUGH = (*TONE_AFTER, GridCutOff)
 
 
 def _by_tone(
@@ -1382,7 +1387,7 @@ def _by_tone(
     """The board sought again by its steps in tone (:func:`_step_map` for every ridge map of
     the search and its checks) after the search by lines refused the frame with ``error``;
     ``error`` is raised again when that finds none either, or when ``error`` is a refusal
-    of a grid of lines (see ``TONE_AFTER``).
+    of a grid of lines (see ``TONE_AFTER``; ``TONE_AFTER_THOROUGH`` when ``thorough``).
 
     A board whose tiles show their 2x2 grid by two tones and no line (an inlaid set, a
     checkered board) gives the search by lines no cross to fit. Only a frame refused by
@@ -1391,7 +1396,8 @@ def _by_tone(
     board found by tone must show its tiles by tone too (``TONE_TILES`` of them,
     :func:`_tone_tiles`): a board of lines the search by lines refused (cut off) stays
     refused."""
-    if type(error) not in TONE_AFTER or not (thorough or _saddles_seen(bgr)):
+    after = TONE_AFTER_THOROUGH if thorough else TONE_AFTER
+    if type(error) not in after or not (thorough or _saddles_seen(bgr)):
         raise error
     steps, memo = _BY_TONE.set(True), _MEMO.set({})  # no "cut off" noted by the lines' search
     try:
