@@ -56,6 +56,7 @@ from piecebridge.vision.facing import (
 from piecebridge.vision.locate import (
     CELL_MOVES,
     ONE_TILE_ALONG,
+    TONE_TILES,
     FewCrosses,
     GridCutOff,
     GridInDoubt,
@@ -64,8 +65,10 @@ from piecebridge.vision.locate import (
     check_in_frame,
     corner_gap,
     find_board,
+    refine_by_tone,
     refine_pose,
     shifted_pose,
+    tone_tiles_grey,
 )
 from piecebridge.vision.occlusion import boundary_cue
 from piecebridge.vision.raster import (
@@ -482,11 +485,24 @@ def _learn_found(
         return _in_place_after_all(frame_bgr, doubt, camera_calibration)
     try:
         return _learn_from(frame_bgr, found, doubt, camera_calibration)
-    except LayoutNotSeen:
+    except (LayoutNotSeen, LayoutNotReadBack) as refusal:
+        if isinstance(refusal, LayoutNotReadBack) and not _tiles_by_tone(frame_bgr, found):
+            raise
         moved = _a_cell_over(frame_bgr, found, camera_calibration)
         if moved is None:
             raise
         return moved
+
+
+def _tiles_by_tone(frame_bgr: np.ndarray, pose: BoardPose) -> bool:
+    """Whether the board at ``pose`` shows its tiles' grid by tone (``TONE_TILES``): a
+    board the finder sought by its steps in tone, with no lines to check a cell's shift by
+    (the lattice parity is not asked of it), so the layout is the check. A grid a cell off
+    beside a gingham of cell-sized squares reads part of the layout back, the rows of coins
+    it still covers (tune checkered calibration photo of rig 9: 22 of 28, a column of coins
+    beyond its side): the grid a cell over is tried as for a layout not seen
+    (:func:`_a_cell_over`)."""
+    return tone_tiles_grey(cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY), pose) >= TONE_TILES
 
 
 #: How near (cells, every corner) the tiles' board lies to the grid a refusal was about for
@@ -635,12 +651,19 @@ MOVE_PX = (16, 48)
 def _refit_moved(gray: np.ndarray, found: BoardPose, sx: int, sy: int) -> BoardPose | None:
     """``found`` moved ``sx`` cells east and ``sy`` south, fitted to the crosses near it
     (``MOVE_SEARCH``) twice (the first fit from the plain moved homography, the second from
-    that fit), or None when too few crosses are seen."""
+    that fit), or None when too few crosses are seen. The crosses of a board whose tiles
+    show their grid by tone (``TONE_TILES``, :func:`tone_tiles_grey`: a checkered board,
+    found by :func:`find_board`'s search by tone) are sought as steps in tone
+    (:func:`refine_by_tone`): their lines' ridges give next to none, so no grid a cell over
+    was ever fitted there (tune checkered calibration photos of rigs 24, 105: a grid a cell
+    off, on a gingham of cell-sized squares, refused as showing no layout where the grid a
+    cell over reads it all back)."""
     moved = shifted_pose(found, sx, sy)
     moved.k, moved.centre, moved.scale = found.k, found.centre, found.scale
     px = int(np.clip(round(found.cell_size_px()), *MOVE_PX))
+    refine = refine_by_tone if tone_tiles_grey(gray, found) >= TONE_TILES else refine_pose
     for _ in range(2):
-        moved = refine_pose(gray, moved, px_per_cell=px, search=MOVE_SEARCH, along=ONE_TILE_ALONG)
+        moved = refine(gray, moved, px_per_cell=px, search=MOVE_SEARCH, along=ONE_TILE_ALONG)
         if moved is None:
             return None
     return moved

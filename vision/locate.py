@@ -274,7 +274,9 @@ def _cross_blobs(small_gray: np.ndarray) -> np.ndarray:
     return np.stack([per_col.argmax(axis=1), per_row.argmax(axis=1)], axis=1).astype(np.float64)
 
 
-def _lattice_labels(pts: np.ndarray, max_index: int = 3, robust: bool = False) -> np.ndarray | None:
+def _lattice_labels(
+    pts: np.ndarray, max_index: int = 3, robust: bool = False, settle: bool = False
+) -> np.ndarray | None:
     """Integer lattice indices (n, 2) of points on a grid (tile crosses, cells), by walking
     from neighbour to neighbour (each step one place along one of the two grid directions).
     None if the points do not form one lattice of at most ``max_index + 1`` a side.
@@ -284,6 +286,11 @@ def _lattice_labels(pts: np.ndarray, max_index: int = 3, robust: bool = False) -
     out (label ``-1``) rather than spoiling it: each point whose steps to its neighbours
     disagree with the walk more often than they agree, and the points outside the window of
     ``max_index + 1`` a side holding the most. Unlabelled points are negative either way.
+    ``settle`` (robust only): a walk that leaves out no more points, each of those left
+    agreeing with it more often than not, stands though a few steps still disagree (a
+    tone grid's 49 corners under a steep view: a step that skips a place over a piece
+    rounds a place off at times; tune checkered shots 205/0 and 231/3, calibration photos
+    111 and 227: no outline at all, the walk stuck with 2-3 such points).
 
     >>> g = np.array([[x, y] for y in range(3) for x in range(3)], float) * 10
     >>> _lattice_labels(np.vstack([g, [[30.0, 0.0]]]), 2) is None  # one place beyond
@@ -301,7 +308,10 @@ def _lattice_labels(pts: np.ndarray, max_index: int = 3, robust: bool = False) -
             break
         if not robust:
             return None  # inconsistent walk: not one lattice
-        keep = keep[~((disagree > 0) & (disagree >= agree))]
+        left_out = (disagree > 0) & (disagree >= agree)
+        if settle and not left_out.any():
+            break  # settled: each point left agrees more often than not
+        keep = keep[~left_out]
     else:
         return None
     found = labels[:, 0] >= 0
@@ -833,7 +843,7 @@ def _saddle_outlines(small_gray: np.ndarray) -> list[np.ndarray]:
     pts = _saddles(small_gray)
     if len(pts) < 6:
         return []
-    labels = _lattice_labels(pts, max_index=N - 2, robust=True)
+    labels = _lattice_labels(pts, max_index=N - 2, robust=True, settle=True)
     return _placements(pts, labels, count=N - 1, step=1.0, first=1.0)
 
 
@@ -1360,6 +1370,11 @@ def find_board(
 #: grid, a grid a cell off or a fitted grid cut off: those saw a grid of lines, which a
 #: board by tone does not show (and a calibration may still take it by its pieces).
 TONE_AFTER = (BoardNotFound, BoardCutOff, FewCrosses)
+#: ... and in a thorough search (a calibration photo, whose layout then judges the board
+#: found), after a fitted grid cut off too: a wooden table's grain beside a board by tone
+#: can fit a grid of lines run past the frame (tune checkered calibration photo of rig 211,
+#: the board wholly in view, a grid 1.8 cells off said cut off; by tone, in place).
+TONE_AFTER_THOROUGH = (*TONE_AFTER, GridCutOff)
 
 
 def _by_tone(
@@ -1372,7 +1387,7 @@ def _by_tone(
     """The board sought again by its steps in tone (:func:`_step_map` for every ridge map of
     the search and its checks) after the search by lines refused the frame with ``error``;
     ``error`` is raised again when that finds none either, or when ``error`` is a refusal
-    of a grid of lines (see ``TONE_AFTER``).
+    of a grid of lines (see ``TONE_AFTER``; ``TONE_AFTER_THOROUGH`` when ``thorough``).
 
     A board whose tiles show their 2x2 grid by two tones and no line (an inlaid set, a
     checkered board) gives the search by lines no cross to fit. Only a frame refused by
@@ -1381,7 +1396,8 @@ def _by_tone(
     board found by tone must show its tiles by tone too (``TONE_TILES`` of them,
     :func:`_tone_tiles`): a board of lines the search by lines refused (cut off) stays
     refused."""
-    if type(error) not in TONE_AFTER or not (thorough or _saddles_seen(bgr)):
+    after = TONE_AFTER_THOROUGH if thorough else TONE_AFTER
+    if type(error) not in after or not (thorough or _saddles_seen(bgr)):
         raise error
     steps, memo = _BY_TONE.set(True), _MEMO.set({})  # no "cut off" noted by the lines' search
     try:
@@ -1393,7 +1409,63 @@ def _by_tone(
         _BY_TONE.reset(steps)
     if _tone_tiles(bgr, pose) < TONE_TILES or _checker_beyond(bgr, pose).max() >= CHECKER_ON:
         raise error
+    if not thorough and _tile_gaps(bgr, pose).min() < -GAPS_OFF:
+        raise MaybeCellOff(
+            "no board in view: the grid found may lie a cell off the board (its tiles' gaps "
+            "run along a cell's middle); retake the photo with the whole board in view",
+            pose,
+        )
     return pose
+
+
+#: Pixels per cell of the view in which :func:`_tile_gaps` measures the lines.
+GAPS_PX = 24
+#: How much darker (grey levels of a black-hat) thin lines may run along a board's odd
+#: lines than along its even ones (:func:`_tile_gaps`) before a board found by tone counts
+#: as a cell off (refused: :class:`MaybeCellOff`). Tune checkered rigs 0-24, 100-114 and
+#: 200-239, 346 boards found in place: at least -0.9 on either axis; the five found a cell
+#: off (shots 102/3 and 204/2, a hand over a row of corners; calibration photos 9, 24, 105):
+#: -4.0 to -10.6 along the axis they were off.
+GAPS_OFF = 2.0
+
+
+def _tile_gaps(bgr: np.ndarray, pose: BoardPose) -> np.ndarray:
+    """(along x, along y): how much darker the thin lines running along the board's even
+    inner lines (2, 4, 6: the gaps between its tiles) are than those along its odd ones
+    (1, 3, 5, 7: cell sides inside a tile), in grey levels of a black-hat (as
+    :func:`_ridge_map`'s for lines), each line taken at its lower ``ARM_QUANTILE`` along
+    the board (a piece covers a part of it). A board found by tone (:func:`_by_tone`) fits
+    its cells' corners, which repeat every cell: a hand over a row of corners leaves two
+    placements a cell apart fitting them alike (tune checkered shot 102/3); the tile gaps
+    repeat every two cells, so a grid a cell off along an axis shows them on its odd
+    lines there (negative), where a tone step alone shows next to none."""
+    px, margin = GAPS_PX, 0.5
+    gray = pose.rectify(_grey(bgr), px, margin)
+    k = max(3, int(px * 0.25) | 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
+    hat = cv2.morphologyEx(gray, cv2.MORPH_BLACKHAT, kernel).astype(np.float32)
+    lo, hi = round(margin * px), round((margin + N) * px)
+    out = []
+    for lines in (hat, hat.T):  # vertical lines (columns), then horizontal ones
+        along = [
+            np.quantile(lines[lo:hi, lo + i * px - 2 : lo + i * px + 3].max(axis=1), ARM_QUANTILE)
+            for i in range(1, N)
+        ]
+        out.append(float(np.mean(along[1::2]) - np.mean(along[0::2])))
+    return np.array(out)
+
+
+def refine_by_tone(gray: np.ndarray, pose: BoardPose, **fit: Any) -> BoardPose | None:
+    """:func:`refine_pose` (arguments ``fit``) with the grid's crosses sought as steps in
+    tone (:func:`_step_map`, as in a search by tone, :func:`_by_tone`): for a caller that
+    fits again a board whose tiles show their grid by tone and no line (a calibration's
+    grid moved a cell, :func:`piecebridge.vision.learn._refit_moved`), where the ridges of
+    lines find next to no cross."""
+    token = _BY_TONE.set(True)
+    try:
+        return refine_pose(gray, pose, **fit)
+    finally:
+        _BY_TONE.reset(token)
 
 
 def _saddles_seen(bgr: np.ndarray) -> bool:
@@ -1414,33 +1486,51 @@ def _saddles_seen(bgr: np.ndarray) -> bool:
 #: (153 none); the chessboards of tests/test_vision_locate_round13.py (24-36 px squares):
 #: 6-7 on the side the two more columns lie.
 CHECKER_ON = 6
+#: Lab distance (lightness at half weight) under which a cell beyond a side has the colour
+#: of the board's cells of its parity (:func:`_checker_beyond`): a larger checkerboard goes
+#: on in its own two colours (the camera chessboards of tests/test_vision_locate_round13.py:
+#: under 1), a cloth of squares in its own (tune checkered rig 224 shots 1 and 3, a blue
+#: gingham going on with the checker 6 of 7 pairs south of a board in view: 34-36, the
+#: median of that side's cells).
+CHECKER_ALIKE_LAB = 15.0
 
 
 def _checker_beyond(bgr: np.ndarray, pose: BoardPose) -> np.ndarray:
     """Pairs of neighbouring cells (of 7) in the row just beyond each side of ``pose``
     (N, E, S, W) that go on with the board's checker: they differ by half the board's two
-    tones apart or more, the other way round from the pair just inside. Each cell's grey
-    is the median of its middle. Beyond a board lies table (one tone, or a cloth's squares
-    of another size); beyond a part of a larger checkerboard, more of it."""
+    tones apart or more, the other way round from the pair just inside, and each has the
+    colour of the board's cells of its parity (``CHECKER_ALIKE_LAB``). Each cell's grey and
+    colour are the medians of its middle. Beyond a board lies table (one tone, or a cloth's
+    squares of another size or colour); beyond a part of a larger checkerboard, more of it."""
     px = TONE_PX
-    grey = pose.rectify(_grey(bgr), px, 1.0).astype(np.float32)
+    view = pose.rectify(bgr, px, 1.0)[: (N + 2) * px, : (N + 2) * px]
     inset = round(0.2 * px)
-    blocks = grey[: (N + 2) * px, : (N + 2) * px].reshape(N + 2, px, N + 2, px)
-    cells = np.median(blocks[:, inset : px - inset, :, inset : px - inset], axis=(1, 3))
-    board = cells[1:-1, 1:-1]
-    parity = np.indices((N, N)).sum(axis=0) % 2
-    contrast = abs(float(np.median(board[parity == 0]) - np.median(board[parity == 1])))
-    pairs = [
-        (cells[0, 1:-1], cells[1, 1:-1]),  # beyond the north side, and just inside it
-        (cells[1:-1, -1], cells[1:-1, -2]),
-        (cells[-1, 1:-1], cells[-2, 1:-1]),
-        (cells[1:-1, 0], cells[1:-1, 1]),
+
+    def middles(image: np.ndarray) -> np.ndarray:
+        blocks = image.reshape(N + 2, px, N + 2, px, -1)
+        return np.median(blocks[:, inset : px - inset, :, inset : px - inset], axis=(1, 3))
+
+    cells = middles(cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32)[..., None])[..., 0]
+    lab = middles(lab_image(view))
+    parity = np.indices((N + 2, N + 2)).sum(axis=0) % 2
+    inner = np.zeros((N + 2, N + 2), bool)
+    inner[1:-1, 1:-1] = True
+    tones = [np.median(lab[inner & (parity == k)], axis=0) for k in (0, 1)]
+    off = np.where(parity[..., None] == 0, lab - tones[0], lab - tones[1])
+    alike = np.linalg.norm(off * (0.5, 1.0, 1.0), axis=2) < CHECKER_ALIKE_LAB
+    board, board_parity = cells[1:-1, 1:-1], parity[1:-1, 1:-1]
+    contrast = abs(float(np.median(board[board_parity == 0]) - np.median(board[board_parity == 1])))
+    sides = [  # beyond each side (N, E, S, W), just inside it, whether beyond is alike
+        (cells[0, 1:-1], cells[1, 1:-1], alike[0, 1:-1]),
+        (cells[1:-1, -1], cells[1:-1, -2], alike[1:-1, -1]),
+        (cells[-1, 1:-1], cells[-2, 1:-1], alike[-1, 1:-1]),
+        (cells[1:-1, 0], cells[1:-1, 1], alike[1:-1, 0]),
     ]
     out = []
-    for beyond, inside in pairs:
+    for beyond, inside, same in sides:
         step_out, step_in = np.diff(beyond), np.diff(inside)
         goes_on = (np.abs(step_out) > contrast / 2) & (np.sign(step_out) == -np.sign(step_in))
-        out.append(int(goes_on.sum()))
+        out.append(int((goes_on & same[1:] & same[:-1]).sum()))
     return np.array(out)
 
 
@@ -1462,13 +1552,19 @@ TONE_RIM = 0.42
 
 
 def _tone_tiles(bgr: np.ndarray, pose: BoardPose) -> int:
-    """How many of the 16 tiles show their 2x2 grid by tone: each diagonal's two cells
-    alike, the diagonals apart (``TONE_STEP``, ``TONE_CONTRAST``), either way round (a
-    tile laid a quarter turn over swaps them). Each cell's grey is the median of its
-    pixels beyond ``TONE_RIM`` of its middle, where a piece standing on it leaves the
-    tile in view."""
+    """How many of the 16 tiles show their 2x2 grid by tone (:func:`tone_tiles_grey` of
+    the frame's grey)."""
+    return tone_tiles_grey(_grey(bgr), pose)
+
+
+def tone_tiles_grey(grey_frame: np.ndarray, pose: BoardPose) -> int:
+    """How many of the 16 tiles of ``pose`` show their 2x2 grid by tone in ``grey_frame``
+    (either polarity): each diagonal's two cells alike, the diagonals apart
+    (``TONE_STEP``, ``TONE_CONTRAST``), either way round (a tile laid a quarter turn over
+    swaps them). Each cell's grey is the median of its pixels beyond ``TONE_RIM`` of its
+    middle, where a piece standing on it leaves the tile in view."""
     px = TONE_PX
-    grey = pose.rectify(_grey(bgr), px, 0.0).astype(np.float32)
+    grey = pose.rectify(grey_frame, px, 0.0).astype(np.float32)
     yy, xx = np.mgrid[0:px, 0:px] + 0.5 - px / 2
     rim = np.hypot(xx, yy) > TONE_RIM * px
     blocks = grey[: N * px, : N * px].reshape(N, px, N, px).transpose(0, 2, 1, 3)
@@ -1649,6 +1745,12 @@ def _onto_the_board(bgr: np.ndarray, pose: BoardPose) -> BoardPose | None:
         move = max(CELL_MOVES, key=lambda m: sum(gains[m]))
         across, along = gains[move]
         if across < CELL_OFF_ACROSS or across + along < CELL_OFF_LINES:
+            return pose
+        if _BY_TONE.get() and _tile_gaps(bgr, pose)[0 if move[0] else 1] > GAPS_OFF:
+            # Its tiles' gaps say in place along the move (a board by tone: a cloth of
+            # squares beside it shows steps as its cells do; tune checkered calibration
+            # photo of rig 105, moved a cell onto a gingham by its steps, gaps 5.7 in place
+            # and -10.5 moved; the one grid found by tone moved so, of 400 frames).
             return pose
         gray = 255 - _grey(bgr) if pose.inverted else _grey(bgr)  # only when a move is tried
         moved = shifted_pose(pose, *move)
