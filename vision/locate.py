@@ -1616,7 +1616,7 @@ def _find_board_checked(
         return other
 
 
-def board_by_tiles(bgr: np.ndarray) -> BoardPose | None:
+def board_by_tiles(bgr: np.ndarray, every_stage: bool = False) -> BoardPose | None:
     """The board found from whole tiles alone (:func:`_find_by_tiles`, at ``WORK_WIDTH``,
     else at ``THOROUGH_WIDTH``) when it passes the checks :func:`find_board` makes of a grid
     its search found (:func:`_checked`), or None: a second opinion for a caller that
@@ -1629,19 +1629,24 @@ def board_by_tiles(bgr: np.ndarray) -> BoardPose | None:
     16 crosses) and refused as part of a larger printed grid; rig 188's fitted 5.5 cells
     off; rig 9's ran past the frame a cell north. The tiles, seen whole, outline the board
     itself (each within 0.11 cell). The wider frame is searched only when the usual one
-    gives no board that passes (tiles whose gaps are under a pixel there)."""
+    gives no board that passes (tiles whose gaps are under a pixel there). With
+    ``every_stage``, every stage of :func:`_find_by_tiles` is searched, not only up to the
+    first that finds a board (a third opinion, dearer: see there)."""
     token = _MEMO.set({})
     try:
-        return _tiles_board(bgr)
+        return _tiles_board(bgr, every_stage=every_stage)
     finally:
         _MEMO.reset(token)
 
 
-def _tiles_board(bgr: np.ndarray, inverted: bool | None = None) -> BoardPose | None:
+def _tiles_board(
+    bgr: np.ndarray, inverted: bool | None = None, every_stage: bool = False
+) -> BoardPose | None:
     """:func:`board_by_tiles` in the memo of the :func:`find_board` call it is made in."""
     for width in (WORK_WIDTH, THOROUGH_WIDTH):
         try:
-            pose = _with_frame_colour(_find_by_tiles(bgr, inverted, width), bgr, width)
+            found = _find_by_tiles(bgr, inverted, width, every_stage)
+            pose = _with_frame_colour(found, bgr, width)
             return _checked(bgr, pose)
         except BoardNotFound:
             continue
@@ -2437,14 +2442,23 @@ def _find_board(
     return _refine_full(bgr, best, S, check_parity=kind not in ("crosses", "saddles"))
 
 
-def _find_by_tiles(bgr: np.ndarray, inverted: bool | None, work_width: int) -> BoardPose:
+def _find_by_tiles(
+    bgr: np.ndarray, inverted: bool | None, work_width: int, every_stage: bool = False
+) -> BoardPose:
     """Locate the board from whole tiles seen as blobs (:func:`_tile_outlines`), failing
     that from the nets of printed lines (by their four longest sides, then by any four of
     their longest: see the stages below), each outline refined on the full frame at once:
     thin light lines on pale tiles (a tenth of a cell under a pixel wide on the small frame)
     are too faint for the small frame's fits.
     Both line polarities unless ``inverted`` says; the board fitting the most crosses wins,
-    if it fits at least ``TILE_CROSSES``. Raises :class:`BoardNotFound` otherwise."""
+    if it fits at least ``TILE_CROSSES``. Raises :class:`BoardNotFound` otherwise.
+
+    With ``every_stage``, the later stages are searched even after an earlier one found a
+    board, the most crosses winning still: tile blobs merged with a gingham's light squares
+    can outline a board whose fit covers only its upper tiles, the lower ones' crosses under
+    the layout's coins (tune acrylic calibration photo of rig 1039: 11 crosses, 2.6 cells
+    off, past the frame), where the nets of lines on the wider frame fit the board in place
+    (14 crosses, 0.10 cell)."""
     small, S = _downscaled(bgr, work_width)
     best: BoardPose | None = None
     tried: list[np.ndarray] = []
@@ -2468,7 +2482,7 @@ def _find_by_tiles(bgr: np.ndarray, inverted: bool | None, work_width: int) -> B
         if stage == 1:
             quads, families = _tile_outlines(_polarities(small)[0])
             near = [0.4] * len(quads)
-        elif best is not None or bgr.shape[1] < 1.5 * work_width:
+        elif (best is not None and not every_stage) or bgr.shape[1] < 1.5 * work_width:
             break
         elif not families and stage == 2:
             continue
