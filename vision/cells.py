@@ -1002,6 +1002,7 @@ def _pawn_like(d: CellDecision, looks: PieceLooks) -> bool:
         and d.best[:1] == ("pawn",)
         and not _by_a_hand(d)
         and not _made_look_only(d, looks)
+        and not _fine_as_a_coin(d, looks)
         and d.energy_ratio >= looks.empty_ratio
         and d.detail_ratio >= looks.detail_empty
     )
@@ -1027,6 +1028,48 @@ def _made_look_only(d: CellDecision, looks: PieceLooks) -> bool:
     if d.best[:1] != ("pawn",) or not d.on_tone:
         return False
     return not d.colour_named or d.similarity < looks.min_similarity
+
+
+#: A pawn's fine detail over the board's noise floor of it (``detail_ratio``) above which a
+#: cell whose pawn look leads the coin looks by less than ``PAWN_SURE_LEADS`` x
+#: ``min_margin`` is no pawn to be named: a coin's printed suit and rim are fine detail, a
+#: pawn's smooth body little of it. Tune checkered 0-24, 200-211, 300-329 (with a setup,
+#: 713 pawns read right): the 12 pawns named with a lead under 0.06 measured 3.7-6.9; the
+#: two coins read as their suit's pawn (84:a3 under a hand's edge, 840:b5 beside a hand,
+#: leads 0.042 and 0.024) 10.0 and 11.3 (coins named there: 8-21).
+PAWN_FINE_DETAIL = 8.5
+#: See ``PAWN_FINE_DETAIL``: a pawn leading every other look by this many ``min_margin`` is
+#: named fully sure (``decide``'s confidence scale); under it the fine detail is weighed.
+PAWN_SURE_LEADS = 3.0
+
+
+def _fine_as_a_coin(d: CellDecision, looks: PieceLooks) -> bool:
+    """Is a pawn-best cell, its lead over the other looks under ``PAWN_SURE_LEADS`` x
+    ``min_margin``, as fine in detail as a coin (``PAWN_FINE_DETAIL``)? A coin's own
+    colour names its suit's pawn, and its round face can fit the pawn's look from above
+    nearly as well as a coin's (a hand over part of it, the tile around a made look): its
+    printed detail tells it. Such a cell is no pawn for :func:`decide` nor for the pawn
+    rules of :func:`decide_all`. Weighed on a board of two tile tones only (one that made
+    ``pawns_on_tone``, where it was measured): on the six older arts' tune sets (rigs 0-12)
+    it left 4-57 more cells unknown for 0-3 coins no longer read as pawns, and made one
+    wrong (mixed, no setup), so there they are read as before.
+
+    >>> looks = PieceLooks({}, {}, learned=True, min_margin=0.02,
+    ...                    pawns_on_tone={"crowns": np.zeros((2, 2, 3))})
+    >>> d = CellDecision("b5", "unknown", best=("pawn", "crowns"), margin=0.024,
+    ...                  detail_ratio=11.3)
+    >>> _fine_as_a_coin(d, looks), _fine_as_a_coin(dataclasses.replace(d, detail_ratio=6.0), looks)
+    (True, False)
+    >>> _fine_as_a_coin(dataclasses.replace(d, margin=0.1), looks)
+    False
+    >>> _fine_as_a_coin(d, dataclasses.replace(looks, pawns_on_tone={}))
+    False
+    """
+    if not looks.pawns_on_tone or d.best[:1] != ("pawn",):
+        return False
+    if d.margin >= PAWN_SURE_LEADS * looks.min_margin:
+        return False
+    return d.detail_ratio > PAWN_FINE_DETAIL
 
 
 def _free_named_pawns(cells: list[CellDecision], near: np.ndarray, looks: PieceLooks) -> None:
@@ -3766,7 +3809,7 @@ def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
         # other tile tone: see _made_look_only).
         lean = NAMED_PAWN_SIMILARITY if d.colour_named else looks.leaning_pawn_similarity
         sure = sure or (d.similarity >= lean and d.margin >= looks.leaning_pawn_margin)
-        sure = sure and not _made_look_only(d, looks)
+        sure = sure and not _made_look_only(d, looks) and not _fine_as_a_coin(d, looks)
     own_pawn = kind == "coin" and _own_pawn_alone(d, looks)
     if kind == "coin":
         sure = (sure or _clear_face(d, looks) or own_pawn) and facing_sure(d, looks)
