@@ -873,9 +873,7 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
     cell the coin's separate mark may confirm a facing but not set one (``mark`` 2 counts
     as a mark pointing elsewhere). A cell covered only as glare washed out its lines
     (``glared``) has no hand over it: it puts no cell "beside a hand"."""
-    hands = [_by_a_hand(d) for d in cells]
-    covered = np.array(hands).reshape(N, N)
-    near = cv2.dilate(covered.astype(np.uint8), np.ones((3, 3), np.uint8)).ravel().astype(bool)
+    near = beside_a_hand(np.array([_by_a_hand(d) for d in cells]))
     for d, by_hand in zip(cells, near, strict=True):
         # A hand's edge or a finger's shadow beside a coin can give both mark reads the same
         # wrong blob (seen once on the test split's occlusion sweep, after its figures).
