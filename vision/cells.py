@@ -3438,6 +3438,19 @@ def _pawn_by_colour(
     d.best, d.similarity, d.margin = ("pawn", suit), own, own - other
 
 
+def _tone_columns(labels: list[tuple], looks: PieceLooks) -> tuple[list[int], list[int], list[int]]:
+    """The template columns (of ``labels``) of the pawn looks made for the board's other tile
+    tone (``ON_TONE``), of the pawn looks the calibration photo showed, and of the coins';
+    made once per templates (kept in ``looks.extra``)."""
+    hit = looks.extra.get("tone_columns")
+    if hit is None or hit[0] is not labels:
+        toned = [k for k, lb in enumerate(labels) if lb[0] == "pawn" and lb[2] == ON_TONE]
+        plain = [k for k, lb in enumerate(labels) if lb[0] == "pawn" and lb[2] != ON_TONE]
+        coins = [k for k, lb in enumerate(labels) if lb[0] != "pawn"]
+        hit = looks.extra["tone_columns"] = (labels, toned, plain, coins)
+    return hit[1], hit[2], hit[3]
+
+
 def _on_other_tone(sims: np.ndarray, labels: list[tuple], looks: PieceLooks) -> bool:
     """Does a cell's best pawn fit come from a pawn look on the board's other tile tone
     (``PieceLooks.pawns_on_tone``)? Its colour is then weighed against the pawns' colours
@@ -3445,13 +3458,7 @@ def _on_other_tone(sims: np.ndarray, labels: list[tuple], looks: PieceLooks) -> 
     :func:`pawn_colour`), and a silver pawn on pale maple is no lighter than the maple."""
     if not looks.pawns_on_tone:
         return False
-    hit = looks.extra.get("tone_columns")
-    if hit is None or hit[0] is not labels:  # made once per templates
-        toned = [k for k, lb in enumerate(labels) if lb[0] == "pawn" and lb[2] == ON_TONE]
-        plain = [k for k, lb in enumerate(labels) if lb[0] == "pawn" and lb[2] != ON_TONE]
-        coins = [k for k, lb in enumerate(labels) if lb[0] != "pawn"]
-        hit = looks.extra["tone_columns"] = (labels, toned, plain, coins)
-    _, toned, plain, _ = hit
+    toned, plain, _ = _tone_columns(labels, looks)
     return bool(toned) and bool(plain) and float(sims[toned].max()) > float(sims[plain].max())
 
 
@@ -3462,8 +3469,8 @@ def _learned_fit(sims: np.ndarray, labels: list[tuple], looks: PieceLooks) -> fl
     the middle of a pale cell is a dark blob there as a pawn on that tone is."""
     if not looks.pawns_on_tone:
         return float(sims.max())
-    _on_other_tone(sims, labels, looks)  # makes the columns
-    return float(sims[looks.extra["tone_columns"][2] + looks.extra["tone_columns"][3]].max())
+    _, plain, coins = _tone_columns(labels, looks)
+    return float(sims[plain + coins].max())
 
 
 def _tile_under_lines(d: CellDecision, looks: PieceLooks) -> bool:
