@@ -2,7 +2,7 @@
 look made for its tile tone, named by its fine detail and a clear turn
 (``cells._coin_past_pawn_looks``); a cone pawn whose best look is its suit's coin, smooth
 and lining up in no turn, named by its colour (``cells._flat_coin_pawns``). Tune checkered
-rigs 13, 22 and 24 (calibration photos and shots 55, 88, 98), rendered from their seeds
+rigs 0, 13, 22 and 24 (calibration photos and shots 1, 55, 88, 98), rendered from their seeds
 (seconds each)."""
 
 from __future__ import annotations
@@ -38,14 +38,30 @@ def test_a_moons_coin_past_the_made_pawn_looks_is_read():
     assert d.confidence <= 0.5
 
 
-def test_pawns_at_the_edge_fitting_their_coins_look_are_read(shot_98):
-    """98:a8 and 98:b3, the crowns and suns pawns: their suits' coin looks fit best (0.78,
-    0.72), a turn led by 0.02 at most, fine detail 4.5 and 4.7; their colour names them."""
-    for cell, suit in (("a8", "crowns"), ("b3", "suns")):
-        d = shot_98[cell]
-        assert d.best[0] == "coin" and d.facing_margin < cells.FLAT_TURN_LEAD
-        assert d.detail_ratio < cells.PAWN_SMOOTH_DETAIL
-        assert (d.kind, d.suit) == ("pawn", suit)
+def test_a_pawn_at_the_edge_fitting_its_coins_look_is_read(shot_98):
+    """98:a8, the crowns pawn: the crowns coin's look fits best (0.78), a turn leads by 0.02,
+    fine detail 4.5; its colour names the crowns pawn."""
+    d = shot_98["a8"]
+    assert d.best == ("coin", "crowns") and d.facing_margin < cells.FLAT_TURN_LEAD
+    assert d.detail_ratio < cells.PAWN_SMOOTH_DETAIL
+    assert (d.kind, d.suit) == ("pawn", "crowns")
+    assert d.confidence <= 0.5
+
+
+def test_a_moons_pawn_in_a_corner_is_read():
+    """1:h8, the moons pawn: the moons coin's look fits best (0.72), a turn leads by 0.02,
+    fine detail 4.6; its colour names the moons pawn."""
+    d = _decisions(0, 1)["h8"]
+    assert d.best[0] == "coin" and d.detail_ratio < cells.PAWN_SMOOTH_DETAIL
+    assert (d.kind, d.suit) == ("pawn", "moons")
+
+
+def test_a_pawn_whose_colour_and_look_disagree_is_left(shot_98):
+    """98:b3, the suns pawn: the fine look names the moons coin best, its colour the suns
+    pawn: neither is sure; it is left unknown (not named the moons pawn)."""
+    d = shot_98["b3"]
+    assert d.best == ("coin", "moons") and d.colour_as_pawn == "suns"
+    assert d.kind == "unknown"
 
 
 def test_a_coin_whose_turn_is_unclear_is_no_pawn():

@@ -1165,10 +1165,11 @@ def _last_free_pawn(cells: list[CellDecision], near: np.ndarray, looks: PieceLoo
 
 #: See :func:`_flat_coin_pawns`: a coin-like cell whose best turn leads the others by less
 #: than this shows no coin's face, and one whose fine detail (``detail_ratio``) is under
-#: ``PAWN_SMOOTH_DETAIL`` has no coin's print. Tune checkered 0-24 (with a setup): the 12
-#: pawns in the open whose best look was their suit's coin led a turn by 0.01-0.11 at
-#: detail 3.8-6.0; the coins in view left unknown or read measured 10 and more (and the
-#: coins chk21b saw named 8-21); coins read right lead a turn by 0.19 and more.
+#: ``PAWN_SMOOTH_DETAIL`` has no coin's print. Tune checkered 0-24 (with a setup): the 15
+#: pawns in the open left unknown with a coin's look best led a turn by 0.12 at most; 12 at
+#: detail 3.8-6.0 (9 named so, their colour naming the look's suit; 3 suns pawns whose fine
+#: look named moons left), 3 arms pawns at 9.2-10.8 (left); the coins in the open left
+#: unknown measured 10.6 and more (those chk21b saw named as pawns 8-21).
 FLAT_TURN_LEAD = 0.15
 PAWN_SMOOTH_DETAIL = 7.0
 
@@ -3859,7 +3860,8 @@ def _coin_past_pawn_looks(d: CellDecision, looks: PieceLooks) -> bool:
     other tile tone is a dark blob there: the coin look leads it by a hair, yet a pawn's
     smooth body has neither the coin's printed detail nor a turn that lines up (as
     :func:`_own_pawn_alone`, for any pawn look). Tune checkered 0-24 (with a setup): 7
-    coins so left unknown (leads 0.003-0.02 over the moons and arms pawns' made looks),
+    coins so left unknown (leads 0.003-0.02 over the moons and arms pawns' looks, 6 of them
+    made for the tile tone),
     turn leads 0.66-0.87, detail 12-17; the pawns in view whose best look is a coin
     led a turn by 0.12 at most.
 
