@@ -3861,9 +3861,8 @@ def _coin_past_pawn_looks(d: CellDecision, looks: PieceLooks) -> bool:
     smooth body has neither the coin's printed detail nor a turn that lines up (as
     :func:`_own_pawn_alone`, for any pawn look). Tune checkered 0-24 (with a setup): 7
     coins so left unknown (leads 0.003-0.02 over the moons and arms pawns' looks, 6 of them
-    made for the tile tone),
-    turn leads 0.66-0.87, detail 12-17; the pawns in view whose best look is a coin
-    led a turn by 0.12 at most.
+    made for the tile tone), turn leads 0.66-0.87, detail 12-17; the pawns in view whose
+    best look is a coin led a turn by 0.12 at most.
 
     >>> looks = PieceLooks({}, {}, learned=True, pawns_on_tone={"moons": np.zeros((2, 2, 3))})
     >>> d = CellDecision("c5", "unknown", similarity=0.85, margin=0.007, best=("coin", "moons"),
