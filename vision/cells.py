@@ -1194,6 +1194,12 @@ def _flat_coin_pawns(cells: list[CellDecision], near: np.ndarray, looks: PieceLo
     >>> d = dataclasses.replace(d, kind="unknown", suit=None, detail_ratio=12.0)
     >>> _flat_coin_pawns([d], np.zeros(1, bool), looks); d.kind
     'unknown'
+    >>> d = dataclasses.replace(d, detail_ratio=3.8, facing_margin=0.3)  # a coin's turn
+    >>> _flat_coin_pawns([d], np.zeros(1, bool), looks); d.kind
+    'unknown'
+    >>> d = dataclasses.replace(d, facing_margin=0.01)
+    >>> _flat_coin_pawns([d, dataclasses.replace(d, cell="h8")], np.zeros(2, bool), looks); d.kind
+    'unknown'
     """
     if not looks.pawns_on_tone:
         return
