@@ -1191,7 +1191,11 @@ def _flat_coin_pawns(cells: list[CellDecision], near: np.ndarray, looks: PieceLo
     ...                  colour_as_pawn="suns")
     >>> _flat_coin_pawns([d], np.zeros(1, bool), looks); d.kind, d.suit, d.confidence
     ('pawn', 'suns', 0.5)
-    >>> d = dataclasses.replace(d, kind="unknown", suit=None, detail_ratio=12.0)
+    >>> d = dataclasses.replace(d, kind="unknown", suit=None)
+    >>> _flat_coin_pawns([d], np.zeros(1, bool), dataclasses.replace(looks, pawns_on_tone={}))
+    >>> d.kind
+    'unknown'
+    >>> d = dataclasses.replace(d, detail_ratio=12.0)
     >>> _flat_coin_pawns([d], np.zeros(1, bool), looks); d.kind
     'unknown'
     >>> d = dataclasses.replace(d, detail_ratio=3.8, facing_margin=0.3)  # a coin's turn
