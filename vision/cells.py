@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections import Counter
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
@@ -805,6 +806,10 @@ class CellDecision:
     # (see _no_pawn_body): left unknown, not called plain tile by the later rules either
     # (what is there, a fingertip, a coin, a pawn lying out of its cell, is no tile).
     no_body: bool = False
+    # For a busy coin-like cell on a board of two tile tones: the suit its colour names
+    # clearly as a pawn's (either tone's pawn colours, see pawn_colours), else None; see
+    # _flat_coin_pawns.
+    colour_as_pawn: str | None = None
     # The cell's pixels kept for the measurements above, made only if a decision needs them
     # (see SeenLater); None where none could be needed.
     seen_later: SeenLater | None = field(default=None, repr=False, compare=False)
@@ -909,6 +914,7 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
         _pawns_by_their_colour(out, near, looks)
         _free_named_pawns(out, near, looks)
         _last_free_pawn(out, near, looks)
+        _flat_coin_pawns(out, near, looks)
         for d in out:
             _tile_beside_a_hand(d)
             _tile_partly_seen(d)
@@ -1155,6 +1161,69 @@ def _last_free_pawn(cells: list[CellDecision], near: np.ndarray, looks: PieceLoo
         if all(placed[s].confidence > LAST_PAWN_RIVAL_SURE for s in rivals):
             claims.append((fit, lead, d, suit))
     _claim_pawns(claims, set(placed), looks)
+
+
+#: See :func:`_flat_coin_pawns`: a coin-like cell whose best turn leads the others by less
+#: than this shows no coin's face, and one whose fine detail (``detail_ratio``) is under
+#: ``PAWN_SMOOTH_DETAIL`` has no coin's print. Tune checkered 0-24 (with a setup): the 15
+#: pawns in the open left unknown with a coin's look best led a turn by 0.12 at most; 12 at
+#: detail 3.8-6.0 (9 named so, their colour naming the look's suit; 3 suns pawns whose fine
+#: look named moons left), 3 arms pawns at 9.2-10.8 (left); the coins in the open left
+#: unknown measured 10.6 and more (those chk21b saw named as pawns 8-21).
+FLAT_TURN_LEAD = 0.15
+PAWN_SMOOTH_DETAIL = 7.0
+
+
+def _flat_coin_pawns(cells: list[CellDecision], near: np.ndarray, looks: PieceLooks) -> None:
+    """On a board of two tile tones (one that made ``pawns_on_tone``): an undecided cell in
+    the open whose best look is a coin's, fitting at ``min_similarity``, busy, yet smooth
+    (``PAWN_SMOOTH_DETAIL``) and lining up in no turn (``FLAT_TURN_LEAD``), is that suit's
+    pawn when its colour names that suit's pawn clearly (``colour_as_pawn``), no other cell
+    holds it and no other such cell claims it: at most half sure. A cone pawn at the
+    board's edge, seen from the camera's side, is a round blob of its suit's colour as a
+    coin with its suit's ring is; only a coin's printed face has fine detail that lines
+    up in one turn.
+
+    >>> looks = PieceLooks({}, {}, learned=True, empty_ratio=2.0,
+    ...                    pawns_on_tone={"suns": np.zeros((2, 2, 3))})
+    >>> d = CellDecision("h1", "unknown", best=("coin", "suns"), similarity=0.73,
+    ...                  energy_ratio=9.5, detail_ratio=3.8, facing_margin=0.01,
+    ...                  colour_as_pawn="suns")
+    >>> _flat_coin_pawns([d], np.zeros(1, bool), looks); d.kind, d.suit, d.confidence
+    ('pawn', 'suns', 0.5)
+    >>> d = dataclasses.replace(d, kind="unknown", suit=None)
+    >>> _flat_coin_pawns([d], np.zeros(1, bool), dataclasses.replace(looks, pawns_on_tone={}))
+    >>> d.kind
+    'unknown'
+    >>> d = dataclasses.replace(d, detail_ratio=12.0)
+    >>> _flat_coin_pawns([d], np.zeros(1, bool), looks); d.kind
+    'unknown'
+    >>> d = dataclasses.replace(d, detail_ratio=3.8, facing_margin=0.3)  # a coin's turn
+    >>> _flat_coin_pawns([d], np.zeros(1, bool), looks); d.kind
+    'unknown'
+    >>> d = dataclasses.replace(d, facing_margin=0.01)
+    >>> _flat_coin_pawns([d, dataclasses.replace(d, cell="h8")], np.zeros(2, bool), looks); d.kind
+    'unknown'
+    """
+    if not looks.pawns_on_tone:
+        return
+    taken = {d.suit for d in cells if d.kind == "pawn"}
+    claims = []
+    for d, by_hand in zip(cells, near, strict=True):
+        if d.kind != "unknown" or d.best[:1] != ("coin",) or by_hand:
+            continue
+        if d.covered or d.lit_beside or d.shaded or d.best[1] in taken:
+            continue
+        if d.colour_as_pawn != d.best[1] or d.similarity < looks.min_similarity:
+            continue
+        if d.energy_ratio < looks.empty_ratio or d.detail_ratio >= PAWN_SMOOTH_DETAIL:
+            continue
+        if d.facing_margin < FLAT_TURN_LEAD:
+            claims.append(d)
+    suits = Counter(d.best[1] for d in claims)
+    for d in claims:
+        if suits[d.best[1]] == 1:  # two such claims on one suit's pawn: neither is sure
+            d.kind, d.suit, d.facing, d.confidence = "pawn", d.best[1], None, 0.5
 
 
 def _pawn_by_its_look(d: CellDecision, looks: PieceLooks) -> bool:
@@ -1613,6 +1682,8 @@ def measure(
         busy = ratio[i] >= looks.empty_ratio or d.similarity >= looks.strong_similarity
         if d.best[:1] == ("pawn",) and looks.learned and busy:
             _pawn_by_colour(d, crops[i, CENTRE_SHIFT], sims[i], labels, looks, grey)
+        if d.best[:1] == ("coin",) and looks.pawns_on_tone and busy:
+            d.colour_as_pawn = clear_pawn_colour(crops[i, CENTRE_SHIFT], looks)
         d.covered = bool(covered[i])
         d.lit_beside = bool(lit[i])
         d.shaded = bool(shaded[i])
@@ -3438,6 +3509,23 @@ def _pawn_by_colour(
     d.best, d.similarity, d.margin = ("pawn", suit), own, own - other
 
 
+def clear_pawn_colour(crop: np.ndarray, looks: PieceLooks) -> str | None:
+    """The suit a crop's colour (:func:`pawn_colour`) names clearly as a pawn's
+    (``PAWN_COLOUR_CLEAR``), of the pawn colours on either tile tone (``pawn_colours``: the
+    set nearer the colour), else None."""
+    c = pawn_colour(crop)
+    best = None
+    for colours in (looks.pawn_colours(), looks.pawn_colours(on_tone=True)):
+        dist = sorted(
+            (float(np.linalg.norm((c - v) * _COLOUR_WEIGHTS)), s) for s, v in colours.items()
+        )
+        if len(dist) > 1 and (best is None or dist[0][0] < best[0][0]):
+            best = dist
+    if best is None or best[0][0] > PAWN_COLOUR_CLEAR * best[1][0]:
+        return None
+    return best[0][1]
+
+
 def _tone_columns(labels: list[tuple], looks: PieceLooks) -> tuple[list[int], list[int], list[int]]:
     """The template columns (of ``labels``) of the pawn looks made for the board's other tile
     tone (``ON_TONE``), of the pawn looks the calibration photo showed, and of the coins';
@@ -3745,6 +3833,66 @@ def _own_pawn_alone(d: CellDecision, looks: PieceLooks) -> bool:
     )
 
 
+def _coin_suit_lead(d: CellDecision, looks: PieceLooks) -> float:
+    """A coin-like cell's lead over the other coin suits' looks, whatever the other kinds'
+    looks fit: ``suit_margin`` where its nearest other look is its own pawn's; where its
+    suit was read from the fine look (:func:`_fine_suits`), the lesser of the fine look's
+    lead (at least ``FINE_SUIT_LEAD``, else 0) and the coarse lead over the suits of other
+    inks; -1 when neither was measured.
+
+    >>> looks = PieceLooks({}, {}, learned=True)
+    >>> d = CellDecision("c5", "unknown", similarity=0.85, best=("coin", "moons"),
+    ...                  suit_fits=(0.5, 0.85, 0.6, 0.4), fine_lead=0.2)
+    >>> round(_coin_suit_lead(d, looks), 3)
+    0.2
+    >>> _coin_suit_lead(dataclasses.replace(d, fine_lead=0.01), looks)
+    0.0
+    """
+    if d.suit_margin >= 0:
+        return d.suit_margin
+    if not d.suit_fits or d.fine_lead < 0:
+        return -1.0
+    if d.fine_lead < FINE_SUIT_LEAD:
+        return 0.0
+    alike = ink_alike(looks).get(d.best[1], ())
+    others = [
+        f for s, f in zip(SUITS, d.suit_fits, strict=True) if s != d.best[1] and s not in alike
+    ]
+    return min(d.fine_lead, d.similarity - max(others, default=-1.0))
+
+
+def _coin_past_pawn_looks(d: CellDecision, looks: PieceLooks) -> bool:
+    """On a board of two tile tones (one that made ``pawns_on_tone``): is a coin-like cell
+    held back only by a pawn's look (its kind/suit ``margin`` under ``min_margin``, its
+    lead over the other coin suits, :func:`_coin_suit_lead`, at least that), as fine in
+    detail as a coin (``PAWN_FINE_DETAIL``) and named by a clear turn (:func:`_clear_face`,
+    in the open)? An ebonised coin is a dark disc, as a dark pawn's look made for the
+    other tile tone is a dark blob there: the coin look leads it by a hair, yet a pawn's
+    smooth body has neither the coin's printed detail nor a turn that lines up (as
+    :func:`_own_pawn_alone`, for any pawn look). Tune checkered 0-24 (with a setup): 7
+    coins so left unknown (leads 0.003-0.02 over the moons and arms pawns' looks, 6 of them
+    made for the tile tone), turn leads 0.66-0.87, detail 12-17; the pawns in view whose
+    best look is a coin led a turn by 0.12 at most.
+
+    >>> looks = PieceLooks({}, {}, learned=True, pawns_on_tone={"moons": np.zeros((2, 2, 3))})
+    >>> d = CellDecision("c5", "unknown", similarity=0.85, margin=0.007, best=("coin", "moons"),
+    ...                  suit_fits=(0.5, 0.85, 0.6, 0.4), fine_lead=0.2, detail_ratio=16.8,
+    ...                  facing="west", facing_margin=0.87)
+    >>> _coin_past_pawn_looks(d, looks)
+    True
+    >>> _coin_past_pawn_looks(dataclasses.replace(d, detail_ratio=5.0), looks)
+    False
+    >>> _coin_past_pawn_looks(d, dataclasses.replace(looks, pawns_on_tone={}))
+    False
+    """
+    if not looks.pawns_on_tone or d.best[:1] != ("coin",) or d.margin >= looks.min_margin:
+        return False
+    if d.detail_ratio <= PAWN_FINE_DETAIL:
+        return False
+    lead = _coin_suit_lead(d, looks)
+    return lead >= looks.min_margin and _clear_face(dataclasses.replace(d, margin=lead), looks)
+
+
 def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
     """Turn measurements into a verdict with a confidence, or ``unknown``.
 
@@ -3815,14 +3963,14 @@ def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
         lean = NAMED_PAWN_SIMILARITY if d.colour_named else looks.leaning_pawn_similarity
         sure = sure or (d.similarity >= lean and d.margin >= looks.leaning_pawn_margin)
         sure = sure and not _made_look_only(d, looks) and not _fine_as_a_coin(d, looks)
-    own_pawn = kind == "coin" and _own_pawn_alone(d, looks)
+    own_pawn = kind == "coin" and (_own_pawn_alone(d, looks) or _coin_past_pawn_looks(d, looks))
     if kind == "coin":
         sure = (sure or _clear_face(d, looks) or own_pawn) and facing_sure(d, looks)
     if sure:
         d.kind, d.suit = kind, suit
         c = min(d.margin / (3 * looks.min_margin), 1.0)
         if own_pawn:  # its own pawn's look fits nearly as well: at most half sure
-            c = min(d.suit_margin / (3 * looks.min_margin), 0.5)
+            c = min(_coin_suit_lead(d, looks) / (3 * looks.min_margin), 0.5)
         if kind == "coin" and d.similarity < CLEAR_FACE_SURE:  # named by its turn alone
             c = min(c, 0.5)
         if kind == "coin":  # a facing set by the mark alone is not as sure
