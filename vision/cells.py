@@ -1680,8 +1680,9 @@ def measure(
                 continue  # a pawn-like cell's coin reading counts only past it: no mark check
             if d.facing_margin < looks.mark_check_below and d.best[1] in looks.marked:
                 _check_mark(d, views, CELL_ORDER.index(d.cell), looks)
-            by_hand = bool(beside[CELL_ORDER.index(d.cell)])
-            _check_mark_shape(d, window, turned, looks, by_hand)
+            i = CELL_ORDER.index(d.cell)
+            blobs = functools.partial(_blob_reads, views, i, looks, d.best[1])
+            _check_mark_shape(d, window, turned, looks, bool(beside[i]), blobs)
     if looks.learned:
         _seen_shares(out, views, refs, looks)
         _coin_detail(out, views, looks)
@@ -2729,6 +2730,7 @@ def _check_mark_shape(
     turned: dict[str, np.ndarray],
     looks: PieceLooks,
     by_hand: bool = False,
+    blobs: Callable[[], tuple] | None = None,
 ) -> None:
     """Where the separate mark's read left the facing unconfirmed (``d.mark`` 0: its suit's
     mark not read as a blob, or no read sure), the mark learned as a shape from the
@@ -2747,25 +2749,89 @@ def _check_mark_shape(
       (face21, see :func:`_shape_confirms`); not on a cell ``by_hand`` (it or a neighbour
       covered by a hand, see :func:`beside_a_hand`).
 
+    * Naming a turn that a sure blob read of the separate mark names too (``blobs``, see
+      :func:`_blob_reads`), where the facing is still undecided: the two marks set it
+      (``d.mark`` 2, see :func:`_two_marks_set`).
+
     Read only where it could change a decision (each read ~4 ms)."""
     suit = d.best[1] if d.best else None
-    if d.mark != 0 or suit not in looks.mark_shapes or d.facing not in FACINGS:
+    if suit not in looks.mark_shapes or d.facing not in FACINGS or suit not in turned:
         return
-    if d.facing_margin >= MARK_CONFLICT_LEAD or suit not in turned:
-        return
-    doubts = d.facing_margin >= looks.min_facing_margin and not _sure_rivals(d, looks)
-    confirms = not by_hand and _shape_confirms(d, looks)
-    if not doubts and not confirms:
+    sets = blobs is not None and not by_hand and _two_marks_may_set(d, looks)
+    if d.mark != 0 or d.facing_margin >= MARK_CONFLICT_LEAD:
+        doubts = confirms = False
+    else:
+        doubts = d.facing_margin >= looks.min_facing_margin and not _sure_rivals(d, looks)
+        confirms = not by_hand and _shape_confirms(d, looks)
+    if not doubts and not confirms and not sets:
         return  # undecided whatever the read says (see facing_sure)
     at = mark_windows(window, turned[suit])
     facing, lead = learned_mark_read(mark_scores(at, _mark_shape_template(looks, suit)))
     if lead < MARK_SHAPE_SURE:
         return
+    if sets and _two_marks_set(d, facing, blobs(), looks):
+        return
     if facing != d.facing:
         if doubts:
             d.mark = -1
-    else:  # confirmed (where it only doubts, the look is sure alone: 1 decides as 0)
+    elif doubts or confirms:  # confirmed (where it only doubts, 1 decides as 0)
         d.mark = 1
+
+
+def _blob_reads(
+    views: BoardViews, i: int, looks: PieceLooks, suit: str
+) -> tuple[tuple[str | None, float], tuple[str | None, float]]:
+    """Cell ``i``'s separate mark read as a blob (:func:`mark_facing`) around its rim circle
+    and around where ``suit``'s look fits (:func:`look_centre`), as :func:`_check_mark`
+    reads it; where ``suit``'s mark was not learned as a blob (``PieceLooks.marked``), any
+    small blob in the ring where marks sit counts (no ``mark_spots``)."""
+    spot = looks.mark_spots.get(suit)
+    rim = mark_facing(views, i, spot=spot)
+    return rim, mark_facing(views, i, look_centre(views, i, looks, suit), spot=spot)
+
+
+def _two_marks_may_set(d: CellDecision, looks: PieceLooks) -> bool:
+    """Could the learned mark and a blob read agreeing (:func:`_two_marks_set`) name a coin
+    the look leaves undecided? So when its facing is not sure (:func:`facing_sure`), no mark
+    read stood against the look (``d.mark`` 0 or 1) and the cell could be named at all
+    (:func:`_could_be_sure`)."""
+    if d.mark not in (0, 1) or facing_sure(d, looks):
+        return False
+    return _could_be_sure(d, looks)
+
+
+def _two_marks_set(
+    d: CellDecision,
+    facing: str,
+    blobs: tuple[tuple[str | None, float], tuple[str | None, float]],
+    looks: PieceLooks,
+) -> bool:
+    """Set the facing to ``facing``, named by a sure learned mark read, when a blob read of
+    the separate mark (``blobs``: rim circle's and look fit's, see :func:`_blob_reads`) is
+    sure of it too (``MARK_SURE``) and neither is sure of another turn, and the look does not
+    rule it out (it leads ``facing`` by under ``MARK_OVERRULE_LEAD``, or by under
+    ``MARK_CONFLICT_LEAD`` among the turns its suit's look is alike under,
+    :func:`_sure_rivals`): two reads of the mark by different means (a shape learned from the
+    calibration coins, a blob anywhere in the mark's ring) that agree decide the facing
+    (``d.mark`` 2), as two agreeing blob reads do in :func:`_check_mark`. True if set.
+
+    face22 (tune piecepackr 25-74): 7 suns coins left unknown named, all right; in rig 71
+    the suns' blob mark was not learned (one calibration coin of six read) and the sun is
+    alike under every turn, so neither the look nor the blob reader alone decides.
+
+    >>> looks = PieceLooks({}, {}, turn_alike={"suns": (0.83, 0.79, 0.82)})
+    >>> d = CellDecision("a1", "coin", best=("coin", "suns"), facing="east",
+    ...                  facing_margin=0.08, turn_leads=(0.17, 0.0, 0.09, 0.08))
+    >>> _two_marks_set(d, "south", (("south", 0.82), (None, 0.0)), looks), d.facing, d.mark
+    (True, 'south', 2)
+    """
+    sure = [f for f, lead in blobs if f is not None and lead >= MARK_SURE]
+    if not sure or any(f != facing for f in sure):
+        return False
+    if _look_rules_out(d, facing) and facing not in _sure_rivals(d, looks):
+        return False
+    d.facing, d.mark = facing, 2
+    return True
 
 
 def beside_a_hand(hands: np.ndarray) -> np.ndarray:
