@@ -89,6 +89,24 @@ def test_an_agreeing_pair_confirms_a_look_whose_lead_is_too_small_even_for_a_mar
     assert (d.facing, d.mark, facing_sure(d, looks)) == ("south", 2, True)
 
 
+def test_a_leaning_learned_mark_sets_it_with_both_blob_reads_sure(monkeypatch):
+    # Tune printplay 68/2 h5 (truth south): the look north by 0.08, both blob reads south
+    # (0.96, the suit's blob mark not learned), the learned mark south by 0.11 only.
+    looks = _looks({"suns": (0.36, 0.59, 0.38)})
+    north = dict(cell="h5", facing="north", facing_margin=0.08, turn_leads=(0.0, 0.27, 0.08, 0.34))
+    scores = (0.38, 0.23, 0.49, 0.31)
+    d = _coin(**north)
+    _checked(monkeypatch, d, scores, (("south", 0.96), ("south", 0.96)), looks)
+    assert (d.facing, d.mark, facing_sure(d, looks)) == ("south", 2, True)
+    for blobs, sc in (
+        ((("south", 0.96), NONE), scores),  # one blob read sure: the lean is not enough
+        ((("south", 0.96), ("south", 0.96)), (0.38, 0.23, 0.41, 0.31)),  # lead 0.03
+    ):
+        d = _coin(**north)
+        _checked(monkeypatch, d, sc, blobs, looks)
+        assert (d.facing, d.mark) == ("north", 0)
+
+
 def test_no_facing_set_without_both_marks_sure_and_agreeing(monkeypatch):
     looks = _looks()
     south = (("south", 0.82), NONE)
@@ -114,10 +132,56 @@ def test_a_look_sure_alone_is_not_overruled_by_the_two_marks(monkeypatch):
     # The look leads east by 0.2 (no sure rivals): the learned mark naming south doubts it
     # (face20's rule, mark -1), the blob read is not asked.
     looks = _looks({})
+    looks.marked = ("suns",)  # the blob mark learned (else _blobs_doubt reads it first)
     d = _coin(facing_margin=0.2, turn_leads=(0.25, 0.0, 0.2, 0.25))
     assert facing_sure(d, looks)
     assert _checked(monkeypatch, d, G6_SCORES, (("south", 0.82), NONE), looks) == []
     assert (d.facing, d.mark) == ("east", -1)
+
+
+def test_a_learned_mark_against_a_turn_one_blob_read_set_leaves_it_undecided(monkeypatch):
+    # Tune piecepackr 53/3 e2 (truth west): the sun alike under every turn, the look no lead;
+    # one sure blob read from the look's fit named east (0.73), setting it (mark 2); the
+    # learned mark names west by 0.35. Read east before.
+    looks = _looks({"suns": (0.93, 0.90, 0.93)})
+    looks.marked = ("suns",)
+    d = _coin(cell="e2", facing_margin=0.15, turn_leads=(0.0, 0.0, 0.0, 0.0), mark=2)
+    assert facing_sure(d, looks)
+    _checked(monkeypatch, d, (0.24, 0.34, 0.16, 0.68), None, looks)
+    assert (d.facing, d.mark, facing_sure(d, looks)) == ("east", -1, False)
+    agreeing = _coin(cell="e2", facing_margin=0.15, turn_leads=(0.0,) * 4, mark=2)
+    _checked(monkeypatch, agreeing, (0.24, 0.68, 0.16, 0.34), None, looks)  # names east
+    assert (agreeing.mark, facing_sure(agreeing, looks)) == (2, True)
+    unsure = _coin(cell="e2", facing_margin=0.15, turn_leads=(0.0,) * 4, mark=2)
+    _checked(monkeypatch, unsure, (0.24, 0.34, 0.16, 0.45), None, looks)  # west by 0.11
+    assert unsure.mark == 2
+
+
+def test_two_sure_blob_reads_a_quarter_turn_off_a_look_alone_doubt_it(monkeypatch):
+    # Tune printplay 71/3 a5 (truth south): the suit's blob mark not learned, the look west
+    # by 0.20 (sure alone), both blob reads south (0.74, 0.89), the learned mark south by
+    # 0.07 only. Read west before (face19's measure).
+    looks = _looks({})
+    blobs = (("south", 0.74), ("south", 0.89))
+    west = dict(facing="west", facing_margin=0.2, turn_leads=(0.26, 0.2, 0.23, 0.0))
+    scores = (0.30, 0.55, 0.62, 0.47)
+    d = _coin(cell="a5", **west)
+    assert facing_sure(d, looks)
+    assert _checked(monkeypatch, d, scores, blobs, looks) == [1]
+    assert (d.facing, d.mark, facing_sure(d, looks)) == ("west", -1, False)
+    for d, lk, b in (
+        (_coin(cell="a5", **west), looks, (("east", 0.74), ("east", 0.89))),  # a half turn
+        (_coin(cell="a5", **west), looks, (("south", 0.74), ("south", 0.5))),  # one sure
+        (_coin(cell="a5", **west), looks, (("south", 0.74), ("north", 0.89))),  # disagree
+        (_coin(cell="a5", **{**west, "facing_margin": 0.3}), looks, blobs),  # a clear lead
+    ):
+        _checked(monkeypatch, d, scores, b, lk)
+        assert d.mark == 0, d
+    learned = _looks({})
+    learned.marked = ("suns",)  # its blob reads were made by _check_mark already
+    d = _coin(cell="a5", **west)
+    assert _checked(monkeypatch, d, scores, blobs, learned) == []
+    assert d.mark == 0
 
 
 def test_measure_offers_the_blob_reads_of_each_coin(monkeypatch):
@@ -134,8 +198,9 @@ def test_measure_offers_the_blob_reads_of_each_coin(monkeypatch):
     monkeypatch.setattr(
         cells,
         "_check_mark_shape",
-        lambda d, w, t, lk, by, blobs=None: offered.update({d.cell: blobs})
-        or real(d, w, t, lk, by, blobs),
+        lambda d, w, t, lk, by, blobs=None: (
+            offered.update({d.cell: blobs}) or real(d, w, t, lk, by, blobs)
+        ),
     )
     BoardReader(setup=setup).read(draw_board(**POSITION, seed=4)[0])
     assert offered and all(callable(b) for b in offered.values())
