@@ -128,7 +128,7 @@ def test_measure_tells_the_check_which_cells_are_beside_a_hand(monkeypatch):
     monkeypatch.setattr(
         cells,
         "_check_mark_shape",
-        lambda d, w, t, lk, by: seen.update({d.cell: by}) or real(d, w, t, lk, by),
+        lambda d, w, t, lk, by, *a: seen.update({d.cell: by}) or real(d, w, t, lk, by, *a),
     )
     BoardReader(setup=setup).read(draw_board(**POSITION, seed=4)[0])
     assert {c: seen[c] for c in ("c4", "d5", "e2", "b7")} == {

@@ -1751,8 +1751,9 @@ def measure(
                 continue  # a pawn-like cell's coin reading counts only past it: no mark check
             if d.facing_margin < looks.mark_check_below and d.best[1] in looks.marked:
                 _check_mark(d, views, CELL_ORDER.index(d.cell), looks)
-            by_hand = bool(beside[CELL_ORDER.index(d.cell)])
-            _check_mark_shape(d, window, turned, looks, by_hand)
+            i = CELL_ORDER.index(d.cell)
+            blobs = functools.cache(functools.partial(_blob_reads, views, i, looks, d.best[1]))
+            _check_mark_shape(d, window, turned, looks, bool(beside[i]), blobs)
     if looks.learned:
         _seen_shares(out, views, refs, looks)
         _coin_detail(out, views, looks)
@@ -2780,6 +2781,13 @@ def look_centre(views: BoardViews, i: int, looks: PieceLooks, suit: str) -> tupl
 #: (``facing.learned_mark_read``) counts. Tune, coins of those suits (woodburned,
 #: printplay, piecepackr 0-24): lead 0.15 and up 3,495 right / 1 wrong; 0.1-0.15 (wrong 7).
 MARK_SHAPE_SURE = 0.15
+#: A learned mark read leading by at least this (under ``MARK_SHAPE_SURE``) still sets a
+#: facing when both blob reads of the separate mark are sure of the same turn (see
+#: :func:`_two_marks_set`). face22, tune printplay 25-99: suns coins whose both blob reads
+#: were sure and right, the learned mark leaning their way by 0.08-0.12, left unknown (59/1
+#: e5, 68/2 h5, 79/1 a8, 89/1 e3); piecepackr 71/0 f2 (0.10). Simulated over piecepackr
+#: 25-74 and printplay 25-99: 0.1 adds 4 coins, 0.05 and 0.0 5, no wrong one.
+MARK_SHAPE_LEAN = 0.05
 
 
 def _mark_shape_template(looks: PieceLooks, suit: str) -> np.ndarray:
@@ -2800,6 +2808,7 @@ def _check_mark_shape(
     turned: dict[str, np.ndarray],
     looks: PieceLooks,
     by_hand: bool = False,
+    blobs: Callable[[], tuple] | None = None,
 ) -> None:
     """Where the separate mark's read left the facing unconfirmed (``d.mark`` 0: its suit's
     mark not read as a blob, or no read sure), the mark learned as a shape from the
@@ -2817,26 +2826,139 @@ def _check_mark_shape(
       leading by under ``min_facing_margin``, or among turns it is alike under, is named
       (face21, see :func:`_shape_confirms`); not on a cell ``by_hand`` (it or a neighbour
       covered by a hand, see :func:`beside_a_hand`).
+    * Naming a turn that a sure blob read of the separate mark names too (``blobs``, see
+      :func:`_blob_reads`), where the facing is still undecided: the two marks set it
+      (``d.mark`` 2, see :func:`_two_marks_set`).
+    * Naming another turn than the blob reads set against the look (``d.mark`` 2, see
+      :func:`_check_mark`): two readers of the mark by different means disagree, either may
+      be wrong; the facing is left undecided (``d.mark`` -1). face22, tune piecepackr 53/3
+      e2: a suns coin facing west (the sun alike under every turn, the look no lead), one
+      sure blob read from the look's fit east (0.73), the learned mark west by 0.35: read
+      east before.
+
+    Before it, where the suit's mark was not learned as a blob, two sure blob reads naming a
+    quarter turn off a look that is sure alone leave the facing undecided
+    (:func:`_blobs_doubt`).
 
     Read only where it could change a decision (each read ~4 ms)."""
     suit = d.best[1] if d.best else None
-    if d.mark != 0 or suit not in looks.mark_shapes or d.facing not in FACINGS:
+    if d.facing not in FACINGS:
         return
-    if d.facing_margin >= MARK_CONFLICT_LEAD or suit not in turned:
+    if blobs is not None and _blobs_doubt(d, looks, blobs):
+        d.mark = -1
         return
-    doubts = d.facing_margin >= looks.min_facing_margin and not _sure_rivals(d, looks)
-    confirms = not by_hand and _shape_confirms(d, looks)
-    if not doubts and not confirms:
+    if suit not in looks.mark_shapes or suit not in turned:
+        return
+    sets = blobs is not None and not by_hand and _two_marks_may_set(d, looks)
+    if d.mark != 0 or d.facing_margin >= MARK_CONFLICT_LEAD:
+        doubts = confirms = False
+    else:
+        doubts = d.facing_margin >= looks.min_facing_margin and not _sure_rivals(d, looks)
+        confirms = not by_hand and _shape_confirms(d, looks)
+    set_turn = d.mark == 2
+    if not doubts and not confirms and not sets and not set_turn:
         return  # undecided whatever the read says (see facing_sure)
     at = mark_windows(window, turned[suit])
     facing, lead = learned_mark_read(mark_scores(at, _mark_shape_template(looks, suit)))
+    if sets and lead >= MARK_SHAPE_LEAN and _two_marks_set(d, facing, lead, blobs(), looks):
+        return
     if lead < MARK_SHAPE_SURE:
         return
-    if facing != d.facing:
+    if set_turn:
+        if facing != d.facing:
+            d.mark = -1
+    elif facing != d.facing:
         if doubts:
             d.mark = -1
-    else:  # confirmed (where it only doubts, the look is sure alone: 1 decides as 0)
+    elif doubts or confirms:  # confirmed (where it only doubts, 1 decides as 0)
         d.mark = 1
+
+
+#: A quarter turn either way (see :func:`_blobs_doubt`).
+_QUARTER_TURNS = (1, 3)
+
+
+def _blobs_doubt(d: CellDecision, looks: PieceLooks, blobs: Callable[[], tuple]) -> bool:
+    """Where a coin's look names its facing alone (``d.mark`` 0, :func:`facing_sure`, a lead
+    under ``MARK_CONFLICT_LEAD``) and its suit's mark was not learned as a blob (not in
+    ``PieceLooks.marked``, so :func:`_check_mark` read none): do both blob reads
+    (:func:`_blob_reads`) name, surely (``MARK_SURE``), the same turn a quarter turn off the
+    look's? Then the facing is left undecided. face19's measure (tune, 22,000 coins of eight
+    sets): printplay 71/3 a5 (suns facing south read west, lead 0.20, both reads south 0.74,
+    0.89) made unknown, no right coin. A half turn is left out (woodburned right coins whose
+    reads named the half turn), as is a clearer lead (printplay 25-99: 6 right coins whose
+    reads named a quarter turn against a lead of 0.58-0.73)."""
+    suit = d.best[1] if d.best else None
+    if d.mark != 0 or suit in looks.marked or d.facing_margin >= MARK_CONFLICT_LEAD:
+        return False
+    if not facing_sure(d, looks):
+        return False
+    reads = [f for f, lead in blobs() if f is not None and lead >= MARK_SURE]
+    if len(reads) != 2 or reads[0] != reads[1]:
+        return False
+    turn = (FACINGS.index(reads[0]) - FACINGS.index(d.facing)) % len(FACINGS)
+    return turn in _QUARTER_TURNS
+
+
+def _blob_reads(
+    views: BoardViews, i: int, looks: PieceLooks, suit: str
+) -> tuple[tuple[str | None, float], tuple[str | None, float]]:
+    """Cell ``i``'s separate mark read as a blob (:func:`mark_facing`) around its rim circle
+    and around where ``suit``'s look fits (:func:`look_centre`), as :func:`_check_mark`
+    reads it; where ``suit``'s mark was not learned as a blob (``PieceLooks.marked``), any
+    small blob in the ring where marks sit counts (no ``mark_spots``)."""
+    spot = looks.mark_spots.get(suit)
+    rim = mark_facing(views, i, spot=spot)
+    return rim, mark_facing(views, i, look_centre(views, i, looks, suit), spot=spot)
+
+
+def _two_marks_may_set(d: CellDecision, looks: PieceLooks) -> bool:
+    """Could the learned mark and a blob read agreeing (:func:`_two_marks_set`) name a coin
+    the look leaves undecided? So when its facing is not sure (:func:`facing_sure`), no mark
+    read stood against the look (``d.mark`` 0 or 1) and the cell could be named at all
+    (:func:`_could_be_sure`)."""
+    if d.mark not in (0, 1) or facing_sure(d, looks):
+        return False
+    return _could_be_sure(d, looks)
+
+
+def _two_marks_set(
+    d: CellDecision,
+    facing: str,
+    lead: float,
+    blobs: tuple[tuple[str | None, float], tuple[str | None, float]],
+    looks: PieceLooks,
+) -> bool:
+    """Set the facing to ``facing``, named by a sure learned mark read (lead ``lead``, sure
+    at ``MARK_SHAPE_SURE``), when a blob read of the separate mark (``blobs``: rim circle's
+    and look fit's, see :func:`_blob_reads`) is sure of it too (``MARK_SURE``) and neither is
+    sure of another turn; a learned read that only leans (``MARK_SHAPE_LEAN``) needs both
+    blob reads sure of it. And the look must not
+    rule it out (it leads ``facing`` by under ``MARK_OVERRULE_LEAD``, or by under
+    ``MARK_CONFLICT_LEAD`` among the turns its suit's look is alike under,
+    :func:`_sure_rivals`): two reads of the mark by different means (a shape learned from the
+    calibration coins, a blob anywhere in the mark's ring) that agree decide the facing
+    (``d.mark`` 2), as two agreeing blob reads do in :func:`_check_mark`. True if set.
+
+    face22 (tune piecepackr 25-74): 7 suns coins left unknown named, all right; in rig 71
+    the suns' blob mark was not learned (one calibration coin of six read) and the sun is
+    alike under every turn, so neither the look nor the blob reader alone decides.
+
+    >>> looks = PieceLooks({}, {}, turn_alike={"suns": (0.83, 0.79, 0.82)})
+    >>> d = CellDecision("a1", "coin", best=("coin", "suns"), facing="east",
+    ...                  facing_margin=0.08, turn_leads=(0.17, 0.0, 0.09, 0.08))
+    >>> _two_marks_set(d, "south", 0.25, (("south", 0.82), (None, 0.0)), looks), d.facing, d.mark
+    (True, 'south', 2)
+    """
+    sure = [f for f, b in blobs if f is not None and b >= MARK_SURE]
+    if not sure or any(f != facing for f in sure):
+        return False
+    if lead < MARK_SHAPE_SURE and len(sure) < len(blobs):
+        return False
+    if _look_rules_out(d, facing) and facing not in _sure_rivals(d, looks):
+        return False
+    d.facing, d.mark = facing, 2
+    return True
 
 
 def beside_a_hand(hands: np.ndarray) -> np.ndarray:
