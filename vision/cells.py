@@ -48,6 +48,7 @@ from piecebridge.vision.facing import (
     turned_looks,
     twisted,
 )
+from piecebridge.vision.hand import hand_pixels
 from piecebridge.vision.occlusion import (
     covered_cells,
     hidden_pieces,
@@ -810,6 +811,12 @@ class CellDecision:
     # clearly as a pawn's (either tone's pawn colours, see pawn_colours), else None; see
     # _flat_coin_pawns.
     colour_as_pawn: str | None = None
+    # The colours seen where this frame's lines are hidden ((n, 3) relative Lab, see
+    # hidden_piece_colours; one array shared by the cells in or beside a covered one, None
+    # elsewhere): what a hand shows. And, once weighed (see _no_tile_under_a_hand), the
+    # share of its look disc that is the hand's (-1: not weighed).
+    hand_colours: np.ndarray | None = field(default=None, repr=False, compare=False)
+    hand_share: float = -1.0
     # The cell's pixels kept for the measurements above, made only if a decision needs them
     # (see SeenLater); None where none could be needed.
     seen_later: SeenLater | None = field(default=None, repr=False, compare=False)
@@ -920,6 +927,7 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
             _tile_partly_seen(d)
         _tile_as_the_open_shows(out, looks)
         _no_tile_where_a_coin_shows(out)
+        _no_tile_under_a_hand(out)
     else:
         left_unknown_where_unfit(out)  # the stand-ins may be no model of this set
     return out
@@ -1642,6 +1650,7 @@ def measure(
     glare_around = np.zeros(len(covered))
     tile_cover = np.zeros_like(covered)
     cover_as_tile = np.zeros(len(covered))
+    hand_near = np.zeros_like(covered)
     lit = lit_beside(hidden, lum)  # judged on this frame's board, as ``covered``
     if covered.any():
         shaded = covered & ~covered_cells(hidden_share(strengths, FACE_PX, views.light), patch)
@@ -1657,6 +1666,7 @@ def measure(
         tile_cover = covered & (cover_tint < COVER_TINT) & (cover_light >= COVER_LIGHT)
         tile_cover &= count >= need
         cover_as_tile = np.where(covered, as_tile, 0.0)
+        hand_near = beside_a_hand(covered & ~glared)  # as decide_all weighs hands
     # Glare as the camera records it (clipped) is weighed only where it can decide: covered,
     # light and quiet cells that the plain segment leaves out (see _washed_out).
     redo = covered & (lum >= WASHED_LIGHT) & (ratio < looks.empty_ratio) & (glare >= WASHED_TINT)
@@ -1691,6 +1701,8 @@ def measure(
         d.glare_around = float(glare_around[i])
         d.tile_cover = bool(tile_cover[i])
         d.cover_as_tile = float(cover_as_tile[i])
+        if hand_near[i]:
+            d.hand_colours = seen_there[1]
         if tint[i] > looks.max_empty_tint:
             d.local_tint = local_tint(crops[i, CENTRE_SHIFT])
         d.detail_ratio = float(detail[i])
@@ -2221,6 +2233,64 @@ def _tile_as_the_open_shows(cells: list[CellDecision], looks: PieceLooks) -> Non
         if steepest_in_view(shifted, local) <= OPEN_TILE_STEEP:
             d.kind, d.suit, d.facing = "empty", None, None
             d.confidence = round(0.5 * shown, 3)
+
+
+#: See :func:`_no_tile_under_a_hand`: a cell read empty with at least this share of its look
+#: disc the hand's is left unknown: a coin's face (radius 0.375 cell, the look disc's 0.4)
+#: may lie under it. Tune 0-24 (seven arts, with a setup), cells read empty beside a hand,
+#: not under glare: of the 12 holding a piece, 9 at 0.52 and more (the other three, under a
+#: white hand or one of the wood's hue that passes for tile, 0.0-0.04); of the 1,247 empty
+#: ones the renderer calls readable, 3 at 0.52-0.62 (the next 0.49), 15 more at 0.3-0.4.
+HAND_OVER = 0.5
+#: ... the hand told from the plain tile of this frame's open empty cells (at least
+#: ``OPEN_TILE_CELLS`` of them, not beside a hand, at least this sure), up to
+#: ``HAND_TILE_SAMPLES`` of their look discs' pixels, evenly taken.
+HAND_TILE_SURE = 0.5
+HAND_TILE_SAMPLES = 256
+
+
+def open_tile_pixels(cells: list[CellDecision]) -> np.ndarray | None:
+    """Plain tile as this frame's open empty cells show it, pixel by pixel ((n, 3) relative
+    Lab, see ``HAND_TILE_SURE``): both tones of a two-tone board, the grain of wood. None
+    with too few such cells."""
+    discs = [
+        d.seen_later.window[_WINDOW_DISC]
+        for d in cells
+        if d.kind == "empty"
+        and not (d.covered or d.lit_beside or d.glared)
+        and d.hand_colours is None
+        and d.confidence >= HAND_TILE_SURE
+        and d.seen_later is not None
+    ]
+    if len(discs) < OPEN_TILE_CELLS:
+        return None
+    px = np.concatenate(discs)
+    return px[np.linspace(0, len(px) - 1, HAND_TILE_SAMPLES).round().astype(int)]
+
+
+def _no_tile_under_a_hand(cells: list[CellDecision]) -> None:
+    """A cell read empty beside a hand (``hand_colours``; not under glare) whose look disc
+    is at least ``HAND_OVER`` the hand's (:func:`hand.hand_pixels`: a colour seen where the
+    frame's lines are hidden, washed-out ones aside, and neither it nor the pixel plain tile
+    as the open cells show it, lit or shaded) is left unknown: a piece may lie under the
+    hand. Whatever rule read it empty (a smooth hand passes for tile in the open rules)."""
+    todo = [
+        d
+        for d in cells
+        if d.kind == "empty" and d.hand_colours is not None and not d.glared
+        and d.seen_later is not None
+    ]  # fmt: skip
+    if not todo:
+        return
+    tile = open_tile_pixels(cells)
+    if tile is None:
+        return
+    for d in todo:
+        hidden = d.hand_colours[d.hand_colours[:, 0] < GLARE_WHITE]  # glare's are no hand
+        over = hand_pixels(d.seen_later.window, hidden, tile, tuple(d.seen_later.refs.tile_ab))
+        d.hand_share = round(float(over[_WINDOW_DISC].mean()), 3)
+        if d.hand_share >= HAND_OVER:
+            d.kind, d.suit, d.facing, d.confidence = "unknown", None, None, 0.0
 
 
 def _against_open_tile(
