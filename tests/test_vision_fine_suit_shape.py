@@ -76,9 +76,14 @@ def test_a_suit_is_named_where_the_fine_look_and_the_symbol_shape_agree(lead, sh
 
 #: Tune woodburned rig 22, shot 88: the suns coin on c8 (its fine look leads the other suits
 #: by 0.046, under FINE_SUIT_LEAD; its shape names suns by 0.18, cosine 0.98) was unknown.
+#: Rig 31, shot 126: the suns coin on e8, its fine lead 0.008 (under ``min_margin`` too: named,
+#: its margin is FINE_SUIT_LEAD's), its shape's 0.11 (cosine 0.97), was unknown.
 #: Rig 49, shot 197: the arms coin on h3 (laid off its cell's middle) is taken for a sun by
 #: both (fine 0.008, shape 0.19) but its shape fits suns' only 0.91: left unknown.
-@pytest.mark.parametrize("rig, shot, named, unknown", [(22, 88, "c8", None), (49, 197, None, "h3")])
+@pytest.mark.parametrize(
+    "rig, shot, named, unknown",
+    [(22, 88, "c8", None), (31, 126, "e8", None), (49, 197, None, "h3")],
+)
 def test_woodburned_coins_named_where_both_measures_agree_and_none_wrongly(
     rig, shot, named, unknown
 ):
