@@ -189,6 +189,8 @@ def test_a_fine_suit_lead_of_0_05_decides_the_suit(monkeypatch, lead, decided):
     looks = PieceLooks({"suns": _coin((5, 6)), "arms": _coin((3, 3))}, {}, learned=True)
     turned = {"suns": np.zeros((4, 2, 2, 3)), "arms": np.zeros((4, 2, 2, 3))}  # not read
     monkeypatch.setattr(cells, "_suit_fits", lambda members, *a: np.array([[0.8, 0.8 - lead]]))
+    # The fine look alone: no symbol shape read (wood22's second measure, its own tests).
+    monkeypatch.setattr(cells, "_symbol_shape_lead", lambda *a: None)
     d = CellDecision(
         "c3", "unknown", similarity=0.86, best=("coin", "arms"), suit_fits=(0.86, -1, -1, 0.85)
     )
