@@ -105,3 +105,51 @@ def test_spread_fingers_hide_a_little_of_each_cell_in_a_patch():
     assert not covered_cells(hidden).any()
     patch = covered_cells(hidden, patch=True)
     assert np.flatnonzero(patch).tolist() == [5, 6, 7, 13, 14, 15]
+
+
+# Twenty-second session (occ22): light printed lines on a tile lit near white.
+
+
+def _light_lines(bright: int = 246, line: int = 255) -> np.ndarray:
+    """A board's Lab lightness (40 px a cell, half a cell of margin) whose crosses are
+    lighter than its tiles (acrylic's white lines, 235 on 170), the south-east quarter lit
+    near white (tile ``bright``, its lines ``line``, clipped: little step left)."""
+    lines = _rectified_board() < 100  # where the dark crosses are drawn
+    img = np.where(lines, 235, 170).astype(np.uint8)
+    img[180:, 180:] = np.where(lines[180:, 180:], line, bright)
+    return img
+
+
+def test_light_lines_lit_near_white_are_seen_but_a_hand_still_hides_its_cells():
+    # Tune acrylic 1500-1549 (200 shots): 38 empty cells with nothing over them read covered
+    # as strong light lifted their tiles next to their white lines (15 so with this).
+    for hand in (120, 215):  # skin, and a white glove still short of the lit tile's white
+        lab_l = _light_lines()
+        cv2.circle(lab_l, (120, 120), 70, hand, -1)  # over the north-west
+        strengths = line_strengths(255 - lab_l, 40, 0.5)  # light lines: ridges of 255 - L
+        plain = covered_cells(hidden_share(strengths, 40)).reshape(N, N)
+        room = covered_cells(hidden_share(strengths, 40, white=lab_l)).reshape(N, N)
+        assert plain[5:, 5:].all()  # as the lines look, the light hides them
+        assert not room[5:, 5:].any()  # weighed against the room to white, they show
+        assert room[2, 2] and room[1, 2] and room[3, 3]  # the hand still hides its cells
+        assert (room == plain)[:4, :4].all()
+
+
+def test_white_room_lifts_no_line_whose_tile_keeps_room():
+    # A light line whose tile is lit brighter, but keeps more than WHITE_ROOM_KNEE of the
+    # board's typical room to white, is judged as it shows (a white hand is that light).
+    lab_l = _light_lines(bright=210, line=228)
+    strengths = line_strengths(255 - lab_l, 40, 0.5)
+    plain = hidden_share(strengths, 40)
+    assert covered_cells(plain).reshape(N, N)[5:, 5:].all()
+    assert np.array_equal(hidden_share(strengths, 40, white=lab_l), plain)
+
+
+def test_measure_weighs_light_lines_against_the_room_to_white():
+    # cells.measure of a board whose lines are lighter than its tiles (``light_lines``).
+    from piecebridge.vision.cells import board_views, measure
+    from piecebridge.vision.reader import default_looks
+
+    rect = cv2.cvtColor(_light_lines(), cv2.COLOR_GRAY2BGR)
+    covered = np.array([d.covered for d in measure(board_views(rect), default_looks(), True)])
+    assert not covered.any()

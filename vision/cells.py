@@ -1641,7 +1641,8 @@ def measure(
     rivals: set[int] = set()  # ids of the pawn-like cells' coin readings among the jobs
     light = 255 - views.light if light_lines else views.light
     strengths = line_strengths(light, FACE_PX, MARGIN, looks.boundary)
-    hidden = hidden_share(strengths, FACE_PX)
+    # A light line's step is bounded by the room left to white (see occlusion.white_room).
+    hidden = hidden_share(strengths, FACE_PX, white=views.light if light_lines else None)
     patch = looks.boundary == "steps"  # partly hidden cells in a patch are covered too
     covered = covered_cells(hidden, patch)
     # Covered only as the lines look: in view once the shadow over them is made up for

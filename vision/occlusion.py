@@ -72,33 +72,43 @@ def hidden_share(
     px: int,
     light: np.ndarray | None = None,
     seen: np.ndarray | None = None,
+    white: np.ndarray | None = None,
 ) -> np.ndarray:
     """Share (0..1) of each cell's line pieces hidden (64,), from :func:`line_strengths`:
     much weaker than the board's typical piece, and printed. With ``light`` (the board's Lab
     lightness, 8-bit) each strength is first taken relative to the light falling there (see
     :func:`shade_scale`); with ``seen`` ((64, pieces) bool) those pieces count as in view
-    however weak (washed out by glare, see :func:`hidden_pieces`). Nothing is hidden where
-    no lines show at all (``None``)."""
+    however weak (washed out by glare, see :func:`hidden_pieces`); with ``white`` (the Lab
+    lightness of a board whose printed lines are lighter than its tiles) each strength is
+    taken relative to the room left between the tile and white (see :func:`white_room`).
+    Nothing is hidden where no lines show at all (``None``)."""
     if strengths is None:
         return np.zeros(N * N)
-    hidden, printed = hidden_pieces(strengths, px, light)
+    hidden, printed = hidden_pieces(strengths, px, light, white)
     if seen is not None:
         hidden = hidden & ~seen
     return (hidden & printed).sum(axis=1) / np.maximum(printed.sum(axis=1), 1)
 
 
 def hidden_pieces(
-    strengths: tuple, px: int, light: np.ndarray | None = None
+    strengths: tuple,
+    px: int,
+    light: np.ndarray | None = None,
+    white: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Which line pieces are hidden, and which are printed ((64, pieces) bool each), from
-    :func:`line_strengths` (``light`` as in :func:`hidden_share`)."""
+    :func:`line_strengths` (``light`` and ``white`` as in :func:`hidden_share`)."""
     vals, cy, cx = strengths
     if light is not None:
         vals = vals / shade_scale(light, cy, cx, px)
-    hidden = vals < 0.35 * float(np.percentile(vals, 75))
+    typical = float(np.percentile(vals, 75))
+    hidden = vals < 0.35 * typical
     # Some art stops its crosses short of the tile edge: a piece hidden on most cells of
     # the same kind (same place relative to its tile) is not printed, and is not judged.
-    return hidden, ~_mostly(hidden)
+    printed = ~_mostly(hidden)
+    if white is not None:  # weighed against the typical piece as it shows, and as printed
+        hidden &= vals / white_room(white, cy, cx, px) < 0.35 * typical
+    return hidden, printed
 
 
 def line_strengths(
@@ -272,6 +282,73 @@ def shade_scale(light: np.ndarray, cy: np.ndarray, cx: np.ndarray, px: int) -> n
     local = cv2.blur(light, (k, k))[cy, cx].astype(np.float32) - _L_BLACK
     typical = float(np.percentile(local, 75))
     return np.clip(local / typical, SHADE_FLOOR, 1.0)
+
+
+#: A light line's room to white (see :func:`white_room`) is made up for only where it is
+#: under ``WHITE_ROOM_KNEE`` of the board's typical room (the tile lit near white), and at
+#: most down to ``WHITE_ROOM_FLOOR`` of it (a line there counts as seen once it shows
+#: ``WHITE_ROOM_FLOOR`` of the strength the plain test asks). Tune (5th-95th percentiles),
+#: pieces hidden under a hand (renderer's share at least 0.3) at 1.1-2.5 x the
+#: typical room on acrylic 1500-1549 (skin is darker than the lit tile) and 0.66-2.0 x
+#: with a white hand (acrylic 0-24); those of cells read covered with nothing over them
+#: at 0.02-1.5 x, three in four under 0.31 x (glare and strong light). A white hand's
+#: own pieces keep over the knee: the measure tells a lit tile from it by how near white
+#: it is, and no more (a hand lit as white as glare reads as glare; a line washed fully
+#: out stays hidden, for the glare rules of ``cells``). With the knee at 1 (every room weighed),
+#: two coins under a white hand's palm (acrylic 0-24, 0:d3, 0:e3) read empty.
+WHITE_ROOM_FLOOR = 0.3
+WHITE_ROOM_KNEE = 0.5
+
+
+def white_room(light: np.ndarray, cy: np.ndarray, cx: np.ndarray, px: int) -> np.ndarray:
+    """How much room a light printed line has above its tile at each sample (``cy``,
+    ``cx``), relative to the board's typical sample: white (8-bit 255) less the local mean
+    Lab lightness, over ``WHITE_ROOM_KNEE`` of its median, kept within ``WHITE_ROOM_FLOOR``
+    and 1.
+
+    A line lighter than its tile (acrylic's white crosses on its pale clear tiles) can be
+    no lighter than white: where strong light or glare lifts the tile near white, the line
+    keeps less step over it however plainly it is printed, and would read hidden as under
+    a hand. A hand over the lines shows skin or a sleeve, darker than the lit tile: its
+    room stays over the knee, and its pieces are judged as they show.
+
+    >>> light = np.full((40, 40), 200, np.uint8)
+    >>> light[:, 20:28], light[:, 32:] = 245, 252  # tile lit near white, and nearer
+    >>> cy, cx = np.full((1, 5), 20), np.array([[5, 10, 15, 24, 36]])
+    >>> [round(float(v), 2) for v in white_room(light, cy, cx, 8)[0]]  # 10 / (0.5 x 55)
+    [1.0, 1.0, 1.0, 0.36, 0.3]
+    """
+    room = 255.0 - _box_means(light, cy, cx, max(1, px // 4))
+    typical = max(float(np.median(room)), 1.0) * WHITE_ROOM_KNEE
+    return np.clip(room / typical, WHITE_ROOM_FLOOR, 1.0)
+
+
+def _box_means(img: np.ndarray, cy: np.ndarray, cx: np.ndarray, r: int) -> np.ndarray:
+    """Mean of ``img`` over the box ``r`` pixels each way around each sample (cut at the
+    picture's edge), from its integral: a whole-picture blur costs several times as much.
+
+    >>> img = np.arange(36, dtype=np.uint8).reshape(6, 6)
+    >>> _box_means(img, np.array([[2, 0]]), np.array([[3, 0]]), 1).tolist()
+    [[15.0, 3.5]]
+    """
+    key = (img.shape, r, cy.tobytes(), cx.tobytes())
+    try:  # one lookup: another thread may clear the cache meanwhile
+        corners, area = _BOXES[key]
+    except KeyError:
+        if len(_BOXES) >= 8:
+            _BOXES.clear()
+        h, w = img.shape
+        y0, y1 = np.clip(cy - r, 0, h), np.clip(cy + r + 1, 0, h)
+        x0, x1 = np.clip(cx - r, 0, w), np.clip(cx + r + 1, 0, w)
+        # Flat indices into the integral ((h + 1) x (w + 1)): added, less, less, added.
+        corners = np.stack([y1 * (w + 1) + x1, y0 * (w + 1) + x1, y1 * (w + 1) + x0,
+                            y0 * (w + 1) + x0])  # fmt: skip
+        corners, area = _BOXES[key] = corners, ((y1 - y0) * (x1 - x0)).astype(np.float32)
+    c = cv2.integral(img).ravel()[corners]
+    return (c[0] - c[1] - c[2] + c[3]) / area
+
+
+_BOXES: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
 
 #: A tile laid a little off the raster (hands lay tiles with small gaps and slight shifts)
