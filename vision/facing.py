@@ -481,6 +481,27 @@ def symbol_offset(views: BoardViews, c: tuple[float, float]) -> float:
     return float(np.hypot(off[j, 0], off[j, 1]))
 
 
+#: A symbol counts as round (a sun, a disc: its centroid is the coin's centre) when its
+#: bounding box is within this many FACE_PX pixels of square and its centroid within this
+#: many of the box's centre. A crescent's or a crown's centroid sits off its box's centre.
+ROUND_SYMBOL_TOL = 1.5
+
+
+def round_symbol_centre(views: BoardViews, c: tuple[float, float]) -> tuple[float, float] | None:
+    """The centre (FACE_PX pixels) of the coin's symbol around ``c`` when it is round (see
+    ``ROUND_SYMBOL_TOL``), else None: where a round symbol's coin is truly centred."""
+    n, stats, off = _ink_blobs(views, c)
+    if n < 2:
+        return None
+    j = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    x, y, w, h = (float(v) for v in stats[j, :4])
+    mid = (_MARK_SIZE - 1) / 2
+    box_off = np.hypot(off[j, 0] - (x + (w - 1) / 2 - mid), off[j, 1] - (y + (h - 1) / 2 - mid))
+    if abs(w - h) > ROUND_SYMBOL_TOL or box_off > ROUND_SYMBOL_TOL:
+        return None
+    return (c[0] + float(off[j, 0]), c[1] + float(off[j, 1]))
+
+
 def _colour_distance(patch: np.ndarray, colour: np.ndarray) -> np.ndarray:
     """``np.linalg.norm(patch - colour, axis=-1)`` for three channels, summed in the same
     order (the same values), without its general machinery.

@@ -51,6 +51,7 @@ from piecebridge.vision.facing import (
     mark_blob,
     mark_scores,
     mark_template,
+    round_symbol_centre,
     turn_alikeness,
 )
 from piecebridge.vision.locate import (
@@ -857,7 +858,8 @@ def _learn_at(
     # mean, nearer the empty side: pieces lose contrast under glare and blur, tiles less),
     # kept within sane bounds so one odd cell cannot set it.
     empty_ratio = float(np.clip(max(hi_empty, 1.0) ** 0.65 * lo_occ**0.35, 1.8, 6.0))
-    marked, spots = _marked(views, centres)
+    shapes = _mark_shapes(views, centres)
+    marked, spots = _marked(views, centres, shapes)
     looks = PieceLooks(
         coins,
         pawns,
@@ -866,7 +868,7 @@ def _learn_at(
         learned=True,
         marked=marked,
         mark_spots=spots,
-        mark_shapes=_mark_shapes(views, centres),
+        mark_shapes=shapes,
         pawns_on_tone=_pawns_on_tone(views, occ),
     )
     looks.turn_alike = _turn_alike(looks)
@@ -1156,7 +1158,9 @@ MIN_MARKS_READ = 3
 
 
 def _marked(
-    views: BoardViews, centres: dict[str, list[tuple[float, float]]]
+    views: BoardViews,
+    centres: dict[str, list[tuple[float, float]]],
+    shapes: tuple[str, ...] = (),
 ) -> tuple[tuple[str, ...], dict[str, tuple[float, float]]]:
     """Suits whose coins' small separate mark (see ``cells.mark_facing``) reads as north
     on at least ``MIN_MARKS_READ`` of their calibration coins (all face north there), and
@@ -1165,15 +1169,37 @@ def _marked(
 
     ``centres``: per suit, its calibration coins' centres as the looks were cut out
     (:func:`_coin_looks`), so the mark is measured from the centre the look is read from;
-    a rim circle snapped onto a round symbol would put the mark outside the searched ring."""
+    a rim circle snapped onto a round symbol would put the mark outside the searched ring.
+    Where that centre misses the mark and the symbol is round, the read is from the
+    symbol's centre (:func:`_calibration_mark`), for suits whose mark is not learned as a
+    shape (``shapes``, see :func:`_mark_shapes`): that mark is read from the look's centre
+    as cut, and a blob mark learned beside it from another centre costs coins (tune
+    piecepackr 71: its suns, turn-alike looks cut 2.3 px off, were read by the shape; their
+    blob reads, right, were then vetoed by the look's wrong lead: 5 coins right -> unknown)."""
     out, spots = [], {}
     for suit in SUITS:
-        reads = [mark_blob(views, c) for c in centres[suit]]
+        recentre = suit not in shapes
+        reads = [_calibration_mark(views, c, recentre) for c in centres[suit]]
         north = [(r, a, e) for f, lead, r, a, e in reads if f == "north" and lead >= MARK_SURE]
         if len(north) >= MIN_MARKS_READ:
             out.append(suit)
             spots[suit] = tuple(float(v) for v in np.median(np.array(north), axis=0))
     return tuple(out), spots
+
+
+def _calibration_mark(
+    views: BoardViews, c: tuple[float, float], recentre: bool = True
+) -> tuple[str | None, float, float, float, float]:
+    """``mark_blob`` of a calibration coin centred at ``c``; where it finds no sure mark and
+    the coin's symbol is round, read again from the symbol's centre (``round_symbol_centre``).
+    A look cut a few pixels off a sun's centre (tune piecepackr 71: 2.3 px, 34: 5.5 px) puts
+    its dot past the searched ring, or clipped to a speck at the disc's edge, on five of six
+    coins: the suit's mark went unlearned and its coins' facing unread in every shot."""
+    read = mark_blob(views, c)
+    if not recentre or (read[0] is not None and read[1] >= MARK_SURE):
+        return read
+    centre = round_symbol_centre(views, c)
+    return read if centre is None else mark_blob(views, centre)
 
 
 #: A suit's mark is learned as a shape (``facing.mark_template``) when every one of its
