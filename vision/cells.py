@@ -3004,9 +3004,10 @@ def _look_alone_on_tones(d: CellDecision, looks: PieceLooks) -> bool:
     checkered's mark is an absence (a suit-coloured ring broken at the top), found by no
     blob reader. There the whole symbol turns with the coin, and the look's lead
     (``facing_margin``, at least ``min_facing_margin`` as ever) named the truth on every
-    such coin of the tune split (round 37: rigs 0-24, 200-239, 300-329, 400-429, leads
-    0.16-0.30, none wrong), where piecepackr's sun, whose dot alone turns, let light and
-    shade carry such a lead (round 28).
+    such coin of the tune split (round 37, rigs 0-24, 200-239, 300-329 and 400-429: 109
+    coins held back so, all four facings, leads 0.16-0.30, every one right), where
+    piecepackr's sun, whose dot alone turns, let light and shade carry such a lead (round
+    28).
 
     >>> looks = PieceLooks({}, {}, pawns_on_tone={"suns": np.zeros((2, 2, 3))})
     >>> d = CellDecision("a1", "coin", best=("coin", "suns"), facing="north")
