@@ -3069,6 +3069,28 @@ def _shape_confirms(d: CellDecision, looks: PieceLooks) -> bool:
     return d.facing_margin < looks.min_facing_margin or bool(_sure_rivals(d, looks))
 
 
+def _look_alone_on_tones(d: CellDecision, looks: PieceLooks) -> bool:
+    """May the learned look alone set a coin's facing against its :func:`_sure_rivals`?
+    Only on a board of two tile tones (``pawns_on_tone`` learned: checkered) for a suit
+    whose mark was not learned (not in ``marked``), so that no mark read will ever come:
+    checkered's mark is an absence (a suit-coloured ring broken at the top), found by no
+    blob reader. There the whole symbol turns with the coin, and the look's lead
+    (``facing_margin``, at least ``min_facing_margin`` as ever) named the truth on every
+    such coin of the tune split (round 37, rigs 0-24, 200-239, 300-329 and 400-429: 109
+    coins held back so, all four facings, leads 0.16-0.30, every one right), where
+    piecepackr's sun, whose dot alone turns, let light and shade carry such a lead (round
+    28).
+
+    >>> looks = PieceLooks({}, {}, pawns_on_tone={"suns": np.zeros((2, 2, 3))})
+    >>> d = CellDecision("a1", "coin", best=("coin", "suns"), facing="north")
+    >>> _look_alone_on_tones(d, looks), _look_alone_on_tones(d, PieceLooks({}, {}))
+    (True, False)
+    >>> _look_alone_on_tones(d, dataclasses.replace(looks, marked={"suns"}))
+    False
+    """
+    return bool(looks.pawns_on_tone) and d.best[1] not in looks.marked
+
+
 def facing_sure(d: CellDecision, looks: PieceLooks) -> bool:
     """Is a coin's facing read clearly enough? The learned look's lead must reach
     ``min_facing_margin``, or ``agreed_facing_margin`` when the separate mark points the
@@ -3093,7 +3115,7 @@ def facing_sure(d: CellDecision, looks: PieceLooks) -> bool:
         return False
     if d.mark > 1:
         return True
-    if d.mark == 0 and _sure_rivals(d, looks):
+    if d.mark == 0 and _sure_rivals(d, looks) and not _look_alone_on_tones(d, looks):
         return False
     need = looks.agreed_facing_margin if d.mark > 0 else looks.min_facing_margin
     return d.facing_margin >= need
