@@ -109,3 +109,13 @@ def test_a_cell_with_little_hand_or_no_hand_model_stays_empty(case):
         w[...] = WASHED
     got = _board(_plain(w, **kw), open_cells=5 if case == "few open cells" else 63)
     assert got.kind == "empty"
+
+
+def test_hand_module_mirrors_the_cells_tile_test():
+    """hand.py cannot import cells (cells imports it), so it mirrors three of cells' settings;
+    they must stay equal or the hand split and the tile tests it stands beside disagree."""
+    from piecebridge.vision import cells
+
+    assert hand.CHROMA == cells.CHROMA_WEIGHT
+    assert hand.TILE_TOLERANCE == cells.SEEN_TOLERANCE
+    assert hand.TILE_LIGHT == cells.PIXEL_TILE_LIGHT
