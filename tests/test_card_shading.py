@@ -7,7 +7,7 @@ import numpy as np
 from piecebridge.vision import card_cells as cc
 from piecebridge.vision import card_shading as cs
 
-from tests.test_card_cells import CELL, M, SIZE, blank_grid, draw, lines_over
+from tests.test_card_cells import CELL, SIZE, M, blank_grid, draw, lines_over
 
 X = cc.MARK_CLASSES.index("x")
 TARGET = 2 * 10 + 2  # C3, a marked cell with unshaded neighbours

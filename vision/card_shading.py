@@ -87,7 +87,10 @@ def side_steps(bare: np.ndarray, m: int, cell: int, i: int) -> list[float]:
     down = slice(y + k, y + cell - k)
     pairs = (
         (bare[y + a : y + b, along], bare[y - b + 1 : y - a + 1, along]),
-        (bare[y + cell - b + 1 : y + cell - a + 1, along], bare[y + cell + a : y + cell + b, along]),
+        (
+            bare[y + cell - b + 1 : y + cell - a + 1, along],
+            bare[y + cell + a : y + cell + b, along],
+        ),
         (bare[down, x + a : x + b], bare[down, x - b + 1 : x - a + 1]),
         (bare[down, x + cell - b + 1 : x + cell - a + 1], bare[down, x + cell + a : x + cell + b]),
     )
@@ -112,7 +115,7 @@ def cell_levels(steps: list[float], ps: np.ndarray, i: int, contrast: float) -> 
     paper, 1 for the shaded."""
     r, c = divmod(i, 10)
     out = []
-    for step, (dr, dc) in zip(steps, _SIDES):
+    for step, (dr, dc) in zip(steps, _SIDES, strict=True):
         rr, cc = r + dr, c + dc
         if not (0 <= rr < 10 and 0 <= cc < 10) or not np.isfinite(step):
             continue
