@@ -1117,6 +1117,17 @@ class _Cell:
     confidence: float
 
 
+def _second_shading_opinion(rect: np.ndarray, pm: np.ndarray, ps: np.ndarray) -> np.ndarray:
+    """``ps`` after :func:`piecebridge.vision.card_shading.second_opinion` (a doubted
+    marked cell whose bare paper steps darker across its lines is turned shaded); the
+    grid's layers are worked out again only when some cell is doubted."""
+    from piecebridge.vision import card_shading
+
+    if card_shading.candidates(pm, ps).size == 0:
+        return ps
+    return card_shading.second_opinion(_layers(rect, CELL_PX, MARGIN_CELLS), CELL_PX, pm, ps)
+
+
 def classify_grid(rect: np.ndarray, clf: CellNet, min_confidence: float | None = None):
     """Read all 100 cells of an upright rectified grid.
 
@@ -1127,6 +1138,7 @@ def classify_grid(rect: np.ndarray, clf: CellNet, min_confidence: float | None =
 
     thr = clf.min_confidence if min_confidence is None else min_confidence
     pm, ps = clf.predict_grid(rect)
+    ps = _second_shading_opinion(rect, pm, ps)
     cells: dict = {}
     unknown: list[str] = []
     for i in range(100):

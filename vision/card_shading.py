@@ -1,0 +1,148 @@
+"""A second opinion on ``shaded`` for a marked cell the networks call unshaded, unsurely.
+
+Pencil shading fills a cell up to (or a little short of) its printed lines, so where a
+shaded cell meets an unshaded one the bare paper steps darker across the line; a
+shadow or uneven light changes smoothly and steps nowhere. For a marked cell whose
+shading probability lies in ``[MIN_DOUBT, 0.5)``, the mark's strokes are masked out and
+the paper left just inside each of its four lines is compared with the paper just across
+the line, in the neighbour, wherever the networks read that neighbour surely unshaded
+(its level is 0) or surely shaded (its level is 1). Each step is measured in this
+grid's own contrast (the median bare paper of its surely shaded cells minus that of its
+surely unshaded ones), never as an absolute grey level, so another renderer, pencil or
+light scales it alike. When every one of at least ``MIN_SIDES`` sides puts the cell
+above ``MIN_LEVEL``, the cell is turned shaded: its probability is mirrored about one
+half, so its confidence (and whether it is unknown) stays the networks'.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+# Cells the opinion may turn: the networks' shading probability in [MIN_DOUBT, 0.5) and a
+# mark read. Below 0.05 the networks are right often enough that on the alt tune style
+# the opinion made cells wrong (0.02: one alt cell newly wrong, 0.005: three).
+MIN_DOUBT = 0.05
+# A neighbour is a reference when the networks read it surely: shading below SURE or
+# above 1 - SURE.
+SURE = 0.1
+# Stroke layer (normalised to the grid's darkest strokes) above this is a stroke; grown by
+# STROKE_GROW_PX so a stroke's soft edge is masked too (alt's wide grainy strokes leave
+# half-dark pixels beside their cores: 0.3 grown 1 px turned alt cells wrongly).
+STROKE_LEVEL = 0.2
+STROKE_GROW_PX = 2
+# The bands compared across each line: BAND_FROM_PX to BAND_TO_PX (exclusive) from the
+# line, at 32 px a cell (the line itself is ~2 px each side; shading may stop up to 12 % of
+# a cell, ~4 px, short of it), and BAND_INSET_PX short of the two crossing lines.
+BAND_FROM_PX = 5
+BAND_TO_PX = 11
+BAND_INSET_PX = 5
+# Fewest bare pixels for a band's median, and for a whole cell's (a cell's block is the
+# cell inset by BAND_INSET_PX).
+MIN_BAND_PX = 8
+MIN_CELL_PX = 10
+# At least MIN_REF_CELLS sure cells of each kind to measure the grid's contrast, and a
+# contrast of at least MIN_CONTRAST (darkness against the paper) to divide by.
+MIN_REF_CELLS = 3
+MIN_CONTRAST = 0.05
+# At least MIN_SIDES sides measured, and the cell's lowest level on them above MIN_LEVEL
+# (0 = the unshaded paper, 1 = the shaded): on the tune sets every value in 0.15-0.45
+# made no cell newly wrong on classic and print-tune; 0.3 is the middle.
+MIN_SIDES = 2
+MIN_LEVEL = 0.3
+_SIDES = ((-1, 0), (1, 0), (0, -1), (0, 1))  # top, bottom, left, right
+
+
+def candidates(pm: np.ndarray, ps: np.ndarray) -> np.ndarray:
+    """Cells (indices) the opinion looks at: a mark read, shading doubted but below 0.5."""
+    return np.flatnonzero((pm.argmax(1) > 0) & (ps >= MIN_DOUBT) & (ps < 0.5))
+
+
+def bare_paper(lay: dict) -> np.ndarray:
+    """Darkness against the paper (0..1) with every pencil stroke (grown) set to NaN."""
+    d = np.clip(1 - lay["img"] / lay["papers"][3], 0, 1)
+    k = 2 * STROKE_GROW_PX + 1
+    strokes = cv2.dilate((lay["norm"] > STROKE_LEVEL).astype(np.uint8), np.ones((k, k), np.uint8))
+    return np.where(strokes > 0, np.float32(np.nan), d.astype(np.float32))
+
+
+def _median(a: np.ndarray, least: int) -> float:
+    v = a[np.isfinite(a)]
+    return float(np.median(v)) if v.size >= least else float("nan")
+
+
+def cell_paper(bare: np.ndarray, m: int, cell: int, i: int) -> float:
+    """Median bare paper of cell ``i`` inset by ``BAND_INSET_PX`` (NaN: too few pixels)."""
+    y, x = m + (i // 10) * cell, m + (i % 10) * cell
+    k = BAND_INSET_PX
+    return _median(bare[y + k : y + cell - k, x + k : x + cell - k], MIN_CELL_PX)
+
+
+def side_steps(bare: np.ndarray, m: int, cell: int, i: int) -> list[float]:
+    """Per side (top, bottom, left, right): the median bare paper just inside cell ``i``
+    minus that just across the line (NaN where a band has too few bare pixels)."""
+    y, x = m + (i // 10) * cell, m + (i % 10) * cell
+    a, b, k = BAND_FROM_PX, BAND_TO_PX, BAND_INSET_PX
+    along = slice(x + k, x + cell - k)
+    down = slice(y + k, y + cell - k)
+    pairs = (
+        (bare[y + a : y + b, along], bare[y - b + 1 : y - a + 1, along]),
+        (
+            bare[y + cell - b + 1 : y + cell - a + 1, along],
+            bare[y + cell + a : y + cell + b, along],
+        ),
+        (bare[down, x + a : x + b], bare[down, x - b + 1 : x - a + 1]),
+        (bare[down, x + cell - b + 1 : x + cell - a + 1], bare[down, x + cell + a : x + cell + b]),
+    )
+    return [_median(p, MIN_BAND_PX) - _median(q, MIN_BAND_PX) for p, q in pairs]
+
+
+def grid_contrast(bare: np.ndarray, m: int, cell: int, ps: np.ndarray) -> float:
+    """This grid's bare paper of surely shaded cells minus that of surely unshaded ones
+    (NaN with fewer than ``MIN_REF_CELLS`` of either)."""
+    levels = {}
+    for name, cells in (("shaded", ps > 1 - SURE), ("unshaded", ps < SURE)):
+        v = np.array([cell_paper(bare, m, cell, i) for i in np.flatnonzero(cells)])
+        v = v[np.isfinite(v)]
+        if v.size < MIN_REF_CELLS:
+            return float("nan")
+        levels[name] = float(np.median(v))
+    return levels["shaded"] - levels["unshaded"]
+
+
+def cell_levels(steps: list[float], ps: np.ndarray, i: int, contrast: float) -> list[float]:
+    """The cell's level on each side whose neighbour is read surely: 0 for the unshaded
+    paper, 1 for the shaded."""
+    r, c = divmod(i, 10)
+    out = []
+    for step, (dr, dc) in zip(steps, _SIDES, strict=True):
+        rr, cc = r + dr, c + dc
+        if not (0 <= rr < 10 and 0 <= cc < 10) or not np.isfinite(step):
+            continue
+        q = ps[rr * 10 + cc]
+        if q < SURE:
+            out.append(step / contrast)
+        elif q > 1 - SURE:
+            out.append(1 + step / contrast)
+    return out
+
+
+def second_opinion(lay: dict, cell: int, pm: np.ndarray, ps: np.ndarray) -> np.ndarray:
+    """``ps`` with the doubted marked cells the bare paper calls shaded mirrored to shaded.
+
+    ``lay``: the grid's pencil layers (``card_cells._layers``); ``pm`` (100, marks) and
+    ``ps`` (100,): the networks' probabilities. Never turns a cell unshaded.
+    """
+    out = ps.copy()
+    todo = candidates(pm, ps)
+    if todo.size == 0:
+        return out
+    bare, m = bare_paper(lay), lay["m"]
+    contrast = grid_contrast(bare, m, cell, ps)
+    if not contrast > MIN_CONTRAST:
+        return out
+    for i in todo:
+        levels = cell_levels(side_steps(bare, m, cell, i), ps, i, contrast)
+        if len(levels) >= MIN_SIDES and min(levels) > MIN_LEVEL:
+            out[i] = 1 - ps[i]
+    return out
