@@ -66,6 +66,17 @@ def test_a_cell_a_one_colour_coin_fits_is_no_pawn_claimed():
     assert (coin.kind, pawn.kind, pawn.suit) == ("unknown", "pawn", "moons")
 
 
+def test_on_a_two_tone_board_a_coins_fine_look_rules_out_no_pawn():
+    """Checkered pawns fit the one-colour coins' fine looks as well as coins do: there the
+    fit names no coin's face, and a claim stands."""
+    looks = _looks()
+    looks.pawns_on_tone = {"suns": np.zeros((4, 4, 3), np.float32)}
+    d = CellDecision("g8", "unknown", coin_detail=cells.PAWN_COIN_DETAIL + 0.1)
+    assert cells._a_coins_face(d, _looks()) and not cells._a_coins_face(d, looks)
+    cells._claim_pawns([(0.71, 0.06, d, "arms")], set(), looks)
+    assert (d.kind, d.suit) == ("pawn", "arms")
+
+
 #: Tune woodburned shots whose corner pawn, out of focus, read empty at main: 12 (rig 3,
 #: h8; with it read, the moons coin on g8 was claimed as the arms pawn until the claim
 #: rules left a one-colour coin's face alone) and 189 (rig 47, a1). Shot 206 (rig 51): the

@@ -901,7 +901,7 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
     # ... and one whose fine look a one-colour coin's fits closely is no pawn: it is left
     # unknown (see PAWN_COIN_DETAIL).
     for d in out:
-        if d.kind == "pawn" and d.coin_detail >= PAWN_COIN_DETAIL:
+        if d.kind == "pawn" and _a_coins_face(d, looks):
             d.kind, d.suit, d.confidence = "unknown", None, 0.0
     # Beside a hand, an arm or its shadow can look like a dark pawn: a pawn claimed next
     # to a covered cell must fit very closely.
@@ -1385,7 +1385,7 @@ def _claim_pawns(claims: list[tuple], taken: set[str], looks: PieceLooks) -> Non
     (:func:`_no_pawn_body`) nor one a one-colour coin's fine look fits closely
     (``PAWN_COIN_DETAIL``)."""
     for fit, lead, d, suit in sorted(claims, key=lambda c: c[0], reverse=True):
-        if suit in taken or d.coin_detail >= PAWN_COIN_DETAIL:  # a coin's face: no pawn
+        if suit in taken or _a_coins_face(d, looks):
             continue
         if _no_pawn_body(d, looks):  # no pawn there: the suit stays free for the next claim
             d.no_body = True
@@ -4391,7 +4391,15 @@ DETAIL_TURN_LEAD = 0.2
 #: :func:`decide` reads as a pawn: the 1,496 pawns fit it 0.487 at most (13 at 0.45-0.49);
 #: the coins so read fit it 0.36-0.79, the 3 of them a pawn at the end 0.551-0.729 (fresh
 #: 1700-1712: one more, 0.584). As ``COIN_DETAIL_SHOWN``: what tile does not fit so.
+#: Printplay 0-24 (one tone, one ink): its 299 pawns so measured 0.459 at most.
 PAWN_COIN_DETAIL = COIN_DETAIL_SHOWN
+
+
+def _a_coins_face(d: CellDecision, looks: PieceLooks) -> bool:
+    """Whether a one-colour coin's fine look fits a cell as it fits no pawn
+    (``PAWN_COIN_DETAIL``), on a board of one tile tone: on tune checkered 0-24 (two tones,
+    ``pawns_on_tone``) the pawns fit those looks up to 0.69 (94 of 306 at 0.5 or more)."""
+    return d.coin_detail >= PAWN_COIN_DETAIL and not looks.pawns_on_tone
 
 
 def _coin_detail(cells: list[CellDecision], views: BoardViews, looks: PieceLooks) -> None:
@@ -4410,12 +4418,14 @@ def _coin_detail(cells: list[CellDecision], views: BoardViews, looks: PieceLooks
     suits = [s for s, alike in ink_alike(looks).items() if alike and s in turned]
     if not suits:
         return
+    # A pawn's too, where the fit can tell it from a coin (see _a_coins_face).
+    kinds = ("empty", "unknown") if looks.pawns_on_tone else ("empty", "unknown", "pawn")
     todo = [
         d
         for d in cells
         if d.energy_ratio >= COIN_DETAIL_ENERGY * looks.empty_ratio
         and d.detail_ratio >= COIN_DETAIL_FINE * looks.detail_empty
-        and decide(_copied(d), looks).kind in ("empty", "unknown", "pawn")
+        and decide(_copied(d), looks).kind in kinds
     ]
     if not todo:
         return
