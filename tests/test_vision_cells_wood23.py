@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from piecebridge.vision import cells
 from piecebridge.vision.cells import CellDecision, PieceLooks, decide
-from vision_support import read_tune_shot, wrong_cells
+from vision_support import check_tune_shot
 
 
 def _soft_pawn(**kw) -> CellDecision:
@@ -88,9 +88,4 @@ def test_woodburned_pawns_out_of_focus_read_coins_no_pawn_and_nothing_wrong(
     rig, shot, cell, unknown
 ):
     """About 5 s each: the calibration learned, the shot read."""
-    want, got, left = read_tune_shot(rig, shot, "woodburned")
-    if cell:
-        assert got.get(cell) == want[cell]
-    if unknown:
-        assert unknown in left
-    assert wrong_cells(want, got, left) == []
+    check_tune_shot(rig, shot, "woodburned", cell, unknown)
