@@ -17,7 +17,7 @@ from piecebridge.vision.cells import (
     symbol_shape,
 )
 from piecebridge.vision.raster import FACE_CROP
-from vision_support import read_tune_shot, wrong_cells
+from vision_support import check_tune_shot
 
 
 def _symbol(points: int) -> np.ndarray:
@@ -88,9 +88,4 @@ def test_woodburned_coins_named_where_both_measures_agree_and_none_wrongly(
     rig, shot, named, unknown
 ):
     """About 5 s each: the calibration learned, the shot read."""
-    want, got, left = read_tune_shot(rig, shot, "woodburned")
-    if named:
-        assert got.get(named) == want[named]
-    if unknown:
-        assert unknown in left
-    assert wrong_cells(want, got, left) == []
+    check_tune_shot(rig, shot, "woodburned", named, unknown)

@@ -44,6 +44,18 @@ def read_tune_shot(rig: int, shot: int, art: str) -> tuple[dict, dict, set]:
     return _pieces(s.truth), _pieces(board), set(board["unknown"])
 
 
+def check_tune_shot(rig: int, shot: int, art: str, read: str | None, unknown: str | None) -> None:
+    """Read tune ``shot`` of ``art`` (see :func:`read_tune_shot`) and check that cell ``read``
+    is read as the truth says, cell ``unknown`` is left unknown (either may be None), and no
+    cell is wrong."""
+    want, got, left = read_tune_shot(rig, shot, art)
+    if read:
+        assert got.get(read) == want[read]
+    if unknown:
+        assert unknown in left
+    assert wrong_cells(want, got, left) == []
+
+
 def _pieces(board: dict) -> dict:
     """A ``reflec-board/1`` object's pieces by cell."""
     got = {c["cell"]: ("coin", c["suit"], c["facing"]) for c in board["coins"]}

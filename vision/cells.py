@@ -799,9 +799,9 @@ class CellDecision:
     # and the least share of any learned look's marks that lies in view (-1: not measured).
     strays: int = -1
     marks_in_view: float = -1.0
-    # For a cell of a one-colour set (see ink_alike) that may be taken for tile: how well the
-    # best of those coins' fine looks fits it (-1: not measured; see _coin_detail), and that
-    # look's suit and facing, its lead over the other suits' and over its other turns.
+    # For a cell of a one-colour set (see ink_alike) that may be taken for tile or a pawn: how
+    # well the best of those coins' fine looks fits it (-1: not measured; see _coin_detail),
+    # and that look's suit and facing, its lead over the other suits' and over its other turns.
     coin_detail: float = -1.0
     detail_coin: tuple[str, str, float, float] | None = None
     # Read as a pawn (by its look or a pawn rule of decide_all) where no pawn's body shows
@@ -897,6 +897,11 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
     # turn is that coin (see _clear_rival), named by _coins_by_their_facing below.
     for d in out:
         if d.kind == "pawn" and _clear_rival(d, looks):
+            d.kind, d.suit, d.confidence = "unknown", None, 0.0
+    # ... and one whose fine look a one-colour coin's fits closely is no pawn: it is left
+    # unknown (see PAWN_COIN_DETAIL).
+    for d in out:
+        if d.kind == "pawn" and _a_coins_face(d, looks):
             d.kind, d.suit, d.confidence = "unknown", None, 0.0
     # Beside a hand, an arm or its shadow can look like a dark pawn: a pawn claimed next
     # to a covered cell must fit very closely.
@@ -1377,9 +1382,10 @@ def _hue_names_another(d: CellDecision, suit: str, taken: set[str]) -> bool:
 def _claim_pawns(claims: list[tuple], taken: set[str], looks: PieceLooks) -> None:
     """Decide ``claims`` (fit, lead, cell, suit) as pawns, best fit first, a suit once (not
     in ``taken``, which grows), at most half sure; never a cell showing no pawn's body
-    (:func:`_no_pawn_body`)."""
+    (:func:`_no_pawn_body`) nor one a one-colour coin's fine look fits closely
+    (``PAWN_COIN_DETAIL``)."""
     for fit, lead, d, suit in sorted(claims, key=lambda c: c[0], reverse=True):
-        if suit in taken:
+        if suit in taken or _a_coins_face(d, looks):
             continue
         if _no_pawn_body(d, looks):  # no pawn there: the suit stays free for the next claim
             d.no_body = True
@@ -4236,6 +4242,29 @@ def _coin_past_pawn_looks(d: CellDecision, looks: PieceLooks) -> bool:
     return lead >= looks.min_margin and _clear_face(dataclasses.replace(d, margin=lead), looks)
 
 
+#: See :func:`_pawn_coloured`: a cell whose colour named a suit's pawn is no plain tile when
+#: that colour, brought to the tile's lightness (``shade_tint``, a shadow's tint left out),
+#: lies at least this far from the tile's. Tune woodburned 0-74, cells plain in detail
+#: (under ``detail_empty``, not covered) whose colour named a pawn: the 4 pawns so read
+#: empty (out of focus near the board's corners) at 20.9-39.5; the 20 empty cells in view
+#: at 7.7 at most (one more, hidden under a hand, 20.5); the coins 10.0-21.0. Read after
+#: choosing, tune 90-149: pawns 10.5 (left empty) and 28.6, empty cells in view 17.3 (left
+#: unknown) and 10.8 down.
+PAWN_SHADE_TINT = 15.0
+
+
+def _pawn_coloured(d: CellDecision, looks: PieceLooks) -> bool:
+    """Whether a cell's colour named a suit's pawn (``colour_named``, see
+    :func:`_pawn_by_colour`) and is not the tile's in any shade (``PAWN_SHADE_TINT``): a
+    pawn out of focus (near the board's corners) is as plain in fine detail as tile, and a
+    one-colour set's pawns are of the tile's hue and lightness range, but a shadow does
+    not change the tile's colour for its lightness, a pawn's body does. Only on a board of
+    one tile tone: ``shade_tint`` is taken from the board's one tile colour, and the other
+    tone of a two-tone board (``pawns_on_tone``) is no shade of it (tune checkered 0-24:
+    90 empty cells of the dark tone would be left unknown, 3 read as a pawn)."""
+    return d.colour_named and d.shade_tint >= PAWN_SHADE_TINT and not looks.pawns_on_tone
+
+
 def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
     """Turn measurements into a verdict with a confidence, or ``unknown``.
 
@@ -4246,7 +4275,8 @@ def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
       plain tile under glare);
     * a cell of tile colour without fine detail (under ``detail_empty`` x its noise floor;
       smooth shading such as a shadow does not count): empty; "tile colour" also under a
-      coloured light (``local_tint``: its middle the colour of the tile around it);
+      coloured light (``local_tint``: its middle the colour of the tile around it), but
+      not a pawn's colour that is no shade of the tile's (:func:`_pawn_coloured`);
     * quiet cell (structure under ``empty_ratio`` x noise floor) of tile colour: empty;
     * a look that is similar enough and clearly ahead of other kinds/suits (and, for a coin,
       one turn clearly ahead): that piece;
@@ -4280,6 +4310,8 @@ def decide(d: CellDecision, looks: PieceLooks) -> CellDecision:
     # ... and not darker than a shadow makes the tile: a black pawn out of focus is as
     # plain in detail (mixed tune shot 215 a8, 0.34 x the typical cell; empty cells 0.40 up).
     dark = d.light_ratio < looks.covered_empty_light[0]
+    # ... nor of a pawn's colour that no shade of the tile takes (a pawn out of focus).
+    foreign = foreign or _pawn_coloured(d, looks)
     if d.detail_ratio < looks.detail_empty and not foreign and not dark:
         d.kind, d.suit, d.facing = "empty", None, None
         d.confidence = float(np.clip(1.5 - d.detail_ratio / looks.detail_empty, 0.5, 1.0))
@@ -4353,28 +4385,47 @@ COIN_DETAIL_SHOWN = 0.5
 #: 0.09); the existing fine-suit reads lead 0.03 and more when right (FINE_SUIT_LEAD).
 DETAIL_SUIT_LEAD = 0.1
 DETAIL_TURN_LEAD = 0.2
+#: A cell read as a pawn (by its look, :func:`decide`, or claimed by a pawn rule of
+#: :func:`decide_all`) whose ``coin_detail`` is at least this is left unknown: a one-colour
+#: coin's fine look fits it as it fits no pawn. Tune woodburned 0-74 and 90-149, cells
+#: :func:`decide` reads as a pawn: the 1,496 pawns fit it 0.487 at most (13 at 0.45-0.49);
+#: the coins so read fit it 0.36-0.79, the 3 of them a pawn at the end 0.551-0.729 (fresh
+#: 1700-1712: one more, 0.584). As ``COIN_DETAIL_SHOWN``: what tile does not fit so.
+#: Printplay 0-24 (one tone, one ink): its 299 pawns so measured 0.459 at most.
+PAWN_COIN_DETAIL = COIN_DETAIL_SHOWN
+
+
+def _a_coins_face(d: CellDecision, looks: PieceLooks) -> bool:
+    """Whether a one-colour coin's fine look fits a cell as it fits no pawn
+    (``PAWN_COIN_DETAIL``), on a board of one tile tone: on tune checkered 0-24 (two tones,
+    ``pawns_on_tone``) the pawns fit those looks up to 0.69 (94 of 306 at 0.5 or more)."""
+    return d.coin_detail >= PAWN_COIN_DETAIL and not looks.pawns_on_tone
 
 
 def _coin_detail(cells: list[CellDecision], views: BoardViews, looks: PieceLooks) -> None:
-    """Set ``coin_detail`` and ``detail_coin`` of each cell that may be taken for tile
-    (structure and fine detail as ``COIN_DETAIL_ENERGY`` and ``COIN_DETAIL_FINE`` say,
-    decided empty or unknown on its own) where the coins of some suits share their ink (see
+    """Set ``coin_detail`` and ``detail_coin`` of each cell that may be taken for tile or
+    a pawn (structure and fine detail as ``COIN_DETAIL_ENERGY`` and ``COIN_DETAIL_FINE``
+    say, decided empty, unknown or a pawn on its own; see ``PAWN_COIN_DETAIL``) where the
+    coins of some suits share their ink (see
     :func:`ink_alike`): how well the best of those suits' fine looks, any turn, fits the
     middle of the cell (as a coin's facing is read), and which look that is.
 
     A one-colour coin (woodburned: a symbol burnt into wood) in shadow or out of focus shows
     little structure and its coarse look is one brown blob: the coarse tests take it for
-    wood grain. Its fine look still fits it far better than any tile's does."""
+    wood grain. Its fine look still fits it far better than any tile's does, and than
+    any pawn's: its coarse look, a brown disc, may be taken for a pawn's."""
     turned = looks.turned_faces()
     suits = [s for s, alike in ink_alike(looks).items() if alike and s in turned]
     if not suits:
         return
+    # A pawn's too, where the fit can tell it from a coin (see _a_coins_face).
+    kinds = ("empty", "unknown") if looks.pawns_on_tone else ("empty", "unknown", "pawn")
     todo = [
         d
         for d in cells
         if d.energy_ratio >= COIN_DETAIL_ENERGY * looks.empty_ratio
         and d.detail_ratio >= COIN_DETAIL_FINE * looks.detail_empty
-        and decide(_copied(d), looks).kind in ("empty", "unknown")
+        and decide(_copied(d), looks).kind in kinds
     ]
     if not todo:
         return
