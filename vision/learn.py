@@ -63,6 +63,7 @@ from piecebridge.vision.locate import (
     GridInDoubt,
     MaybeCellOff,
     board_by_tiles,
+    boards_by_tone,
     check_in_frame,
     corner_gap,
     find_board,
@@ -451,12 +452,16 @@ def learn_setup(
     in view (:func:`_in_view_after_all`); one it doubts (:class:`GridInDoubt`: a printed
     grid, few crosses, or lines saying a cell off) where the layout shows on it in place.
     A photo so refused is learned on the board found from whole tiles, elsewhere, where the
-    whole layout reads back there alone (:func:`_learn_by_tiles`); else the refusal stands.
+    whole layout reads back there alone (:func:`_learn_by_tiles`), else on a board outlined
+    by its grid's corners shown by tone, where the whole layout reads back at one such place
+    alone (:func:`_learn_by_tone`); else the refusal stands.
     """
     try:
         return _learn_found(frame_bgr, camera_calibration)
     except UserError as refusal:
         learned = _learn_by_tiles(frame_bgr, refusal, camera_calibration)
+        if learned is None:
+            learned = _learn_by_tone(frame_bgr, refusal, camera_calibration)
         if learned is None:
             raise
         return learned
@@ -549,6 +554,79 @@ def _learn_by_tiles(
     if not (_reads_back_whole(report) and _whole_here_only(frame_bgr, pose, camera_calibration)):
         return None
     return setup, {**report, "found_by_tiles": True}
+
+
+#: The most outlines of a grid by tone (:func:`boards_by_tone`) :func:`_learn_by_tone`
+#: judges: a lattice of corners seen placed more ways is mostly not the board's (tune
+#: checkered calibration photo of rig 134, a dark wood's grain: 20 placements, each 5-8
+#: cells off); a board's corners under four rows of pieces give one to four.
+MOST_TONE_BOARDS = 6
+
+
+def _learn_by_tone(
+    frame_bgr: np.ndarray, refusal: UserError, camera_calibration: str | None = None
+) -> tuple[BoardSetup, dict[str, Any]] | None:
+    """The setup learned on a board outlined by the corners of its grid shown by tone
+    (:func:`boards_by_tone`), or a grid a cell over from one (``MOVES``, fitted by its
+    steps, :func:`_refit_moved`), where every other search was refused (``refusal``), or
+    None: learned only where exactly one such place shows its tiles by tone
+    (``TONE_TILES``), lies away from the grid refused and wholly in the frame, passes every
+    check :func:`_learn_from` makes and reads the whole layout back there and on no grid a
+    cell over (:func:`_whole_here_only`).
+
+    The board finder takes one grid by tone and checks it: on a calibration photo its
+    corners under the four rows of pieces fit several placements and the one taken may
+    lie a cell or two off (tune checkered rigs 82, 124, 179); a gingham's squares beyond
+    the board can pull the corners' lattice a cell off (66, 170) or make the grid in place
+    look part of a larger one (39); a grid of lines refused as printed is never sought by
+    tone at all (71, 138, 163). The layout, read back whole at one place alone, says where
+    the board lies."""
+    boards = boards_by_tone(frame_bgr)
+    if not boards or len(boards) > MOST_TONE_BOARDS:
+        return None
+    places = _places_by_tone(frame_bgr, boards, _refused_grid(refusal))
+    learned = [_learned_by_tone_at(frame_bgr, place, camera_calibration) for place in places]
+    learned = [found for found in learned if found is not None]
+    if len(learned) != 1:
+        return None  # no place, or two reading the layout back: which is the board?
+    setup, report = learned[0]
+    return setup, {**report, "found_by_tone": True}
+
+
+def _places_by_tone(
+    frame_bgr: np.ndarray, boards: list[BoardPose], refused: BoardPose | None
+) -> list[BoardPose]:
+    """Each board of ``boards`` and each grid a cell over from it (``MOVES``), fitted again
+    by its steps (:func:`_refit_moved`) to ``FIT_CROSSES`` at least, one of each place
+    (``SAME_PLACE``), none at the grid ``refused`` (already judged)."""
+    gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
+    places: list[BoardPose] = []
+    for board in boards:
+        for sx, sy in ((0, 0), *MOVES):
+            moved = _refit_moved(gray, board, sx, sy)
+            if moved is None or moved.crosses_found < FIT_CROSSES or _at_grid(moved, refused):
+                continue
+            if any(corner_gap(moved, p.corners, np.max) < SAME_PLACE for p in places):
+                continue
+            moved.tile_color_lab = board.tile_color_lab
+            places.append(moved)
+    return places
+
+
+def _learned_by_tone_at(
+    frame_bgr: np.ndarray, pose: BoardPose, camera_calibration: str | None = None
+) -> tuple[BoardSetup, dict[str, Any]] | None:
+    """The setup :func:`_learn_by_tone` learns at ``pose``, or None (see there)."""
+    if not _tiles_by_tone(frame_bgr, pose):
+        return None
+    try:
+        check_in_frame(pose, frame_bgr.shape)
+        setup, report = _learn_from(frame_bgr, pose, None, camera_calibration)
+    except UserError:
+        return None
+    if not (_reads_back_whole(report) and _whole_here_only(frame_bgr, pose, camera_calibration)):
+        return None
+    return setup, report
 
 
 def _at_grid(pose: BoardPose, refused: BoardPose | None) -> bool:

@@ -1468,6 +1468,32 @@ def refine_by_tone(gray: np.ndarray, pose: BoardPose, **fit: Any) -> BoardPose |
         _BY_TONE.reset(token)
 
 
+def boards_by_tone(bgr: np.ndarray) -> list[BoardPose]:
+    """Every board the corners of a grid shown by tone outline (:func:`_saddle_outlines`:
+    each placement of the 7x7 inner corners seen, on the frame at ``WORK_WIDTH``), fitted
+    on the full frame by its steps in tone (:func:`refine_by_tone`, as ``FULL_STAGES``),
+    with no check made: a second opinion for a caller that judges each by other means (a
+    calibration photo's layout, :func:`piecebridge.vision.learn._learn_by_tone`).
+
+    A calibration photo's four rows of pieces hide half the corners, so the corners seen
+    fit several placements, and the search takes the one fitting most crosses (tune
+    checkered calibration photos of rigs 82 and 124: the first placement in place, 0.1
+    cell, the one taken a cell and two cells off)."""
+    small, S = _downscaled(bgr, WORK_WIDTH)
+    gray = _grey(bgr)
+    out = []
+    for quad in _saddle_outlines(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)):
+        H = cv2.getPerspectiveTransform(
+            CANONICAL_CORNERS.astype(np.float32), _order_quad(quad).astype(np.float32)
+        )
+        pose = BoardPose(np.linalg.inv(S) @ H)
+        for px_max, search in FULL_STAGES:
+            px = max(SMALL_PX, min(px_max, round(pose.cell_size_px())))
+            pose = refine_by_tone(gray, pose, px_per_cell=px, search=search) or pose
+        out.append(_with_frame_colour(pose, bgr, WORK_WIDTH))
+    return out
+
+
 def _saddles_seen(bgr: np.ndarray) -> bool:
     """Whether the small frame shows a lattice of a tone grid's corners (an outline of
     :func:`_saddle_outlines`): the usual search by tone runs only then, as a frame without
