@@ -38,7 +38,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from card_data import photo_path, style_photo_path, use_model  # noqa: E402
-from piecebridge.vision import card, card_cells  # noqa: E402
+from piecebridge.vision import card, card_cells, card_shading  # noqa: E402
 
 from piecebridge.commands.score import read_and_score, run_batch  # noqa: E402
 
@@ -56,14 +56,23 @@ def _reading_with(net):
 
 def _functions_at(rev: str, tmp: Path) -> list[tuple[object, str, object]]:
     """The reader's code as it was at git ``rev``: ``(owner, name, function)`` for every
-    module-level function of its two modules, and every method of their classes, loaded
-    apart (module name ``<module>_at_rev``), that the working tree's modules also have."""
+    module-level function of its modules (``card``, ``card_cells`` and, where ``rev`` has
+    it, ``card_shading``, which ``card_cells`` calls through the module at call time), and
+    every method of their classes, loaded apart (module name ``<module>_at_rev``), that
+    the working tree's modules also have."""
     repo = Path(__file__).resolve().parent.parent
     out = []
-    for mod, rel in ((card, "vision/card.py"), (card_cells, "vision/card_cells.py")):
+    modules = (
+        (card, "vision/card.py", True),
+        (card_cells, "vision/card_cells.py", True),
+        (card_shading, "vision/card_shading.py", False),  # absent before the twenty-third session
+    )
+    for mod, rel, required in modules:
         shown = subprocess.run(
             ["git", "show", f"{rev}:{rel}"], cwd=repo, capture_output=True, text=True
         )
+        if shown.returncode and not required:
+            continue
         if shown.returncode:
             raise SystemExit(f"--compare-rev {rev}: no {rel} there ({shown.stderr.strip()})")
         src = shown.stdout
@@ -185,8 +194,8 @@ def main() -> None:
     ap.add_argument(
         "--compare-rev",
         metavar="REV",
-        help="also time the reader's code (vision/card.py, vision/card_cells.py) as it was "
-        "at git revision REV, interleaved with the working tree's (same model)",
+        help="also time the reader's code (vision/card.py, card_cells.py, card_shading.py) as "
+        "it was at git revision REV, interleaved with the working tree's (same model)",
     )
     ap.add_argument(
         "--same-as",
