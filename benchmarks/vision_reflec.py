@@ -309,9 +309,17 @@ def evaluate(
 
 
 def decline_cause(d, lk) -> str:
-    """The test of ``decide`` that left the unknown decision ``d`` undecided (see :func:`why`)."""
+    """The test of ``decide`` that left the unknown decision ``d`` undecided, or the step of
+    ``decide_all`` that undid the pawn ``decide`` read there (see :func:`why`).
+
+    >>> from piecebridge.vision.cells import CellDecision
+    >>> decline_cause(CellDecision("a1", "unknown", dropped="pawn-by-hand"), None)
+    'pawn-by-hand'
+    """
     from piecebridge.vision.cells import facing_sure
 
+    if d.dropped:
+        return d.dropped
     if d.covered:
         return "covered"
     if d.energy_ratio < lk.empty_ratio and d.similarity < lk.strong_similarity:
@@ -323,7 +331,7 @@ def decline_cause(d, lk) -> str:
         ("mark", is_coin and d.mark < 0),
         ("facing", is_coin and d.mark >= 0 and not facing_sure(d, lk)),
     )
-    return "+".join(name for name, low in tests if low) or "second-pawn"
+    return "+".join(name for name, low in tests if low) or "other"
 
 
 def readable_causes(decisions, truth: dict, lk) -> Counter:
@@ -429,9 +437,11 @@ def why(
     are hidden), ``quiet-tint`` / ``quiet-doubtful`` (structure under the empty threshold,
     but foreign colour or piece-like), ``sim`` / ``margin`` / ``facing`` (below the
     similarity, kind/suit margin or facing margin threshold), ``mark`` (the coin's separate
-    mark points another way than the learned look's turn), ``second-pawn`` (another cell
-    claims the suit's pawn, or a pawn beside a covered cell fits too loosely). Cells the
-    renderer reports covered are counted apart.
+    mark points another way than the learned look's turn); or, where ``decide`` read a pawn
+    that ``decide_all`` undid, that step (``cells.DROPPED_STEPS``): ``second-pawn`` (another
+    cell's claim on the suit's pawn ranks higher), ``pawn-by-hand`` (beside a covered cell it
+    fits too loosely), ``no-body``, ``coin-turn``, ``coin-face``; ``other`` where another of
+    ``decide``'s rules declined. Cells the renderer reports covered are counted apart.
     """
     causes: Counter = Counter()
     for rig in rigs:

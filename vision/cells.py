@@ -808,6 +808,9 @@ class CellDecision:
     # (see _no_pawn_body): left unknown, not called plain tile by the later rules either
     # (what is there, a fingertip, a coin, a pawn lying out of its cell, is no tile).
     no_body: bool = False
+    # The step of decide_all that undid decide's pawn here (one of DROPPED_STEPS; "" where
+    # none did): what a report names as the cause of its "unknown".
+    dropped: str = ""
     # For a busy coin-like cell on a board of two tile tones: the suit its colour names
     # clearly as a pawn's (either tone's pawn colours, see pawn_colours), else None; see
     # _flat_coin_pawns.
@@ -897,12 +900,12 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
     # turn is that coin (see _clear_rival), named by _coins_by_their_facing below.
     for d in out:
         if d.kind == "pawn" and _clear_rival(d, looks):
-            d.kind, d.suit, d.confidence = "unknown", None, 0.0
+            _drop_pawn(d, DROPPED_COIN_TURN)
     # ... and one whose fine look a one-colour coin's fits closely is no pawn: it is left
     # unknown (see PAWN_COIN_DETAIL).
     for d in out:
         if d.kind == "pawn" and _a_coins_face(d, looks):
-            d.kind, d.suit, d.confidence = "unknown", None, 0.0
+            _drop_pawn(d, DROPPED_COIN_FACE)
     # Beside a hand, an arm or its shadow can look like a dark pawn: a pawn claimed next
     # to a covered cell must fit very closely.
     for d, by_hand in zip(out, near, strict=True):
@@ -910,7 +913,7 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
         # colour), when it needs less.
         need = PAWN_BY_HAND_NAMED if d.colour_named else looks.pawn_by_hand_similarity
         if d.kind == "pawn" and by_hand and d.similarity < need:
-            d.kind, d.suit, d.confidence = "unknown", None, 0.0
+            _drop_pawn(d, DROPPED_BY_HAND)
     for suit in SUITS:
         claims = [d for d in out if d.kind == "pawn" and d.suit == suit]
         claims.sort(key=lambda d: _claim_rank(d, looks), reverse=True)
@@ -919,7 +922,7 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
             # a rival claim nearly as good: the one kept is at most half sure
             claims[0].confidence = min(claims[0].confidence, 0.5)
         for d in claims[1:]:
-            d.kind, d.suit, d.confidence = "unknown", None, 0.0
+            _drop_pawn(d, DROPPED_SECOND_PAWN)
     if looks.learned:
         _coins_by_their_facing(out, looks)
         _pawns_by_a_hand(out, looks)
@@ -937,6 +940,32 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
     else:
         left_unknown_where_unfit(out)  # the stand-ins may be no model of this set
     return out
+
+
+#: The steps of :func:`decide_all` that undo a pawn :func:`decide` read, as
+#: ``CellDecision.dropped`` names them: its coin look lines up in one turn (_clear_rival), a
+#: one-colour coin's fine look fits it (_a_coins_face), it fits too loosely beside a covered
+#: cell (PAWN_BY_HAND_NAMED, ``pawn_by_hand_similarity``), another cell's claim on the
+#: suit's one pawn ranks higher, or no pawn's body shows (_no_pawn_body).
+DROPPED_COIN_TURN = "coin-turn"
+DROPPED_COIN_FACE = "coin-face"
+DROPPED_BY_HAND = "pawn-by-hand"
+DROPPED_SECOND_PAWN = "second-pawn"
+DROPPED_NO_BODY = "no-body"
+DROPPED_STEPS = (
+    DROPPED_COIN_TURN, DROPPED_COIN_FACE, DROPPED_BY_HAND, DROPPED_SECOND_PAWN, DROPPED_NO_BODY
+)  # fmt: skip
+
+
+def _drop_pawn(d: CellDecision, step: str) -> None:
+    """Leave the pawn ``d`` unknown, noting the step of :func:`decide_all` that did.
+
+    >>> d = CellDecision("a1", "pawn", suit="arms", confidence=0.9)
+    >>> _drop_pawn(d, DROPPED_BY_HAND); d.kind, d.suit, d.confidence, d.dropped
+    ('unknown', None, 0.0, 'pawn-by-hand')
+    """
+    d.kind, d.suit, d.confidence = "unknown", None, 0.0
+    d.dropped = step
 
 
 #: See :func:`seen_shares`: a pixel is explained by a look when its relative Lab (the
@@ -960,7 +989,7 @@ def _bodied(claims: list[CellDecision], looks: PieceLooks) -> list[CellDecision]
     kept = [d for d in claims if not _no_pawn_body(d, looks)]
     for d in claims:
         if d not in kept:
-            d.kind, d.suit, d.confidence = "unknown", None, 0.0
+            _drop_pawn(d, DROPPED_NO_BODY)
     if claims and claims[0] not in kept:
         claims[0].no_body = True
     return kept
