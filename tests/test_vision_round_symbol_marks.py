@@ -23,10 +23,10 @@ INK = (40, 40, 160)
 DOT = {"north": (0, -11), "east": (11, 0), "south": (0, 11), "west": (-11, 0)}
 
 
-def _board(facing: str = "west", round_symbol: bool = True) -> tuple:
+def _board(facing: str | None = "west", round_symbol: bool = True) -> tuple:
     """A board raster (FACE_PX pixels a cell) with a coin in a8's place (cell 0), a round
-    symbol (else a crescent) at its centre and its dot towards ``facing``; its views and
-    the coin's centre."""
+    symbol (else a crescent) at its centre and its dot towards ``facing`` (None: no dot);
+    its views and the coin's centre."""
     cx = cy = int((MARGIN + 0.5) * FACE_PX)
     img = np.full((4 * FACE_PX, 4 * FACE_PX, 3), (175, 205, 220), np.uint8)
     cv2.circle(img, (cx, cy), int(0.38 * FACE_PX), (120, 150, 165), -1)
@@ -34,8 +34,9 @@ def _board(facing: str = "west", round_symbol: bool = True) -> tuple:
     cv2.circle(img, (cx, cy), r, INK, -1)
     if not round_symbol:  # a crescent: its centroid lies off its box's centre
         cv2.circle(img, (cx + r // 2, cy), r, (120, 150, 165), -1)
-    dx, dy = DOT[facing]
-    cv2.circle(img, (cx + dx, cy + dy), 2, INK, -1)
+    if facing is not None:
+        dx, dy = DOT[facing]
+        cv2.circle(img, (cx + dx, cy + dy), 2, INK, -1)
     return board_views(img), (float(cx), float(cy))
 
 
@@ -64,6 +65,14 @@ def test_a_centred_fit_stands_and_an_unsure_rim_read_is_read_again():
     assert got_fit == fit and got_rim[0] == "west" and got_rim[1] >= MARK_SURE
     sure_rim = ("south", 0.7)
     assert cells._on_round_symbol(views, 0, (cx, cy), sure_rim, fit) == (sure_rim, fit)
+
+
+def test_a_leaning_rim_read_stands_where_the_symbol_finds_no_sure_mark():
+    # 1604/3 h3: the rim circle's read leaned north (0.39), confirming the look's north;
+    # from the sun's centre no mark was found: the leaning read stays.
+    views, (cx, cy) = _board(None)
+    reads = (("north", 0.39), ("south", 0.29))
+    assert cells._on_round_symbol(views, 0, (cx, cy), *reads) == reads
 
 
 def test_without_a_round_symbol_both_reads_stand():

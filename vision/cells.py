@@ -3014,10 +3014,12 @@ def _on_round_symbol(
       symbol's centre (the look fitted the coin's rim or side, not its face; the mark is then
       searched on the wrong side): piecepackr 53/3 e2, a suns coin facing west, the fit
       7.8 px off the sun, read east (0.73) and set the facing against the learned mark.
-    * Else the rim circle's read, where it is not sure (``MARK_SURE``): the circle snapped
-      onto the symbol or the shadow and found no mark. Piecepackr 204/3 d2: a suns coin facing
-      west read east by the look (0.19), the fit's read west (0.94), the rim's none; from the
-      sun's centre west (1.0), so two sure reads agree.
+    * Else the rim circle's read, where it is not sure (``MARK_SURE``) and the symbol's is:
+      the circle snapped onto the symbol or the shadow and found no mark. Piecepackr 204/3
+      d2: a suns coin facing west read east by the look (0.19), the fit's read west (0.94),
+      the rim's none; from the sun's centre west (1.0), so two sure reads agree. A rim read
+      leaning the right way is kept where the symbol's finds nothing sure (piecepackr
+      1604/3 h3: rim north 0.39, the symbol's none; it confirms the look's north).
 
     Only one read is replaced, so that no two reads come from the same centre; without a
     round symbol (a crescent, a crown) both stand."""
@@ -3027,7 +3029,9 @@ def _on_round_symbol(
     if np.hypot(sym[0] - centre[0], sym[1] - centre[1]) >= FIT_OFF_SYMBOL:
         return rim, mark_facing(views, i, sym, spot=spot)
     if rim[1] < MARK_SURE:
-        return mark_facing(views, i, sym, spot=spot), fit
+        on_sym = mark_facing(views, i, sym, spot=spot)
+        if on_sym[1] >= MARK_SURE:
+            return on_sym, fit
     return rim, fit
 
 
