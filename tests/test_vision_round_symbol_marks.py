@@ -121,3 +121,36 @@ def test_a_fit_off_the_symbol_no_longer_sets_the_facing(monkeypatch):
     monkeypatch.setattr(cells, "mark_facing", wrong_from_the_fit)
     cells._check_mark(d, views, 0, looks)
     assert d.facing == "west" and d.mark != -1
+
+
+def _two_sure_west(monkeypatch, views, centre) -> CellDecision:
+    """34/2 a7: a suns coin whose look names north, leading west by 0.38 (so ruling it
+    out), both blob reads sure of west; ``d`` after the mark check."""
+    real = cells.mark_facing
+
+    def reads(views, i, c=None, spot=None):
+        if c is None:
+            return ("west", 1.0)  # the rim circle's
+        return ("west", 0.88) if c == centre else real(views, i, c, spot)
+
+    monkeypatch.setattr(cells, "mark_facing", reads)
+    monkeypatch.setattr(cells, "look_centre", lambda *a: centre)
+    d = _coin("north", 0.376, (0.0, 0.42, 0.43, 0.38))
+    cells._check_mark(d, views, 0, PieceLooks({}, {}, learned=True))
+    return d
+
+
+def test_two_sure_reads_and_the_symbols_set_a_turn_the_look_rules_out(monkeypatch):
+    views, (cx, cy) = _board("west")
+    d = _two_sure_west(monkeypatch, views, (cx + 1.0, cy + 1.0))
+    assert (d.facing, d.mark) == ("west", 2)
+
+
+def test_two_sure_reads_the_symbols_read_against_stay_in_doubt(monkeypatch):
+    # Woodburned 11/1 b5: both reads on the rim's line west, the sun's centre read east.
+    views, (cx, cy) = _board("east")
+    d = _two_sure_west(monkeypatch, views, (cx + 1.0, cy + 1.0))
+    assert (d.facing, d.mark) == ("north", -1)
+    views, (cx, cy) = _board("west", round_symbol=False)  # 11/2 b1: no round symbol
+    d = _two_sure_west(monkeypatch, views, (cx + 1.0, cy + 1.0))
+    assert (d.facing, d.mark) == ("north", -1)
