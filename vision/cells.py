@@ -3055,7 +3055,7 @@ def _symbol_leans(
     are sure of a turn the look rules out (:func:`_look_rules_out`), the three agreeing set
     the facing (``d.mark`` 2, see :func:`_check_mark`); without it the coin stays undecided.
     Round 46 (mark24), tune, every coin whose mark was checked (piecepackr 0-74 and 200-224,
-    acrylic, mixed, woodburned and printplay 0-24: 2,200 coins), two sure reads agreeing
+    acrylic, mixed, woodburned and printplay 0-24: 3,343 coins), two sure reads agreeing
     against a turn the look led by 0.2 or more: three coins. Piecepackr 34/2 a7 (suns west,
     the look north by 0.38, cut 5.5 px off on the calibration photo): the symbol's read west
     (0.49), right. Piecepackr 11/2 b1 (both reads east, truth north): no round symbol found;
