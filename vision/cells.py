@@ -2505,7 +2505,10 @@ def _check_mark(
     best. Either can miss (the rim circle snaps onto a round symbol; rim shading pulls the
     look's fit), and a wrong centre puts the mark on the far side: a read counts when it is
     sure and the other read is not sure of another facing (tune split, 1573 coins: 1172
-    right / 21 wrong marks from the rim alone, 1448 / 12 so). When both reads are sure and
+    right / 21 wrong marks from the rim alone, 1448 / 12 so). Where the coin's symbol is
+    round, its centre is a third estimate: it replaces a fit well off it or an unsure rim
+    read (:func:`_on_round_symbol`), and settles two sure reads against a turn the look
+    rules out (:func:`_symbol_leans`). When both reads are sure and
     agree they overrule a weak learned lead (``d.mark`` 2, the facing is the mark's). The
     second read is made only when the rim's does not already agree with a learned look
     leading by ``min_facing_margin`` (with less, the look may not rule out another turn,
