@@ -405,6 +405,7 @@ def test_two_weak_mark_reads_that_lean_the_looks_way_agree(monkeypatch):
         monkeypatch.setattr(cells, "look_centre", lambda *a: (0.0, 0.0))
         # No image: both reads stand (see cells._off_symbol_dropped).
         monkeypatch.setattr(cells, "_off_symbol_dropped", lambda v, i, c, rim, fit: (rim, fit))
+        monkeypatch.setattr(cells, "round_symbol_centre", lambda v, c: None)  # nor symbol
         d = _measured(best=("coin", "arms"), facing="south", facing_margin=0.05)
         cells._check_mark(d, None, 0, PieceLooks.default())
         return d.mark
@@ -427,6 +428,7 @@ def test_the_mark_chooses_among_the_turns_the_look_cannot_rule_out(monkeypatch):
         monkeypatch.setattr(cells, "look_centre", lambda *a: (0.0, 0.0))
         # No image: both reads stand (see cells._off_symbol_dropped).
         monkeypatch.setattr(cells, "_off_symbol_dropped", lambda v, i, c, rim, fit: (rim, fit))
+        monkeypatch.setattr(cells, "round_symbol_centre", lambda v, c: None)  # nor symbol
         d = _measured(best=("coin", "arms"), facing="west", facing_margin=facing_margin)
         d.turn_leads = leads  # north, east, south, west
         cells._check_mark(d, None, 0, PieceLooks.default())

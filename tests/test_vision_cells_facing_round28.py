@@ -46,6 +46,8 @@ def _mark_checked(monkeypatch, d: CellDecision, rim, fit, looks: PieceLooks) -> 
     monkeypatch.setattr(cells, "mark_facing", lambda v, i, c=None, spot=None: fit if c else rim)
     monkeypatch.setattr(cells, "look_centre", lambda *a: (1.0, 1.0))
     monkeypatch.setattr(cells, "_off_symbol_dropped", lambda v, i, c, rim, fit: (rim, fit))
+    monkeypatch.setattr(cells, "_on_round_symbol", lambda v, i, c, rim, fit, spot=None: (rim, fit))
+    monkeypatch.setattr(cells, "_symbol_leans", lambda *a, **k: False)  # no symbol in view
     cells._check_mark(d, None, 0, looks, thorough=True)
     return d
 

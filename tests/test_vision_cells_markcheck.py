@@ -72,6 +72,7 @@ def _checked(monkeypatch, d: CellDecision, rim, fit, thorough: bool) -> tuple[Ce
     # No image: two disagreeing sure reads both stand (the skip needs the rim's read
     # unsure, so the centres' offsets from the symbol never matter to it).
     monkeypatch.setattr(cells, "_off_symbol_dropped", lambda views, i, c, rim, fit: (rim, fit))
+    monkeypatch.setattr(cells, "round_symbol_centre", lambda v, c: None)  # nor symbol
     d = dataclasses.replace(d)
     cells._check_mark(d, None, 0, LOOKS, thorough=thorough)
     return d, len(made)

@@ -76,6 +76,7 @@ def _marks(monkeypatch, rim, fit):
     monkeypatch.setattr(cells, "look_centre", lambda *a: (0.0, 0.0))
     # No image: both reads stand (see cells._off_symbol_dropped).
     monkeypatch.setattr(cells, "_off_symbol_dropped", lambda v, i, c, rim, fit: (rim, fit))
+    monkeypatch.setattr(cells, "round_symbol_centre", lambda v, c: None)  # nor symbol
 
 
 def _by_hand(d: CellDecision) -> CellDecision:

@@ -102,6 +102,7 @@ def test_the_mark_alone_sets_the_facing_of_a_coin_alike_in_every_turn(monkeypatc
     monkeypatch.setattr(cells, "look_centre", lambda *a: (0.0, 0.0))
     # No image: both reads stand (see cells._off_symbol_dropped).
     monkeypatch.setattr(cells, "_off_symbol_dropped", lambda v, i, c, rim, fit: (rim, fit))
+    monkeypatch.setattr(cells, "round_symbol_centre", lambda v, c: None)  # nor symbol
     looks = PieceLooks.default()
     looks.turn_alike = {"suns": (0.95, 0.92, 0.95)}
     d = _coin()
@@ -163,6 +164,7 @@ def test_disagreeing_sure_marks_leave_a_weak_look_undecided(monkeypatch, margin,
     monkeypatch.setattr(cells, "look_centre", lambda *a: (0.0, 0.0))
     # No image: both reads stand (see cells._off_symbol_dropped).
     monkeypatch.setattr(cells, "_off_symbol_dropped", lambda v, i, c, rim, fit: (rim, fit))
+    monkeypatch.setattr(cells, "round_symbol_centre", lambda v, c: None)  # nor symbol
     looks = PieceLooks.default()
     looks.min_facing_margin = 0.15  # as learned looks have it (the drawn stand-ins want more)
     d = _coin("north", (0.0, margin + 0.01, margin + 0.07, margin), margin)
