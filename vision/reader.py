@@ -9,7 +9,10 @@
     obs.motion     # mean change of the board since the previous frame (0..255 scale)
 
 With a setup the pose is *locked*: each frame only checks that the tile crosses still sit
-where the lock expects them (cheap) and re-detects the board when they do not.
+where the lock expects them (cheap) and re-detects the board when they do not. A board whose
+tiles show their cells by tone (no line for the lock to see) that the re-detection refuses is
+kept where it was when its setup's ``tone_print`` still shows in place
+(:mod:`piecebridge.vision.tonelock`).
 
 After a move, ``reader.read(frame, cells={"d4", "e4"})`` re-reads only those cells and keeps
 the previous observation's reading of the others (see :meth:`BoardReader.read`).
