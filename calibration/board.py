@@ -16,7 +16,12 @@ The result is a :class:`BoardSetup`, saved as JSON with ``"format": "piecebridge
 ``tile_color_lab``  the tile colour (OpenCV 8-bit Lab), to find the board again;
 ``looks``  each suit's learned coin (facing north) and pawn descriptors and the empty
   threshold (:class:`~piecebridge.calibration.looks.LearnedLooks`);
-``camera_calibration``  the lens file used, if any (frames are undistorted first).
+``camera_calibration``  the lens file used, if any (frames are undistorted first);
+``tone_print``  optional (absent in setups written before it, and for boards with printed
+  lines): a board by tone's look in the calibration photo, ``tiles`` (16 checker
+  orientations, +1/-1, 0 for a tile not seen, row by row from the north-west tile) and
+  ``contrast`` (grey levels between its two tones), which tells a locked board in place
+  from one moved (``piecebridge.vision.tonelock``).
 
 >>> layout = calibration_layout()
 >>> layout["g1"], layout["a4"], layout.get("h8")
@@ -59,9 +64,10 @@ class BoardSetup:
     tile_color_lab: np.ndarray
     looks: LearnedLooks
     camera_calibration: str | None = None
+    tone_print: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "format": SETUP_FORMAT,
             "image_size": list(self.image_size),
             "pose": self.pose.to_json(),
@@ -69,6 +75,9 @@ class BoardSetup:
             "looks": self.looks.to_json(),
             "camera_calibration": self.camera_calibration,
         }
+        if self.tone_print is not None:  # optional: setups without it still load
+            out["tone_print"] = self.tone_print
+        return out
 
     def save(self, path: str | os.PathLike) -> None:
         Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n")
@@ -102,4 +111,22 @@ class BoardSetup:
                 raise UserError(f"setup {path} is damaged: its {key!r}: {e}") from None
             except (TypeError, IndexError, AttributeError):  # Python's would not help a user
                 raise UserError(f"setup {path} is damaged: its {key!r} is malformed") from None
-        return cls(**fields, camera_calibration=d.get("camera_calibration"))
+        printed = d.get("tone_print")
+        if printed is not None and not _is_tone_print(printed):
+            raise UserError(f"setup {path} is damaged: its 'tone_print' is malformed")
+        return cls(**fields, camera_calibration=d.get("camera_calibration"), tone_print=printed)
+
+
+def _is_tone_print(value: Any) -> bool:
+    """Whether ``value`` is a setup's ``tone_print``: 16 tile signs (+1/0/-1), a contrast."""
+    if not isinstance(value, dict):
+        return False
+    tiles, contrast = value.get("tiles"), value.get("contrast")
+    return (
+        isinstance(tiles, list)
+        and len(tiles) == 16
+        and all(t in (1, 0, -1) and isinstance(t, int) for t in tiles)
+        and isinstance(contrast, (int, float))
+        and np.isfinite(contrast)
+        and contrast > 0
+    )

@@ -83,6 +83,7 @@ from piecebridge.vision.raster import (
     PX,
     disc,
 )
+from piecebridge.vision.tonelock import tone_print
 
 from piecebridge.errors import UserError
 
@@ -454,17 +455,22 @@ def learn_setup(
     A photo so refused is learned on the board found from whole tiles, elsewhere, where the
     whole layout reads back there alone (:func:`_learn_by_tiles`), else on a board outlined
     by its grid's corners shown by tone, where the whole layout reads back at one such place
-    alone (:func:`_learn_by_tone`); else the refusal stands.
+    alone (:func:`_learn_by_tone`); else the refusal stands. A board whose tiles show their
+    cells by tone gets its look recorded (``tone_print``, :func:`tonelock.tone_print
+    <piecebridge.vision.tonelock.tone_print>`) for the lock check at later shots.
     """
     try:
-        return _learn_found(frame_bgr, camera_calibration)
+        learned = _learn_found(frame_bgr, camera_calibration)
     except UserError as refusal:
-        learned = _learn_by_tiles(frame_bgr, refusal, camera_calibration)
-        if learned is None:
-            learned = _learn_by_tone(frame_bgr, refusal, camera_calibration)
-        if learned is None:
+        found = _learn_by_tiles(frame_bgr, refusal, camera_calibration)
+        if found is None:
+            found = _learn_by_tone(frame_bgr, refusal, camera_calibration)
+        if found is None:
             raise
-        return learned
+        learned = found
+    # How a board by tone looked here: its lock check at a shot (lines show none on it).
+    learned[0].tone_print = tone_print(frame_bgr, learned[0].pose)
+    return learned
 
 
 def _learn_found(

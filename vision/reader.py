@@ -9,7 +9,10 @@
     obs.motion     # mean change of the board since the previous frame (0..255 scale)
 
 With a setup the pose is *locked*: each frame only checks that the tile crosses still sit
-where the lock expects them (cheap) and re-detects the board when they do not.
+where the lock expects them (cheap) and re-detects the board when they do not. A board whose
+tiles show their cells by tone (no line for the lock to see) that the re-detection refuses is
+kept where it was when its setup's ``tone_print`` still shows in place
+(:mod:`piecebridge.vision.tonelock`).
 
 After a move, ``reader.read(frame, cells={"d4", "e4"})`` re-reads only those cells and keeps
 the previous observation's reading of the others (see :meth:`BoardReader.read`).
@@ -56,12 +59,14 @@ from piecebridge.vision.cells import (
 )
 from piecebridge.vision.locate import (
     BoardCutOff,
+    BoardNotFound,
     check_in_frame,
     check_lock,
     find_board,
     refine_pose,
 )
 from piecebridge.vision.raster import CELL_ORDER, FACE_PX, MARGIN, PX
+from piecebridge.vision.tonelock import in_place_by_tone
 
 from piecebridge.errors import UserError
 
@@ -291,9 +296,17 @@ class BoardReader:
         else:
             state, seen, _ = self._check_lock(lines_dark(lab_hi[..., 0], self.pose))
         if state in ("moved", "lost"):
+            measured = self._measured
             self._measured = None  # if the board is not found, the next read is a full one
-            self.pose = self.locate(frame)
-            moved = True
+            try:
+                self.pose = self.locate(frame)
+                moved = True
+            except BoardNotFound:
+                # The lock by lines sees no line on a board by tone: kept where its tiles and
+                # edges still show the calibration's look (tonelock), else the refusal stands.
+                if not self._in_place_by_tone(frame):
+                    raise
+                self._measured = measured
             rect, gray = self._rectify(frame)
         elif state == "drift":
             frame_gray = lines_dark(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), self.pose)
@@ -335,6 +348,13 @@ class BoardReader:
             fresh, decisions = [], self._decisions
         timings["total"] = (time.perf_counter() - t0) * 1e3
         return self._observation(gray, fresh, decisions, moved, seen, timings, fallback)
+
+    def _in_place_by_tone(self, frame: np.ndarray) -> bool:
+        """Whether the locked pose still shows the setup's board by tone in ``frame``
+        (:func:`~piecebridge.vision.tonelock.in_place_by_tone`); False without a setup or a
+        ``tone_print`` (a board with printed lines, a setup written before it)."""
+        printed = getattr(self.setup, "tone_print", None)
+        return printed is not None and in_place_by_tone(frame, self.pose, printed)
 
     def _observation(
         self,
