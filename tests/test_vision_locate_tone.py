@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from piecebridge.calibration.geometry import CANONICAL_CORNERS
 from piecebridge.vision import locate
+from vision_support import board_on_table
 
 MAPLE, WALNUT = 205, 80  # grey levels of the two tones
 TABLE_BGR = (60, 110, 50)  # a green cloth
@@ -25,13 +26,7 @@ def _checkered_frame(coins: bool = False) -> tuple[np.ndarray, np.ndarray]:
             cv2.circle(board, centre, int(0.4 * cell), 230, -1)
             cv2.circle(board, centre, int(0.33 * cell), 25, -1)
     corners = np.float32([[300, 60], [700, 80], [730, 480], [270, 470]])
-    src = np.float32([[0, 0], [8 * cell, 0], [8 * cell, 8 * cell], [0, 8 * cell]])
-    H = cv2.getPerspectiveTransform(src, corners)
-    frame = np.empty((540, 960, 3), np.uint8)
-    frame[:] = TABLE_BGR
-    mask = cv2.warpPerspective(np.ones_like(board), H, (960, 540))
-    warped = cv2.warpPerspective(board, H, (960, 540), flags=cv2.INTER_AREA)
-    frame = np.where((mask > 0)[..., None], cv2.cvtColor(warped, cv2.COLOR_GRAY2BGR), frame)
+    frame = board_on_table(board, corners, TABLE_BGR)
     rng = np.random.default_rng(4)
     noisy = frame.astype(np.float32) + rng.normal(0, 3, frame.shape)
     frame = cv2.GaussianBlur(np.clip(noisy, 0, 255).astype(np.uint8), (3, 3), 0.8)

@@ -19,6 +19,7 @@ from piecebridge.calibration.pose import BoardPose
 from piecebridge.vision import tonelock
 from piecebridge.vision.learn import learn_setup
 from piecebridge.vision.reader import BoardReader
+from vision_support import board_on_table
 
 from piecebridge.errors import UserError
 from piecebridge.synth.reflec import SHOTS_PER_RIG, Difficulty, calibration_sample, sample
@@ -31,13 +32,7 @@ CORNERS = np.float32([[300, 60], [700, 80], [730, 480], [270, 470]])
 
 def _frame(board: np.ndarray, hand: bool = False) -> np.ndarray:
     """A 960x540 frame of a drawn 8x8 board (grey, 8 * CELL square) on a green table."""
-    src = np.float32(CANONICAL_CORNERS * CELL)
-    H = cv2.getPerspectiveTransform(src, CORNERS)
-    frame = np.empty((540, 960, 3), np.uint8)
-    frame[:] = TABLE_BGR
-    mask = cv2.warpPerspective(np.ones_like(board), H, (960, 540))
-    warped = cv2.warpPerspective(board, H, (960, 540), flags=cv2.INTER_AREA)
-    frame = np.where((mask > 0)[..., None], cv2.cvtColor(warped, cv2.COLOR_GRAY2BGR), frame)
+    frame = board_on_table(board, CORNERS, TABLE_BGR)
     if hand:  # a skin-toned blob over the south-west tiles
         cv2.ellipse(frame, (330, 420), (90, 60), 20, 0, 360, (120, 150, 200), -1)
     rng = np.random.default_rng(4)

@@ -2,9 +2,25 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 from piecebridge.calibration.geometry import N, cell_centre
 from piecebridge.calibration.pose import BoardPose
+
+
+def board_on_table(
+    board: np.ndarray, corners: np.ndarray, table_bgr: tuple[int, int, int], size=(960, 540)
+) -> np.ndarray:
+    """A BGR frame of ``size`` (width, height): the grey square ``board`` image warped onto
+    ``corners`` (north-west first, clockwise, pixels) over a plain table of ``table_bgr``."""
+    side = board.shape[0]
+    src = np.float32([[0, 0], [side, 0], [side, side], [0, side]])
+    H = cv2.getPerspectiveTransform(src, np.float32(corners))
+    frame = np.empty((size[1], size[0], 3), np.uint8)
+    frame[:] = table_bgr
+    mask = cv2.warpPerspective(np.ones_like(board), H, size)
+    warped = cv2.warpPerspective(board, H, size, flags=cv2.INTER_AREA)
+    return np.where((mask > 0)[..., None], cv2.cvtColor(warped, cv2.COLOR_GRAY2BGR), frame)
 
 
 def setup_off_by(setup, truth: dict) -> float:

@@ -552,6 +552,20 @@ def _learn_by_tiles(
         pose = board_by_tiles(frame_bgr, every_stage=True)
     if pose is None or _at_grid(pose, refused):
         return None  # no other board, or the grid refused fitted again
+    learned = _learned_whole_at(frame_bgr, pose, camera_calibration)
+    if learned is None:
+        return None
+    setup, report = learned
+    return setup, {**report, "found_by_tiles": True}
+
+
+def _learned_whole_at(
+    frame_bgr: np.ndarray, pose: BoardPose, camera_calibration: str | None = None
+) -> tuple[BoardSetup, dict[str, Any]] | None:
+    """The setup learned at ``pose`` when it lies wholly in the frame, passes every check
+    :func:`_learn_from` makes and reads the whole layout back (:func:`_reads_back_whole`)
+    there and on no grid a cell over (:func:`_whole_here_only`); else None. The last word
+    for a board found by a second search (:func:`_learn_by_tiles`, :func:`_learn_by_tone`)."""
     try:
         check_in_frame(pose, frame_bgr.shape)
         setup, report = _learn_from(frame_bgr, pose, None, camera_calibration)
@@ -559,7 +573,7 @@ def _learn_by_tiles(
         return None
     if not (_reads_back_whole(report) and _whole_here_only(frame_bgr, pose, camera_calibration)):
         return None
-    return setup, {**report, "found_by_tiles": True}
+    return setup, report
 
 
 #: The most outlines of a grid by tone (:func:`boards_by_tone`) :func:`_learn_by_tone`
@@ -625,14 +639,7 @@ def _learned_by_tone_at(
     """The setup :func:`_learn_by_tone` learns at ``pose``, or None (see there)."""
     if not _tiles_by_tone(frame_bgr, pose):
         return None
-    try:
-        check_in_frame(pose, frame_bgr.shape)
-        setup, report = _learn_from(frame_bgr, pose, None, camera_calibration)
-    except UserError:
-        return None
-    if not (_reads_back_whole(report) and _whole_here_only(frame_bgr, pose, camera_calibration)):
-        return None
-    return setup, report
+    return _learned_whole_at(frame_bgr, pose, camera_calibration)
 
 
 def _at_grid(pose: BoardPose, refused: BoardPose | None) -> bool:
