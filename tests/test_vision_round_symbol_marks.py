@@ -1,4 +1,4 @@
-"""Round 46 (mark24): a coin's separate mark read again from its round symbol's centre
+"""Round 49 (mark24): a coin's separate mark read again from its round symbol's centre
 (``cells._on_round_symbol``), where the look's fit lies off the symbol or the rim circle
 found no sure mark: tune piecepackr 53/3 e2 and 204/3 d2, suns coins left unknown for
 "mark" (two reads of the mark from wrong centres in conflict)."""

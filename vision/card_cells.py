@@ -55,6 +55,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from piecebridge.vision import card_shading
 from piecebridge.vision.card_layout import cell_name
 
 CELL_PX = 32
@@ -1121,8 +1122,6 @@ def _second_shading_opinion(rect: np.ndarray, pm: np.ndarray, ps: np.ndarray) ->
     """``ps`` after :func:`piecebridge.vision.card_shading.second_opinion` (a doubted
     marked cell whose bare paper steps darker across its lines is turned shaded); the
     grid's layers are worked out again only when some cell is doubted."""
-    from piecebridge.vision import card_shading
-
     if card_shading.candidates(pm, ps).size == 0:
         return ps
     return card_shading.second_opinion(_layers(rect, CELL_PX, MARGIN_CELLS), CELL_PX, pm, ps)

@@ -3043,7 +3043,7 @@ def _on_round_symbol(
     """The two blob reads of cell ``i``'s mark (``rim``: from its rim circle's centre;
     ``fit``: from ``centre``, where its suit's look fits), one of them read again from the
     centre of the coin's symbol where that symbol is round (``facing.round_symbol_centre``,
-    around ``centre``): a third estimate of the coin's centre, and the best (round 46, tune,
+    around ``centre``): a third estimate of the coin's centre, and the best (round 49, mark24, tune,
     every coin whose mark was checked, base reads: piecepackr 0-74 and 200-224, its sure
     reads named the truth 1,196 times of 1,196, the rim circle's 1,512 of 1,518, the look's
     fit's 1,951 of 1,955; acrylic, mixed, woodburned and printplay 0-24 399 of 401, 587 of
@@ -3086,7 +3086,7 @@ def _symbol_leans(
     ``facing``? A third centre's read beside the rim circle's and the fit's: where those two
     are sure of a turn the look rules out (:func:`_look_rules_out`), the three agreeing set
     the facing (``d.mark`` 2, see :func:`_check_mark`); without it the coin stays undecided.
-    Round 46 (mark24), tune, every coin whose mark was checked (piecepackr 0-74 and 200-224,
+    Round 49 (mark24), tune, every coin whose mark was checked (piecepackr 0-74 and 200-224,
     acrylic, mixed, woodburned and printplay 0-24: 3,343 coins), two sure reads agreeing
     against a turn the look led by 0.2 or more: three coins. Piecepackr 34/2 a7 (suns west,
     the look north by 0.38, cut 5.5 px off on the calibration photo): the symbol's read west
