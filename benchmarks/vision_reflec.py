@@ -517,10 +517,11 @@ def stream_frames(
     split: str = STREAM_SPLIT,
     rig_index: int = STREAM_RIG,
     difficulty: str = "baseline",
+    art: str | None = None,
 ) -> list[tuple[np.ndarray, dict]]:
     """A camera stream of one rig: its shot 0 and the positions of :func:`_moves`, each
     position held for ``still`` frames that differ only in their sensor noise (same light,
-    same camera, same hand if any), rendered once and cached."""
+    same camera, same hand if any), rendered once and cached; ``art`` forces that piece art."""
     from piecebridge.synth.reflec import (
         SHOTS_PER_RIG,
         Difficulty,
@@ -531,7 +532,7 @@ def stream_frames(
     )
 
     diff = Difficulty.parse(difficulty)
-    rig = rig_for(split, rig_index, diff)
+    rig = rig_for(split, rig_index, diff, art=art)
     rngs = lambda: _rngs(split, rig_index, 0)  # noqa: E731  fresh, same seeds
     levels = diff.levels(rngs()["shot_levels"])
     levels.update(rig.levels)
@@ -540,6 +541,7 @@ def stream_frames(
     for p, board in enumerate([first, *_moves(first)]):
         for k in range(still):
             tag = f"stream-{split}-{difficulty}-r{rig_index:03d}-p{p}-n{k}-of{SHOTS_PER_RIG}"
+            tag += f"-art_{art}" if art else ""
             frames.append(
                 _load_or_render(
                     cache / tag,
@@ -576,8 +578,11 @@ def _wrong(board: dict, truth: dict) -> int:
     return sum(1 for c in CELLS if c not in board["unknown"] and want.get(c) != got.get(c))
 
 
-def speed(cache: Path, repeats: int = 40, split: str = STREAM_SPLIT) -> dict[str, float]:
-    """Median ms per 1080p frame, and the warpPerspective baseline measured alongside.
+def speed(
+    cache: Path, repeats: int = 40, split: str = STREAM_SPLIT, art: str | None = None
+) -> dict[str, float]:
+    """Median ms per 1080p frame, and the warpPerspective baseline measured alongside
+    (``art`` forces that piece art on the rig and its stream; default: the split's mix).
 
     * ``worst``: the locked reader cycling the rig's four shots (every cell may differ from
       the frame before): a full read (``cells=None``) and the stream read (``cells=CHANGED``);
@@ -589,10 +594,10 @@ def speed(cache: Path, repeats: int = 40, split: str = STREAM_SPLIT) -> dict[str
     """
     from piecebridge.vision.reader import CHANGED
 
-    cal, shots = rig_images(split, STREAM_RIG, "baseline", cache)
+    cal, shots = rig_images(split, STREAM_RIG, "baseline", cache, art)
     setup, _ = learn_setup(cal)
     frames = [img for img, _ in shots]
-    stream = stream_frames(cache, split=split)
+    stream = stream_frames(cache, split=split, art=art)
     empty = no_board_frames(cache, split=split)
     M = np.linalg.inv(setup.pose.H)
     S = np.diag([64.0, 64.0, 1.0]) @ M  # the board at 64 px per cell: 512 x 512
@@ -732,7 +737,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(why(args.split, rigs, cache, args.art, args.hand_colour)))
         return 0
     if args.speed:
-        lines.append(speed_text(speed(cache, split=args.split), cpu_one_core))
+        lines.append(speed_text(speed(cache, split=args.split, art=args.art), cpu_one_core))
     else:
         lines.append(HEADER)
         all_notes, todo = [], []

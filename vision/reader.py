@@ -10,8 +10,8 @@
 
 With a setup the pose is *locked*: each frame only checks that the tile crosses still sit
 where the lock expects them (cheap) and re-detects the board when they do not. A board whose
-tiles show their cells by tone (no line for the lock to see) that the re-detection refuses is
-kept where it was when its setup's ``tone_print`` still shows in place
+tiles show their cells by tone has no line for that check to see: it is kept where it was,
+not re-detected, when its setup's ``tone_print`` still shows in place
 (:mod:`piecebridge.vision.tonelock`).
 
 After a move, ``reader.read(frame, cells={"d4", "e4"})`` re-reads only those cells and keeps
@@ -59,7 +59,6 @@ from piecebridge.vision.cells import (
 )
 from piecebridge.vision.locate import (
     BoardCutOff,
-    BoardNotFound,
     check_in_frame,
     check_lock,
     find_board,
@@ -295,18 +294,14 @@ class BoardReader:
             state, seen = "ok", self._seen
         else:
             state, seen, _ = self._check_lock(lines_dark(lab_hi[..., 0], self.pose))
-        if state in ("moved", "lost"):
-            measured = self._measured
-            self._measured = None  # if the board is not found, the next read is a full one
-            try:
-                self.pose = self.locate(frame)
-                moved = True
-            except BoardNotFound:
+            if state in ("moved", "lost") and self._in_place_by_tone(frame):
                 # The lock by lines sees no line on a board by tone: kept where its tiles and
-                # edges still show the calibration's look (tonelock), else the refusal stands.
-                if not self._in_place_by_tone(frame):
-                    raise
-                self._measured = measured
+                # edges still show the calibration's look (tonelock), not sought again.
+                state = "ok"
+        if state in ("moved", "lost"):
+            self._measured = None  # if the board is not found, the next read is a full one
+            self.pose = self.locate(frame)
+            moved = True
             rect, gray = self._rectify(frame)
         elif state == "drift":
             frame_gray = lines_dark(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), self.pose)

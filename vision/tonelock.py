@@ -1,11 +1,12 @@
 """A lock check by tone for boards whose tiles show their cells by tone (checkered boards).
 
 The reader's lock check (:func:`piecebridge.vision.locate.check_lock`) looks for printed lines;
-a checkered board has none, so it says "moved" on almost every shot and the board is sought
-from scratch, which refuses some shots though the board lies where the setup put it (tune
-checkered rigs 0-99: 14 of 400 shots). This module records, at calibration, how the board
-looked by tone (:func:`tone_print`) and tells, at a shot, whether the locked pose still shows
-it in place (:func:`in_place_by_tone`):
+a checkered board has none, so it says "moved" on almost every shot. Sought from scratch, the
+board was reported moved at every such shot (a referee warns and forgets what it committed)
+and some shots were refused though the board lay where the setup put it (tune checkered rigs
+0-99: 14 of 400 shots). This module records, at calibration, how the board looked by tone
+(:func:`tone_print`) and tells, at a shot, whether the locked pose still shows it in place
+(:func:`in_place_by_tone`); the reader then keeps its lock:
 
 - each tile's checker orientation (which of its two tones lies at its a1-side cell): a board
   moved by one cell shows every tile the other way round, or no checker at all;
