@@ -12,6 +12,13 @@ surely unshaded ones), never as an absolute grey level, so another renderer, pen
 light scales it alike. When every one of at least ``MIN_SIDES`` sides puts the cell
 above ``MIN_LEVEL``, the cell is turned shaded: its probability is mirrored about one
 half, so its confidence (and whether it is unknown) stays the networks'.
+
+A light fill steps less than ``MIN_LEVEL`` of the contrast on every side. Such a cell is
+turned too when every side is above ``MIN_LEVEL_LIGHT`` and every side beside surely
+unshaded paper (at least one) steps up by more than ``MIN_NOISE_STEPS`` times this
+grid's own paper noise: the ``NOISE_PERCENTILE`` of the steps between pairs of
+neighbouring cells both read surely unshaded (grain, shadows and light as they are in
+this photo, so a grainy or unevenly lit photo asks a larger step).
 """
 
 from __future__ import annotations
@@ -50,6 +57,16 @@ MIN_CONTRAST = 0.05
 # made no cell newly wrong on classic and print-tune; 0.3 is the middle.
 MIN_SIDES = 2
 MIN_LEVEL = 0.3
+# A light fill: every side above MIN_LEVEL_LIGHT (of the contrast) and each step up from a
+# surely unshaded neighbour above MIN_NOISE_STEPS times the NOISE_PERCENTILE of this grid's
+# steps between two surely unshaded neighbours (at least MIN_NOISE_PAIRS pairs). On the
+# tune sets 3 times the 90th percentile with levels 0.15-0.18 made no cell newly wrong on
+# classic, print-tune or alt; 2 times turned an alt cell wrongly, 5 times turned almost
+# nothing; a level of 0.12 turned a classic cell wrongly.
+MIN_LEVEL_LIGHT = 0.15
+MIN_NOISE_STEPS = 3.0
+NOISE_PERCENTILE = 90
+MIN_NOISE_PAIRS = 5
 _SIDES = ((-1, 0), (1, 0), (0, -1), (0, 1))  # top, bottom, left, right
 
 
@@ -110,25 +127,59 @@ def grid_contrast(bare: np.ndarray, m: int, cell: int, ps: np.ndarray) -> float:
     return levels["shaded"] - levels["unshaded"]
 
 
-def cell_levels(steps: list[float], ps: np.ndarray, i: int, contrast: float) -> list[float]:
-    """The cell's level on each side whose neighbour is read surely: 0 for the unshaded
-    paper, 1 for the shaded."""
+def paper_noise(bare: np.ndarray, m: int, cell: int, ps: np.ndarray) -> float:
+    """The ``NOISE_PERCENTILE`` of the absolute steps across the line between two
+    neighbouring cells both read surely unshaded (NaN with fewer than
+    ``MIN_NOISE_PAIRS`` pairs): how far this photo's bare paper steps with no fill."""
+    steps = []
+    for i in np.flatnonzero(ps < SURE):
+        r, c = divmod(i, 10)
+        below, right = side_steps(bare, m, cell, i)[1::2]
+        for step, other in ((below, (r + 1, c)), (right, (r, c + 1))):
+            if other[0] > 9 or other[1] > 9 or not ps[other[0] * 10 + other[1]] < SURE:
+                continue
+            if np.isfinite(step):
+                steps.append(abs(step))
+    if len(steps) < MIN_NOISE_PAIRS:
+        return float("nan")
+    return float(np.percentile(steps, NOISE_PERCENTILE))
+
+
+def side_levels(
+    steps: list[float], ps: np.ndarray, i: int, contrast: float
+) -> list[tuple[float, float | None]]:
+    """Per side whose neighbour is read surely: the cell's level (0 for the unshaded
+    paper, 1 for the shaded) and the raw step where that neighbour is unshaded (else
+    None)."""
     r, c = divmod(i, 10)
-    out = []
+    out: list[tuple[float, float | None]] = []
     for step, (dr, dc) in zip(steps, _SIDES, strict=True):
         rr, cc = r + dr, c + dc
         if not (0 <= rr < 10 and 0 <= cc < 10) or not np.isfinite(step):
             continue
         q = ps[rr * 10 + cc]
         if q < SURE:
-            out.append(step / contrast)
+            out.append((step / contrast, step))
         elif q > 1 - SURE:
-            out.append(1 + step / contrast)
+            out.append((1 + step / contrast, None))
     return out
 
 
+def light_fill(sides: list[tuple[float, float | None]], noise: float) -> bool:
+    """A light fill: every side above ``MIN_LEVEL_LIGHT`` and every step up from surely
+    unshaded paper (at least one) above ``MIN_NOISE_STEPS`` times the grid's noise."""
+    ups = [step for _, step in sides if step is not None]
+    return (
+        len(sides) >= MIN_SIDES
+        and bool(ups)
+        and min(level for level, _ in sides) > MIN_LEVEL_LIGHT
+        and min(ups) > MIN_NOISE_STEPS * noise
+    )
+
+
 def second_opinion(lay: dict, cell: int, pm: np.ndarray, ps: np.ndarray) -> np.ndarray:
-    """``ps`` with the doubted marked cells the bare paper calls shaded mirrored to shaded.
+    """``ps`` with the doubted marked cells the bare paper calls shaded (a step of
+    ``MIN_LEVEL`` on every side, or a light fill, :func:`light_fill`) mirrored to shaded.
 
     ``lay``: the grid's pencil layers (``card_cells._layers``); ``pm`` (100, marks) and
     ``ps`` (100,): the networks' probabilities. Never turns a cell unshaded.
@@ -141,8 +192,17 @@ def second_opinion(lay: dict, cell: int, pm: np.ndarray, ps: np.ndarray) -> np.n
     contrast = grid_contrast(bare, m, cell, ps)
     if not contrast > MIN_CONTRAST:
         return out
+    noise = None  # worked out once, only for a cell the first test leaves
     for i in todo:
-        levels = cell_levels(side_steps(bare, m, cell, i), ps, i, contrast)
+        sides = side_levels(side_steps(bare, m, cell, i), ps, i, contrast)
+        levels = [level for level, _ in sides]
         if len(levels) >= MIN_SIDES and min(levels) > MIN_LEVEL:
+            out[i] = 1 - ps[i]
+            continue
+        if len(levels) < MIN_SIDES or min(levels) <= MIN_LEVEL_LIGHT:
+            continue
+        if noise is None:
+            noise = paper_noise(bare, m, cell, ps)
+        if light_fill(sides, noise):
             out[i] = 1 - ps[i]
     return out
