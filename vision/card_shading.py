@@ -19,9 +19,16 @@ unshaded paper (at least one) steps up by more than ``MIN_NOISE_STEPS`` times th
 grid's own paper noise: the ``NOISE_PERCENTILE`` of the steps between pairs of
 neighbouring cells both read surely unshaded (grain, shadows and light as they are in
 this photo, so a grainy or unevenly lit photo asks a larger step).
+
+Where the mark's strokes (or a neighbour's) cover the bands so that fewer than
+``MIN_SIDES`` sides are measured, each covered band is replaced by its cell's bare paper
+(the cell inset by ``BAND_INSET_PX``, away from the strokes) and the cell is judged
+again on ``MIN_LEVEL`` (the light-fill test is not used there).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import cv2
 import numpy as np
@@ -95,9 +102,13 @@ def cell_paper(bare: np.ndarray, m: int, cell: int, i: int) -> float:
     return _median(bare[y + k : y + cell - k, x + k : x + cell - k], MIN_CELL_PX)
 
 
-def side_steps(bare: np.ndarray, m: int, cell: int, i: int) -> list[float]:
+def side_steps(bare: np.ndarray, m: int, cell: int, i: int, fill: bool = False) -> list[float]:
     """Per side (top, bottom, left, right): the median bare paper just inside cell ``i``
-    minus that just across the line (NaN where a band has too few bare pixels)."""
+    minus that just across the line (NaN where a band has too few bare pixels).
+
+    ``fill``: a band the strokes cover is replaced by its cell's bare paper
+    (:func:`cell_paper`), for a side inside the grid.
+    """
     y, x = m + (i // 10) * cell, m + (i % 10) * cell
     a, b, k = BAND_FROM_PX, BAND_TO_PX, BAND_INSET_PX
     along = slice(x + k, x + cell - k)
@@ -111,7 +122,17 @@ def side_steps(bare: np.ndarray, m: int, cell: int, i: int) -> list[float]:
         (bare[down, x + a : x + b], bare[down, x - b + 1 : x - a + 1]),
         (bare[down, x + cell - b + 1 : x + cell - a + 1], bare[down, x + cell + a : x + cell + b]),
     )
-    return [_median(p, MIN_BAND_PX) - _median(q, MIN_BAND_PX) for p, q in pairs]
+    r, c = divmod(i, 10)
+    out = []
+    for (p, q), (dr, dc) in zip(pairs, _SIDES, strict=True):
+        inside, across = _median(p, MIN_BAND_PX), _median(q, MIN_BAND_PX)
+        if fill and 0 <= r + dr < 10 and 0 <= c + dc < 10:
+            if not np.isfinite(inside):
+                inside = cell_paper(bare, m, cell, i)
+            if not np.isfinite(across):
+                across = cell_paper(bare, m, cell, (r + dr) * 10 + c + dc)
+        out.append(inside - across)
+    return out
 
 
 def grid_contrast(bare: np.ndarray, m: int, cell: int, ps: np.ndarray) -> float:
@@ -177,9 +198,31 @@ def light_fill(sides: list[tuple[float, float | None]], noise: float) -> bool:
     )
 
 
+def _turns(
+    bare: np.ndarray,
+    m: int,
+    cell: int,
+    i: int,
+    ps: np.ndarray,
+    contrast: float,
+    noise: Callable[[], float],
+) -> bool:
+    """Whether doubted cell ``i`` is shading: a step above ``MIN_LEVEL`` on every measured
+    side (sides the strokes cover filled from the cells' bare paper when fewer than
+    ``MIN_SIDES`` are left), or a light fill. ``noise()`` gives the grid's paper noise."""
+    sides = side_levels(side_steps(bare, m, cell, i), ps, i, contrast)
+    if len(sides) < MIN_SIDES:
+        sides = side_levels(side_steps(bare, m, cell, i, fill=True), ps, i, contrast)
+        return len(sides) >= MIN_SIDES and min(level for level, _ in sides) > MIN_LEVEL
+    lowest = min(level for level, _ in sides)
+    if lowest > MIN_LEVEL:
+        return True
+    return lowest > MIN_LEVEL_LIGHT and light_fill(sides, noise())
+
+
 def second_opinion(lay: dict, cell: int, pm: np.ndarray, ps: np.ndarray) -> np.ndarray:
-    """``ps`` with the doubted marked cells the bare paper calls shaded (a step of
-    ``MIN_LEVEL`` on every side, or a light fill, :func:`light_fill`) mirrored to shaded.
+    """``ps`` with the doubted marked cells the bare paper calls shaded (:func:`_turns`)
+    mirrored to shaded.
 
     ``lay``: the grid's pencil layers (``card_cells._layers``); ``pm`` (100, marks) and
     ``ps`` (100,): the networks' probabilities. Never turns a cell unshaded.
@@ -192,17 +235,14 @@ def second_opinion(lay: dict, cell: int, pm: np.ndarray, ps: np.ndarray) -> np.n
     contrast = grid_contrast(bare, m, cell, ps)
     if not contrast > MIN_CONTRAST:
         return out
-    noise = None  # worked out once, only for a cell the first test leaves
+    noise: list[float] = []  # worked out once, only for a cell the first test leaves
+
+    def grid_noise() -> float:
+        if not noise:
+            noise.append(paper_noise(bare, m, cell, ps))
+        return noise[0]
+
     for i in todo:
-        sides = side_levels(side_steps(bare, m, cell, i), ps, i, contrast)
-        levels = [level for level, _ in sides]
-        if len(levels) >= MIN_SIDES and min(levels) > MIN_LEVEL:
-            out[i] = 1 - ps[i]
-            continue
-        if len(levels) < MIN_SIDES or min(levels) <= MIN_LEVEL_LIGHT:
-            continue
-        if noise is None:
-            noise = paper_noise(bare, m, cell, ps)
-        if light_fill(sides, noise):
+        if _turns(bare, m, cell, i, ps, contrast, grid_noise):
             out[i] = 1 - ps[i]
     return out
