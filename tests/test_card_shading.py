@@ -206,3 +206,28 @@ def test_the_paper_noise_is_the_steps_between_surely_unshaded_neighbours():
     assert 0.03 < noise < 0.15 and even < 0.01
     ps[:] = 0.99  # no pair of surely unshaded neighbours: no noise
     assert np.isnan(cs.paper_noise(bare, m, cc.CELL_PX, ps))
+
+
+def _ring(target_factor: float) -> np.ndarray:
+    """TARGET under an o whose strokes cover every band by its lines (none measured)."""
+    img = grid(target_factor=target_factor, mark=None)
+    draw(img, 2, 2, "o", size=0.3, width=3, ink=60.0)
+    return img
+
+
+def test_sides_the_strokes_cover_are_measured_from_the_cells_bare_paper():
+    """An o over every band: the paper inside it against the neighbours' bands steps as
+    much as shading does, so the cell is turned; on bare paper it is not."""
+    cells, _ = read(_ring(0.85), mark=cc.MARK_CLASSES.index("o"))
+    assert cells["C3"].mark == "o" and cells["C3"].shaded
+    assert not read(_ring(1.0), mark=cc.MARK_CLASSES.index("o"))[0]["C3"].shaded
+
+
+def test_a_neighbours_band_the_strokes_cover_is_measured_from_its_bare_paper():
+    """Rings in TARGET and in its four (unshaded) neighbours: every band on both sides of
+    every line is covered, each cell's own bare paper stands in for it."""
+    img = _ring(0.85)
+    for r, c in ((1, 2), (3, 2), (2, 1), (2, 3)):
+        draw(img, r, c, "o", size=0.3, width=3, ink=60.0)
+    cells, _ = read(img, mark=cc.MARK_CLASSES.index("o"))
+    assert cells["C3"].shaded
