@@ -211,6 +211,8 @@ def _turns(
     side (sides the strokes cover filled from the cells' bare paper when fewer than
     ``MIN_SIDES`` are left), or a light fill. ``noise()`` gives the grid's paper noise."""
     sides = side_levels(side_steps(bare, m, cell, i), ps, i, contrast)
+    # Filled only where too few sides are left: filling every cell changed card23's own
+    # turns (tune classic +3 wrong); filled, truly unshaded tune cells reached 0.15 at most.
     if len(sides) < MIN_SIDES:
         sides = side_levels(side_steps(bare, m, cell, i, fill=True), ps, i, contrast)
         return len(sides) >= MIN_SIDES and min(level for level, _ in sides) > MIN_LEVEL
