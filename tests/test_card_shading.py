@@ -98,8 +98,8 @@ def test_a_soft_shadow_over_the_cell_is_not_shading():
 
 def test_the_step_is_measured_in_the_grids_own_contrast():
     """The same light shading is shading beside a light block, not beside a dark one."""
-    light, _ = read(grid(target_factor=0.9, block_factor=0.82))
-    dark, _ = read(grid(target_factor=0.9, block_factor=0.45))
+    light, _ = read(grid(target_factor=0.93, block_factor=0.82))  # ~0.39 of the contrast
+    dark, _ = read(grid(target_factor=0.93, block_factor=0.25))  # ~0.09: below both levels
     assert light["C3"].shaded and not dark["C3"].shaded
 
 
@@ -147,3 +147,87 @@ def test_a_step_on_one_side_alone_is_not_shading():
             ps[(int(name[1:]) - 1) * 10 + "ABCDEFGHIJ".index(name[0])] = 0.3
         cells, _ = cc.classify_grid(img, FixedNet(pm, ps))
         assert not cells["C3"].shaded, doubted
+
+
+def _uneven_paper(img: np.ndarray, spread: float = 0.12, seed: int = 3) -> np.ndarray:
+    """Every cell away from TARGET and the block lit by its own share of ``spread``
+    (0.12: -6..+6 %): this photo's
+    bare paper steps from cell to cell (uneven print or light) with no fill anywhere."""
+    keep = {TARGET, TARGET - 10, TARGET + 10, TARGET - 1, TARGET + 1, *SHADED_BLOCK}
+    rng = np.random.default_rng(seed)
+    out = img.astype(np.float32)
+    for i in range(100):
+        if i not in keep:
+            shade(out, i, float(1 + spread * (rng.random() - 0.5)), inset=1)
+    return lines_over(np.clip(out, 0, 255)).astype(np.uint8)
+
+
+def test_a_light_fill_under_a_mark_is_turned_shaded_on_even_paper():
+    """A fill at ~0.24 of the grid's contrast on every side (below MIN_LEVEL) stepping
+    far above this grid's paper noise is shading; at ~0.1 (below MIN_LEVEL_LIGHT) not."""
+    cells, _ = read(grid(target_factor=0.93))
+    assert cells["C3"].shaded
+    assert abs(cells["C3"].confidence - 0.97 * 0.7) < 1e-6
+    assert not read(grid(target_factor=0.97))[0]["C3"].shaded
+
+
+def test_a_light_fill_on_paper_that_steps_as_much_elsewhere_stays_unshaded():
+    """The same light fill where this photo's bare paper steps by as much between
+    unshaded cells: its step is not told from the paper's own noise."""
+    assert not read(_uneven_paper(grid(target_factor=0.93)))[0]["C3"].shaded
+    # paper noise about half the fill's step: still too near it (MIN_NOISE_STEPS)
+    assert not read(_uneven_paper(grid(target_factor=0.93), spread=0.06))[0]["C3"].shaded
+    assert read(_uneven_paper(grid(target_factor=0.85)))[0]["C3"].shaded  # MIN_LEVEL: still
+
+
+def test_a_light_fill_needs_a_step_up_from_unshaded_paper():
+    """A marked cell inside the shaded block, much lighter than it (~0.24 of the contrast
+    on every side) and with no unshaded neighbour, stays unshaded."""
+    img = grid(target_factor=1.0).astype(np.float32)
+    inner = 7 * 10 + 7
+    shade(img, inner, 0.93 / 0.7)
+    img = lines_over(np.clip(img, 0, 255)).astype(np.uint8)
+    draw(img, 7, 7, "x", ink=60.0)
+    pm, ps = probabilities()
+    pm[inner], ps[inner] = pm[TARGET], 0.3
+    cells, _ = cc.classify_grid(img, FixedNet(pm, ps))
+    assert not cells["H8"].shaded
+
+
+def test_the_paper_noise_is_the_steps_between_surely_unshaded_neighbours():
+    def noise_of(img: np.ndarray, ps: np.ndarray) -> tuple[float, np.ndarray, int]:
+        lay = cc._layers(img, cc.CELL_PX, cc.MARGIN_CELLS)
+        bare = cs.bare_paper(lay)
+        return cs.paper_noise(bare, lay["m"], cc.CELL_PX, ps), bare, lay["m"]
+
+    ps = probabilities()[1]
+    noise, bare, m = noise_of(_uneven_paper(grid()), ps)
+    even = noise_of(grid(), ps)[0]
+    assert 0.03 < noise < 0.15 and even < 0.01
+    ps[:] = 0.99  # no pair of surely unshaded neighbours: no noise
+    assert np.isnan(cs.paper_noise(bare, m, cc.CELL_PX, ps))
+
+
+def _ring(target_factor: float) -> np.ndarray:
+    """TARGET under an o whose strokes cover every band by its lines (none measured)."""
+    img = grid(target_factor=target_factor, mark=None)
+    draw(img, 2, 2, "o", size=0.3, width=3, ink=60.0)
+    return img
+
+
+def test_sides_the_strokes_cover_are_measured_from_the_cells_bare_paper():
+    """An o over every band: the paper inside it against the neighbours' bands steps as
+    much as shading does, so the cell is turned; on bare paper it is not."""
+    cells, _ = read(_ring(0.85), mark=cc.MARK_CLASSES.index("o"))
+    assert cells["C3"].mark == "o" and cells["C3"].shaded
+    assert not read(_ring(1.0), mark=cc.MARK_CLASSES.index("o"))[0]["C3"].shaded
+
+
+def test_a_neighbours_band_the_strokes_cover_is_measured_from_its_bare_paper():
+    """Rings in TARGET and in its four (unshaded) neighbours: every band on both sides of
+    every line is covered, each cell's own bare paper stands in for it."""
+    img = _ring(0.85)
+    for r, c in ((1, 2), (3, 2), (2, 1), (2, 3)):
+        draw(img, r, c, "o", size=0.3, width=3, ink=60.0)
+    cells, _ = read(img, mark=cc.MARK_CLASSES.index("o"))
+    assert cells["C3"].shaded
