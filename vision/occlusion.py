@@ -146,13 +146,17 @@ def _ridges(gray: np.ndarray, px: int, index: tuple[np.ndarray, ...]) -> np.ndar
     # Strongest ridge across each piece (the line may sit a pixel or two off), averaged
     # along the arm over ``length`` pixels; summed out to a tile's shift (see _along_arm).
     half = (len(off) - 1) // 2
-    wide = max(half + 1, round(SHIFTED_ARM * px))
+    alone = max(half + 1, round(SHIFTED_ARM * px))
+    wide = max(alone, round(SHIFTED_TILE * px))
     sums = _arm_sums(ridge, cy, cx, np.arange(-wide, wide + 1), length)
     if sums is not None:
         # cv2.blur's box mean at the samples alone: whole sums of 8-bit values and the
         # same division (double, then float32): the same values.
         vals = np.empty(cy.shape, np.float32)
-        vals[:, :PIECES], vals[:, PIECES:] = (_along_arm(s, half) * (1.0 / length) for s in sums)
+        vals[:, :PIECES], vals[:, PIECES:] = (
+            _along_arm(s, half, alone, partner) * (1.0 / length)
+            for s, partner in zip(sums, _ARM_PARTNERS, strict=True)
+        )
         return vals
     # A box reaching past the picture's edge (a small margin): blur it all (no shift).
     ridge = ridge.astype(np.float32)
@@ -356,31 +360,73 @@ _BOXES: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 #: raster has it: past the search across a piece (``px // 12`` each way), so that its cells
 #: read as covered (their lines "hidden" by the tile itself). See :func:`_along_arm`.
 SHIFTED_ARM = 0.125
+#: A tile laid farther off, up to this share of a cell (8 px at FACE_PX 40), moves both
+#: halves of its arm (its two cells along it) alike: a half-arm found that far out counts
+#: only where the arm's other half is found there too (see :func:`_along_arm`). Tune
+#: printplay 29 (all four shots): the south-west tiles' vertical arms 7-9 px east of the
+#: raster, eight empty cells a shot read covered with nothing over them.
+SHIFTED_TILE = 0.2
+#: Two halves of one arm are one straight arm when found within this many pixels of each
+#: other (a tile twisted by 1.8 degrees, the renderer's most, turns its arm 1.3 px over a cell).
+ARM_HALVES_APART = 2
+#: ... and as plainly: the weaker half's line at least this share of the stronger's (one
+#: printed arm; a half under a hand shows no line, only texture found somewhere).
+ARM_HALVES_LIKE = 0.5
 
 
-def _along_arm(sums: np.ndarray, half: int) -> np.ndarray:
+def _along_arm(sums: np.ndarray, half: int, alone: int, partner: np.ndarray) -> np.ndarray:
     """Each piece's strongest ridge (64, PIECES) from its sums at offsets ``-w..w`` across
     the line (64, PIECES, 2w + 1): the strongest within ``half`` of where the raster has the
     line; or, where every piece of the half-arm has its strongest farther out and all at one
-    offset (within a pixel), that one. A tile laid off the raster moves its whole arm, and
-    the arm stays straight; a hand's edge or shadow beside hidden lines seldom runs so.
-    Round 21 (tune acrylic 0-49: 7 empty cells of shifted tiles no longer covered; mixed
-    0-79, with a white hand 0-39: the same, cell for cell; ``px // 8`` searched for every
-    piece alone, the same 7 but 2 and 1 coins under a hand read empty).
+    offset (within a pixel), that one: within ``alone`` of the raster's line on its own, and
+    farther out (``SHIFTED_TILE``) only where the arm's other half (the cell ``partner``
+    names, (64,)) is found so too, within ``ARM_HALVES_APART`` of it. A tile laid off the
+    raster moves its whole arm, and the arm stays straight; a hand's edge or shadow beside
+    hidden lines seldom runs so. Round 21 (tune acrylic 0-49: 7 empty cells of shifted tiles
+    no longer covered; mixed 0-79, with a white hand 0-39: the same, cell for cell;
+    ``px // 8`` searched for every piece alone, the same 7 but 2 and 1 coins under a hand
+    read empty); round 53 the whole arm farther out (see ``SHIFTED_TILE``).
 
-    >>> s = np.zeros((64, PIECES, 11), np.int32)
-    >>> s[0, :, 9] = 500  # cell 0's whole half-arm 4 px off, straight
-    >>> s[1, :2, 9], s[1, 2:, 1] = 500, 500  # cell 1's two halves 8 px apart: no arm
-    >>> s[:2, :, 5] = 100
-    >>> _along_arm(s, 3)[:2].tolist()
-    [[500, 500, 500, 500], [100, 100, 100, 100]]
+    >>> s = np.zeros((64, PIECES, 15), np.int32)
+    >>> s[0, :, 11] = 500  # cell 0's whole half-arm 4 px off, straight
+    >>> s[1, :2, 11], s[1, 2:, 3] = 500, 500  # cell 1's two halves 8 px apart: no arm
+    >>> s[2:4, :, 14] = 500  # cells 2 and 3: both halves of one arm 7 px off
+    >>> s[4, :, 14] = 500  # cell 4: its half 7 px off, its arm's other half (5) not
+    >>> s[:6, :, 7] = 100
+    >>> pairs = np.arange(64) ^ 1  # 0 with 1, 2 with 3, ...
+    >>> _along_arm(s, 3, 5, pairs)[:6, 0].tolist()
+    [500, 100, 500, 500, 100, 100]
     """
     w = (sums.shape[-1] - 1) // 2
+    own = _straight_arm(sums[..., w - alone : w + alone + 1], half)[0]
+    straight, at = _straight_arm(sums, half)
+    where = np.median(at, axis=1)
+    halves = straight & straight[partner] & (np.abs(where - where[partner]) <= ARM_HALVES_APART)
+    found = sums.max(axis=-1).mean(axis=1)  # each half's line, as strong as the other's
+    weak, strong = np.minimum(found, found[partner]), np.maximum(found, found[partner])
+    halves &= weak >= ARM_HALVES_LIKE * strong
     narrow = sums[..., w - half : w + half + 1].max(axis=-1)
+    near = sums[..., w - alone : w + alone + 1].max(axis=-1)
+    return np.where(halves[:, None], sums.max(axis=-1), np.where(own[:, None], near, narrow))
+
+
+def _straight_arm(sums: np.ndarray, half: int) -> tuple[np.ndarray, np.ndarray]:
+    """Whether each half-arm (64,) has its strongest farther than ``half`` from the middle
+    of ``sums`` (64, PIECES, offsets) at every piece, all at one offset within a pixel; and
+    each piece's strongest offset (64, PIECES)."""
     at = sums.argmax(axis=-1)
     steady = at.max(axis=1) - at.min(axis=1) <= 1
-    far = (np.abs(at - w) > half).all(axis=1)
-    return np.where((steady & far)[:, None], sums.max(axis=-1), narrow)
+    return steady & (np.abs(at - (sums.shape[-1] - 1) // 2) > half).all(axis=1), at
+
+
+def _partners() -> tuple[np.ndarray, np.ndarray]:
+    """Each cell's (64, row-major) partner along its vertical arm (the other cell of its
+    tile in its column) and along its horizontal arm (the other cell in its row)."""
+    row, col = np.divmod(np.arange(N * N), N)
+    return (row ^ 1) * N + col, row * N + (col ^ 1)
+
+
+_ARM_PARTNERS = _partners()
 
 
 def _arm_sums(
