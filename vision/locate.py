@@ -1352,16 +1352,46 @@ def find_board(
     the grid for a caller that can tell its place by other means). A grid whose lines run on
     beyond two of its sides, or through its cells, or repeat at another pitch than its
     cells, is a printed grid (a business card's), not a board (:func:`_printed_grid`); nor
-    is one whose full-frame fit found under ``MIN_CROSSES`` tile crosses.
+    is one whose full-frame fit found under ``MIN_CROSSES`` tile crosses. A frame refused by
+    lines is searched by tone (:func:`_by_tone`); where grey finds no grid and the frame's
+    corners outline tiles by tone, that search runs before the darkest channel's and the
+    tiles' (:func:`_tone_first`), and a board it finds is taken at once.
     """
     token = _MEMO.set({}) if _MEMO.get() is None else None
     try:
         return _find_board_checked(bgr, tile_color_lab, inverted, thorough)
+    except _FoundByTone as found:
+        return found.pose
     except BoardNotFound as error:
         return _by_tone(bgr, tile_color_lab, inverted, thorough, error)
     finally:
         if token is not None:
             _MEMO.reset(token)
+
+
+class _FoundByTone(Exception):
+    """A board found by tone before the dearer searches by lines (:func:`_tone_first`),
+    carried out of them to :func:`find_board`."""
+
+    def __init__(self, pose: BoardPose) -> None:
+        super().__init__("board found by tone")
+        self.pose = pose
+
+
+def _tone_first(bgr: np.ndarray, tile_color_lab: np.ndarray | None, inverted: bool | None) -> None:
+    """Raise :class:`_FoundByTone` when the frame's corners outline tiles by tone
+    (:func:`_tiles_by_tone_seen`) and the search by tone finds a board there that passes its
+    checks (:func:`_tone_outcome`): called where grey's search by lines found no board,
+    before the darkest channel's and the tiles' searches (three quarters of a checkered
+    board's search from scratch, which they never find). A board by tone shows saddles, not
+    lines. Only in a usual search (not thorough) of a :func:`find_board` call, not inside
+    the search by tone itself; otherwise, and when the search by tone finds no board, the
+    search by lines goes on as before (the outcome kept for :func:`_by_tone`)."""
+    if _BY_TONE.get() or _MEMO.get() is None or not _tiles_by_tone_seen(bgr):
+        return
+    found = _tone_outcome(bgr, tile_color_lab, inverted, False)
+    if isinstance(found, BoardPose):
+        raise _FoundByTone(found)
 
 
 #: The refusals of a search by lines after which the grid is sought by tone
@@ -1399,18 +1429,44 @@ def _by_tone(
     after = TONE_AFTER_THOROUGH if thorough else TONE_AFTER
     if type(error) not in after or not (thorough or _saddles_seen(bgr)):
         raise error
+    found = _tone_outcome(bgr, tile_color_lab, inverted, thorough)
+    if found is None:
+        raise error
+    if isinstance(found, MaybeCellOff):
+        raise found
+    return found
+
+
+def _tone_outcome(
+    bgr: np.ndarray, tile_color_lab: np.ndarray | None, inverted: bool | None, thorough: bool
+) -> BoardPose | MaybeCellOff | None:
+    """What the search by tone makes of the frame (:func:`_by_tone`): the board, its
+    refusal as a cell off, or None (no board, or one not showing its tiles by tone, or part
+    of a larger checker). Made once per :func:`find_board` call: :func:`_tone_first` may
+    have made it already, before the search by lines ended."""
+
+    def make() -> BoardPose | MaybeCellOff | None:
+        return _search_by_tone(bgr, tile_color_lab, inverted, thorough)
+
+    return _memo(("by tone", thorough), bgr, make)
+
+
+def _search_by_tone(
+    bgr: np.ndarray, tile_color_lab: np.ndarray | None, inverted: bool | None, thorough: bool
+) -> BoardPose | MaybeCellOff | None:
+    """:func:`_tone_outcome`, made."""
     steps, memo = _BY_TONE.set(True), _MEMO.set({})  # no "cut off" noted by the lines' search
     try:
         pose = _find_board_checked(bgr, tile_color_lab, inverted, thorough)
     except BoardNotFound:
-        raise error from None
+        return None
     finally:
         _MEMO.reset(memo)
         _BY_TONE.reset(steps)
     if _tone_tiles(bgr, pose) < TONE_TILES or _checker_beyond(bgr, pose).max() >= CHECKER_ON:
-        raise error
+        return None
     if not thorough and _tile_gaps(bgr, pose).min() < -GAPS_OFF:
-        raise MaybeCellOff(
+        return MaybeCellOff(
             "no board in view: the grid found may lie a cell off the board (its tiles' gaps "
             "run along a cell's middle); retake the photo with the whole board in view",
             pose,
@@ -1501,8 +1557,37 @@ def _saddles_seen(bgr: np.ndarray) -> bool:
     rigs 0-5, a table only: 40 -> 113 ms). Tune checkered: every one of 160 shots shows one;
     4 of 40 calibration photos (four rows of coins over the corners) do not, which a
     thorough search does not ask."""
-    small, _ = _downscaled(bgr, WORK_WIDTH)
-    return bool(_saddle_outlines(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)))
+    return bool(_frame_saddle_outlines(bgr))
+
+
+def _frame_saddle_outlines(bgr: np.ndarray) -> list[np.ndarray]:
+    """:func:`_saddle_outlines` of the frame's grey at ``WORK_WIDTH``, made once per
+    :func:`find_board` call (asked by :func:`_tone_first`, then by :func:`_by_tone`)."""
+
+    def make() -> list[np.ndarray]:
+        small, _ = _downscaled(bgr, WORK_WIDTH)
+        return _saddle_outlines(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY))
+
+    return _memo("saddle outlines", bgr, make)
+
+
+def _tiles_by_tone_seen(bgr: np.ndarray) -> bool:
+    """Whether an outline of a tone grid's corners (:func:`_frame_saddle_outlines`, as it
+    stands, not fitted) shows ``TONE_TILES`` tiles by tone (:func:`_tone_tiles`): the cue
+    for :func:`_tone_first`. Not a check of a board (the search by tone checks its own): a
+    board of lines shows saddles too (its lines' crossings, its pieces): with the saddles
+    alone as the cue, the search by tone ran ahead on 68 of the 125 frames of tune acrylic
+    rigs 0-24 and 28 of printplay's, finding none and costing 60-960 ms each (the full
+    search 18.0 -> 40.9 s CPU on acrylic); their tiles are of one tone."""
+    _, S = _downscaled(bgr, WORK_WIDTH)
+    inverse = np.linalg.inv(S)
+    for quad in _frame_saddle_outlines(bgr):
+        H = cv2.getPerspectiveTransform(
+            CANONICAL_CORNERS.astype(np.float32), _order_quad(quad).astype(np.float32)
+        )
+        if _tone_tiles(bgr, BoardPose(inverse @ H)) >= TONE_TILES:
+            return True
+    return False
 
 
 #: Pairs of neighbouring cells (of 7) in the row just beyond a side of a board found by
@@ -2260,6 +2345,8 @@ def _find_board_at(
         # searches cost three or four times the refusal (tune: 80-120 -> 270-540 ms).
         if isinstance(error, BoardCutOff) and not thorough:
             raise
+        if not thorough:
+            _tone_first(bgr, tile_color_lab, inverted)
         best = _best_other(bgr, inverted, work_width)
         if best is None:
             raise error from None
