@@ -256,9 +256,9 @@ def face_scores_batch(
     windows: list[np.ndarray], turned: list[np.ndarray], size: int | None = None
 ) -> np.ndarray:
     """``face_scores(w, t)[0]`` for each window and its suit's turned looks, (n, t): the
-    same correlations, all windows together as products of spectra (scipy.fft, one forward
-    and one inverse transform over the whole batch). Windows may differ in size; every
-    looks array must hold the same number ``t`` of looks (the four turns, or more).
+    same correlations, as products of spectra (scipy.fft, transforms over a few windows at
+    a time: see :data:`LOOKS_PER_PASS`). Windows may differ in size; every looks array
+    must hold the same number ``t`` of looks (the four turns, or more).
 
     The transforms are ``size`` wide (default :func:`fft_size` of ``windows``). A window's
     scores with a looks array at that size that :func:`remember_scores` holds are taken
@@ -273,17 +273,28 @@ def face_scores_batch(
     True
     """
     size = fft_size(windows) if size is None else size
-    known = [known_scores(w, t, size) for w, t in zip(windows, turned, strict=True)]
-    todo = [i for i, k in enumerate(known) if k is None]
-    if len(todo) == len(windows):
-        return _correlated(windows, turned, size)
-    out = np.empty((len(windows), turned[0].shape[0]), np.float32)
-    if todo:
-        out[todo] = _correlated([windows[i] for i in todo], [turned[i] for i in todo], size)
-    for i, k in enumerate(known):
-        if k is not None:
+    m = turned[0].shape[0]
+    out = np.empty((len(windows), m), np.float32)
+    todo = []
+    for i, (w, t) in enumerate(zip(windows, turned, strict=True)):
+        k = known_scores(w, t, size)
+        if k is None:
+            todo.append(i)
+        else:
             out[i] = k
+    step = max(1, LOOKS_PER_PASS // (m + 4))  # windows correlated in one pass
+    for a in range(0, len(todo), step):
+        part = todo[a : a + step]
+        out[part] = _correlated([windows[i] for i in part], [turned[i] for i in part], size)
     return out
+
+
+#: :func:`face_scores_batch` correlates at most about this many looks (each window's looks
+#: and its four disc sums) in one pass, so that the spectra's products and their inverse
+#: transforms stay in the core's cache: three woodburned coins' 32 twisted looks at once
+#: took 2.8 ms, one coin at a time 1.5 ms (the same numbers: each window's and each look's
+#: transforms are their own); three coins' 16 looks at once 0.9 ms, one at a time 1.1.
+LOOKS_PER_PASS = 64
 
 
 def fft_size(windows: list[np.ndarray]) -> int:
