@@ -13,6 +13,7 @@ import pytest
 from piecebridge.vision import cells, facing
 from piecebridge.vision.facing import (
     TWIST_DEG,
+    best_fit_at,
     face_scores,
     face_scores_batch,
     fft_size,
@@ -72,16 +73,36 @@ def test_the_facing_of_a_coin_whose_suit_was_read_is_not_correlated_again(monkey
     assert len(counted) == 1 and np.array_equal(held, fresh)
 
 
-def test_a_symbol_is_cut_where_the_leader_fits_best_correlating_its_near_turns_only(monkeypatch):
+def test_a_symbol_is_cut_where_the_leader_fits_best_as_face_scores_has_it(monkeypatch):
     looks = _one_brown_looks()
     face = _face(0)
     turned = {"suns": np.asarray(turned_looks(face)), "arms": np.asarray(turned_looks(_face(1)))}
     window = _window(np.rot90(face, -1).copy())  # the suns coin facing east
+    suits = ["suns", "arms"]
     asked = []
     spy = lambda w, t, turns=None: asked.append(turns) or face_scores(w, t, turns)  # noqa: E731
     monkeypatch.setattr(cells, "face_scores", spy)
-    want = cells._symbol_shape_lead(window, "suns", 0.05, ["suns", "arms"], turned, looks)
+    _, coin = face_scores(window, turned["suns"])  # where it was cut before
+    shape = cells.symbol_shape(coin)
+    learned = cells._symbol_shapes(turned, looks)
+    near = {s: float(learned[s] @ shape) for s in suits}
+    want = ("suns", near["suns"] - near["arms"], near["suns"])
+    # The batch's best fit leads clearly: cut there, face_scores not asked.
+    assert cells._symbol_shape_lead(window, "suns", 0.05, suits, turned, looks) == want
+    assert asked == []
+    # Too close to tell (as if): face_scores, only the turns near the batch's best.
+    monkeypatch.setattr(cells, "PEAK_SLACK", 2.0)
     fits = face_scores_batch([window], [turned["suns"]])[0]
-    got = cells._symbol_shape_lead(window, "suns", 0.05, ["suns", "arms"], turned, looks, fits)
-    assert got == want
-    assert asked == [None, [1]]  # east alone is near the best (the others far behind)
+    assert cells._symbol_shape_lead(window, "suns", 0.05, suits, turned, looks, fits) == want
+    assert asked == [[1]]  # east alone is near the best (the others far behind)
+
+
+def test_the_best_fit_of_the_batch_correlations_is_where_face_scores_cuts():
+    rng = np.random.default_rng(11)
+    looks = rng.normal(size=(4, FACE_CROP, FACE_CROP, 3)).astype(np.float32)
+    for w in _windows(rng, (12, 4, 12)):
+        w[12:48, 9:45] += looks[2][: w.shape[0] - 12, : w.shape[0] - 9] * 3  # a turn in view
+        (y, x), by = best_fit_at(w, looks)
+        _, cut = face_scores(w, looks)
+        assert by > 0 and np.shares_memory(cut, w)
+        assert np.array_equal(cut, w[y : y + FACE_CROP, x : x + FACE_CROP])

@@ -34,6 +34,7 @@ from piecebridge.vision.facing import (
     FACING_ROT,
     FACINGS,
     TWIST_DEG,
+    best_fit_at,
     face_scores,
     face_scores_batch,
     face_window,
@@ -3560,6 +3561,11 @@ def _symbol_shapes(turned: dict, looks: PieceLooks) -> dict[str, np.ndarray]:
 #: whose batch fit trails the best turn's by more than this (twice 5e-3) is never the best
 #: of face_scores (on those 280 coins 839 of 840 other turns trailed so).
 TURN_SLACK = 0.01
+#: A best fit (turn and shift) of the batch's correlations that leads the next best by more
+#: than this is face_scores' best fit too (rounding moves them 2.4e-7 at most, see
+#: ``TURN_SLACK``); tune woodburned 0-5's 72 coins so read led by 0.0026 or more, and every
+#: one was cut where face_scores cut it.
+PEAK_SLACK = 1e-3
 
 
 def _symbol_shape_lead(
@@ -3575,15 +3581,22 @@ def _symbol_shape_lead(
     the coin's in ``window``, its lead (cosine) over the next and its own cosine, or None
     where it is not weighed (the fine look's ``lead`` for ``leader`` is
     ``SHAPE_WEIGHED_BELOW`` or more). The coin is centred where the fine leader's look fits
-    it best (any turn). ``turn_fits``: how well the leader's four turns fit ``window`` as
-    :func:`face_scores_batch` has it, if known: a turn trailing the best by more than
-    ``TURN_SLACK`` there cannot fit best and is not correlated again."""
+    it best (any turn, any shift) as :func:`face_scores` has it: where the batch's
+    correlations (:func:`best_fit_at`) lead the next best fit by more than ``PEAK_SLACK``,
+    there; else by face_scores itself, with ``turn_fits`` (how well the leader's four turns
+    fit ``window`` as :func:`face_scores_batch` has it, if known) a turn trailing the best
+    by more than ``TURN_SLACK`` cannot fit best and is not correlated again."""
     if lead >= SHAPE_WEIGHED_BELOW:
         return None
-    near_best = None
-    if turn_fits is not None:
-        near_best = np.flatnonzero(turn_fits >= turn_fits.max() - TURN_SLACK).tolist()
-    _, coin = face_scores(window, turned[leader], near_best)
+    (y, x), by = best_fit_at(window, turned[leader])
+    if by > PEAK_SLACK:  # face_scores' best fit too: cut there
+        c = turned[leader].shape[1]
+        coin = window[y : y + c, x : x + c]
+    else:  # too close to tell through rounding: as face_scores has it
+        near_best = None
+        if turn_fits is not None:
+            near_best = np.flatnonzero(turn_fits >= turn_fits.max() - TURN_SLACK).tolist()
+        _, coin = face_scores(window, turned[leader], near_best)
     shape = symbol_shape(coin)
     learned = _symbol_shapes(turned, looks)
     near = {s: float(learned[s] @ shape) for s in suits}

@@ -344,6 +344,26 @@ def forget_scores() -> None:
 
 def _correlated(windows: list[np.ndarray], turned: list[np.ndarray], size: int) -> np.ndarray:
     """:func:`face_scores_batch`'s scores, all computed, with transforms ``size`` wide."""
+    r = _fit_maps(windows, turned, size)
+    return r.reshape(*r.shape[:2], -1).max(axis=2)
+
+
+def best_fit_at(window: np.ndarray, turned: np.ndarray) -> tuple[tuple[int, int], float]:
+    """Where (row, column in ``window``) a look of ``turned`` fits ``window`` best, by
+    :func:`face_scores_batch`'s correlations (those of :func:`face_scores`, but for
+    rounding), and by how much that fit leads the next best (any look, any shift)."""
+    r = _fit_maps([window], [turned], fft_size([window]))[0]
+    flat = r.ravel()
+    k = int(np.argmax(flat))
+    second = float(np.partition(flat, -2)[-2])
+    y, x = divmod(k % (r.shape[1] * r.shape[2]), r.shape[2])
+    return (y, x), float(flat[k]) - second
+
+
+def _fit_maps(windows: list[np.ndarray], turned: list[np.ndarray], size: int) -> np.ndarray:
+    """Each window's fit (normalised correlation inside the coin's disc) with each of its
+    looks at every shift that keeps the disc inside it, (n, t, h, h) for the widest
+    window's h shifts each way; -2 at the shifts a narrower window does not have."""
     c = turned[0].shape[1]
     k = c - 2 * _DISC_BORDER  # the prepared looks' size
     sizes = [w.shape[0] - 2 * _DISC_BORDER for w in windows]
@@ -380,7 +400,7 @@ def _correlated(windows: list[np.ndarray], turned: list[np.ndarray], size: int) 
     if (h < top).any():  # a narrower window: its shifts past its own h do not count
         valid = np.arange(top) < h[:, None]
         r = np.where((valid[:, :, None] & valid[:, None, :])[:, None], r, -2.0)
-    return r.reshape(n, m, -1).max(axis=2)
+    return r
 
 
 #: Spectra of windows (see :func:`_window_spectra`) by (window id, transform size), with the
