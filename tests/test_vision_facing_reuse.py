@@ -64,8 +64,8 @@ def test_the_facing_of_a_coin_whose_suit_was_read_is_not_correlated_again(monkey
     cells._fine_suits(jobs, turned, looks)
     assert [d.best for d, _ in jobs] == [("coin", "suns"), ("coin", "arms")]
     counted = []
-    made = facing._correlated
-    monkeypatch.setattr(facing, "_correlated", lambda *a: counted.append(a) or made(*a))
+    made = facing._fit_maps
+    monkeypatch.setattr(facing, "_fit_maps", lambda *a: counted.append(a) or made(*a))
     held = read_facings(jobs, turned)
     assert counted == []  # every score was held by _suit_fits
     forget_scores()

@@ -40,6 +40,7 @@ from piecebridge.vision.facing import (
     face_window,
     fft_size,
     forget_scores,
+    known_maps,
     known_scores,
     learned_mark_read,
     mark_centre,
@@ -49,6 +50,7 @@ from piecebridge.vision.facing import (
     read_facing_from_mark,
     read_facings,
     read_twisted,
+    remember_maps,
     remember_scores,
     round_symbol_centre,
     symbol_offset,
@@ -3645,8 +3647,9 @@ def _suit_fits(
         hit = looks.extra[("suit_faces", suits)] = (faces, np.concatenate(faces))
     stacked, k = hit[1], len(suits)
     windows = [w for _, w in members]
-    turns = face_scores_batch(windows, [stacked] * len(windows)).reshape(len(windows), k, -1)
-    _remember(windows, faces, turns)
+    turns = face_scores_batch(windows, [stacked] * len(windows), keep_maps=True)
+    turns = turns.reshape(len(windows), k, -1)
+    _remember(windows, faces, turns, stacked)
     fit = turns.max(axis=2)
     top = np.sort(fit, axis=1)
     again = np.flatnonzero(top[:, -1] - top[:, -2] < FINE_TWIST_BELOW)
@@ -3661,15 +3664,25 @@ def _suit_fits(
     return fit
 
 
-def _remember(windows: list[np.ndarray], faces: list[np.ndarray], scores: np.ndarray) -> None:
+def _remember(
+    windows: list[np.ndarray],
+    faces: list[np.ndarray],
+    scores: np.ndarray,
+    stacked: np.ndarray | None = None,
+) -> None:
     """Hold each window's ``scores`` (n, suits, ...) with each suit's looks ``faces`` (see
     :func:`~piecebridge.vision.facing.remember_scores`): the facing of a coin whose suit was
     read so is read from the same correlations (:func:`read_facings`, :func:`read_twisted`)
-    when its batch's transforms are as wide."""
+    when its batch's transforms are as wide. With ``stacked`` (the faces in one array), each
+    suit's fits at every shift too, where held for it (for :func:`best_fit_at`)."""
     size = fft_size(windows)
     for window, rows in zip(windows, scores, strict=True):
-        for face, row in zip(faces, rows, strict=True):
+        maps = None if stacked is None else known_maps(window, stacked)
+        for j, (face, row) in enumerate(zip(faces, rows, strict=True)):
             remember_scores(window, face, size, row.ravel())
+            if maps is not None:
+                t = len(face)
+                remember_maps(window, face, maps[j * t : (j + 1) * t])
 
 
 #: Lightness counts half as much as colour when pawns are told apart by colour: light and

@@ -253,7 +253,10 @@ def _spectra(turned: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def face_scores_batch(
-    windows: list[np.ndarray], turned: list[np.ndarray], size: int | None = None
+    windows: list[np.ndarray],
+    turned: list[np.ndarray],
+    size: int | None = None,
+    keep_maps: bool = False,
 ) -> np.ndarray:
     """``face_scores(w, t)[0]`` for each window and its suit's turned looks, (n, t): the
     same correlations, as products of spectra (scipy.fft, transforms over a few windows at
@@ -263,7 +266,8 @@ def face_scores_batch(
     The transforms are ``size`` wide (default :func:`fft_size` of ``windows``). A window's
     scores with a looks array at that size that :func:`remember_scores` holds are taken
     from there: they are the very numbers this would compute (each window's and each
-    look's transforms are their own, whatever else is in the batch).
+    look's transforms are their own, whatever else is in the batch). ``keep_maps``: hold
+    the fits at every shift of the windows correlated here (see :func:`best_fit_at`).
 
     >>> rng = np.random.default_rng(0)
     >>> t = rng.normal(size=(4, FACE_CROP, FACE_CROP, 3)).astype(np.float32)
@@ -285,7 +289,10 @@ def face_scores_batch(
     step = max(1, LOOKS_PER_PASS // (m + 4))  # windows correlated in one pass
     for a in range(0, len(todo), step):
         part = todo[a : a + step]
-        out[part] = _correlated([windows[i] for i in part], [turned[i] for i in part], size)
+        maps = _fit_maps([windows[i] for i in part], [turned[i] for i in part], size)
+        out[part] = maps.reshape(*maps.shape[:2], -1).max(axis=2)
+        for i, r in zip(part, maps, strict=True) if keep_maps else ():
+            remember_maps(windows[i], turned[i], r)
     return out
 
 
@@ -335,24 +342,42 @@ def known_scores(
     return next(iter(hit[2].values())) if size is None else hit[2].get(size)
 
 
+#: Fits at every shift (see :func:`remember_maps`) by (window id, looks id), with the window
+#: and looks held.
+_MAPS: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+
+def remember_maps(window: np.ndarray, turned: np.ndarray, maps: np.ndarray) -> None:
+    """Hold ``maps``, the fits (looks, h, h) of ``turned`` at every shift over ``window`` as
+    :func:`face_scores_batch` makes them (at any transform size), for :func:`best_fit_at`
+    (:func:`forget_scores` lets them go). Never change the window or the looks afterwards."""
+    if len(_MAPS) >= _KNOWN_MAX:
+        _MAPS.clear()
+    _MAPS[(id(window), id(turned))] = (window, turned, maps)
+
+
+def known_maps(window: np.ndarray, turned: np.ndarray) -> np.ndarray | None:
+    """The fits :func:`remember_maps` holds for ``window`` and ``turned``, or None."""
+    hit = _MAPS.get((id(window), id(turned)))
+    return None if hit is None or hit[0] is not window or hit[1] is not turned else hit[2]
+
+
 def forget_scores() -> None:
-    """Let every score :func:`remember_scores` holds go, and every window's spectrum
-    (:func:`_window_spectra`): their windows with them."""
+    """Let every score :func:`remember_scores` holds go, every fit :func:`remember_maps`
+    holds and every window's spectrum (:func:`_window_spectra`): their windows with them."""
     _KNOWN.clear()
+    _MAPS.clear()
     _WINDOW_SPECTRA.clear()
-
-
-def _correlated(windows: list[np.ndarray], turned: list[np.ndarray], size: int) -> np.ndarray:
-    """:func:`face_scores_batch`'s scores, all computed, with transforms ``size`` wide."""
-    r = _fit_maps(windows, turned, size)
-    return r.reshape(*r.shape[:2], -1).max(axis=2)
 
 
 def best_fit_at(window: np.ndarray, turned: np.ndarray) -> tuple[tuple[int, int], float]:
     """Where (row, column in ``window``) a look of ``turned`` fits ``window`` best, by
     :func:`face_scores_batch`'s correlations (those of :func:`face_scores`, but for
-    rounding), and by how much that fit leads the next best (any look, any shift)."""
-    r = _fit_maps([window], [turned], fft_size([window]))[0]
+    rounding), and by how much that fit leads the next best (any look, any shift); from
+    the fits :func:`remember_maps` holds, if it does."""
+    r = known_maps(window, turned)
+    if r is None:
+        r = _fit_maps([window], [turned], fft_size([window]))[0]
     flat = r.ravel()
     k = int(np.argmax(flat))
     second = float(np.partition(flat, -2)[-2])
