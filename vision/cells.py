@@ -34,9 +34,14 @@ from piecebridge.vision.facing import (
     FACING_ROT,
     FACINGS,
     TWIST_DEG,
+    best_fit_at,
     face_scores,
     face_scores_batch,
     face_window,
+    fft_size,
+    forget_scores,
+    known_maps,
+    known_scores,
     learned_mark_read,
     mark_centre,
     mark_scores,
@@ -45,6 +50,8 @@ from piecebridge.vision.facing import (
     read_facing_from_mark,
     read_facings,
     read_twisted,
+    remember_maps,
+    remember_scores,
     round_symbol_centre,
     symbol_offset,
     turned_looks,
@@ -1804,6 +1811,7 @@ def measure(
             i = CELL_ORDER.index(d.cell)
             blobs = functools.cache(functools.partial(_blob_reads, views, i, looks, d.best[1]))
             _check_mark_shape(d, window, turned, looks, bool(beside[i]), blobs)
+        forget_scores()  # this frame's windows: read
     if looks.learned:
         _seen_shares(out, views, refs, looks)
         _coin_detail(out, views, looks)
@@ -3462,7 +3470,8 @@ def _fine_suits(
         # counts it when it leads by READ_BACK_FINE_LEAD, see learn._read_as).
         d.best = ("coin", order[0])
         d.fine_lead = lead
-        shape = _symbol_shape_lead(window, order[0], lead, suits, turned, looks)
+        turn_fits = known_scores(window, turned[order[0]])  # its turns, as _suit_fits had them
+        shape = _symbol_shape_lead(window, order[0], lead, suits, turned, looks, turn_fits)
         named = _suit_named(order[0], lead, shape)
         d.margin = min(d.similarity - max(others), max(lead, FINE_SUIT_LEAD)) if named else 0.0
         d.suit_margin = -1.0  # the suit is the fine look's: not by _own_pawn_alone
@@ -3548,6 +3557,19 @@ def _symbol_shapes(turned: dict, looks: PieceLooks) -> dict[str, np.ndarray]:
     return hit[1]
 
 
+#: :func:`face_scores` and :func:`face_scores_batch` compute the same correlations, one by
+#: OpenCV's and one by scipy's transforms: they differ by rounding alone (at most 2.4e-7 on
+#: tune woodburned 0-24's 280 coins so read, 1e-4 on the tests' random windows). A turn
+#: whose batch fit trails the best turn's by more than this (twice 5e-3) is never the best
+#: of face_scores (on those 280 coins 839 of 840 other turns trailed so).
+TURN_SLACK = 0.01
+#: A best fit (turn and shift) of the batch's correlations that leads the next best by more
+#: than this is face_scores' best fit too (rounding moves them 2.4e-7 at most, see
+#: ``TURN_SLACK``); tune woodburned 0-5's 72 coins so read led by 0.0026 or more, and every
+#: one was cut where face_scores cut it.
+PEAK_SLACK = 1e-3
+
+
 def _symbol_shape_lead(
     window: np.ndarray,
     leader: str,
@@ -3555,15 +3577,28 @@ def _symbol_shape_lead(
     suits: list[str],
     turned: dict,
     looks: PieceLooks,
+    turn_fits: np.ndarray | None = None,
 ) -> tuple[str, float, float] | None:
     """The suit of ``suits`` whose learned symbol shape (:func:`symbol_shape`) is nearest
     the coin's in ``window``, its lead (cosine) over the next and its own cosine, or None
     where it is not weighed (the fine look's ``lead`` for ``leader`` is
     ``SHAPE_WEIGHED_BELOW`` or more). The coin is centred where the fine leader's look fits
-    it best (any turn)."""
+    it best (any turn, any shift) as :func:`face_scores` has it: where the batch's
+    correlations (:func:`best_fit_at`) lead the next best fit by more than ``PEAK_SLACK``,
+    there; else by face_scores itself, with ``turn_fits`` (how well the leader's four turns
+    fit ``window`` as :func:`face_scores_batch` has it, if known) a turn trailing the best
+    by more than ``TURN_SLACK`` cannot fit best and is not correlated again."""
     if lead >= SHAPE_WEIGHED_BELOW:
         return None
-    _, coin = face_scores(window, turned[leader])
+    (y, x), by = best_fit_at(window, turned[leader])
+    if by > PEAK_SLACK:  # face_scores' best fit too: cut there
+        c = turned[leader].shape[1]
+        coin = window[y : y + c, x : x + c]
+    else:  # too close to tell through rounding: as face_scores has it
+        near_best = None
+        if turn_fits is not None:
+            near_best = np.flatnonzero(turn_fits >= turn_fits.max() - TURN_SLACK).tolist()
+        _, coin = face_scores(window, turned[leader], near_best)
     shape = symbol_shape(coin)
     learned = _symbol_shapes(turned, looks)
     near = {s: float(learned[s] @ shape) for s in suits}
@@ -3603,7 +3638,8 @@ def _suit_fits(
     best of its four turns, and of those twisted each way (as :func:`read_twisted`) where
     the leader is not clear by ``FINE_TWIST_BELOW`` (the twisted reads cost twice as much
     again). All the suits' turns are one looks array (made once per faces): each
-    window is transformed once (see :func:`face_scores_batch`)."""
+    window is transformed once (see :func:`face_scores_batch`). Each suit's scores, its
+    turns and their twists, are held for the reads that follow (:func:`_remember`)."""
     faces = [turned[s] for s in suits]
     hit = looks.extra.get(("suit_faces", suits))
     # Held with the faces it was made of, and compared by identity (ids are reused).
@@ -3611,14 +3647,42 @@ def _suit_fits(
         hit = looks.extra[("suit_faces", suits)] = (faces, np.concatenate(faces))
     stacked, k = hit[1], len(suits)
     windows = [w for _, w in members]
-    fit = face_scores_batch(windows, [stacked] * len(windows)).reshape(len(windows), k, -1).max(2)
+    turns = face_scores_batch(windows, [stacked] * len(windows), keep_maps=True)
+    turns = turns.reshape(len(windows), k, -1)
+    _remember(windows, faces, turns, stacked)
+    fit = turns.max(axis=2)
     top = np.sort(fit, axis=1)
     again = np.flatnonzero(top[:, -1] - top[:, -2] < FINE_TWIST_BELOW)
     if len(again):
         askew = twisted(stacked, TWIST_DEG)  # both twists of every suit's turns, (2 * 4 k)
         more = face_scores_batch([windows[j] for j in again], [askew] * len(again))
-        fit[again] = np.maximum(fit[again], more.reshape(len(again), 2, k, -1).max(axis=(1, 3)))
+        more = more.reshape(len(again), 2, k, -1)
+        # As read_twisted twists a suit's turns: (2 * 4), the twists' turns in a row.
+        bent = [twisted(f, TWIST_DEG) for f in faces]
+        _remember([windows[j] for j in again], bent, more.transpose(0, 2, 1, 3))
+        fit[again] = np.maximum(fit[again], more.max(axis=(1, 3)))
     return fit
+
+
+def _remember(
+    windows: list[np.ndarray],
+    faces: list[np.ndarray],
+    scores: np.ndarray,
+    stacked: np.ndarray | None = None,
+) -> None:
+    """Hold each window's ``scores`` (n, suits, ...) with each suit's looks ``faces`` (see
+    :func:`~piecebridge.vision.facing.remember_scores`): the facing of a coin whose suit was
+    read so is read from the same correlations (:func:`read_facings`, :func:`read_twisted`)
+    when its batch's transforms are as wide. With ``stacked`` (the faces in one array), each
+    suit's fits at every shift too, where held for it (for :func:`best_fit_at`)."""
+    size = fft_size(windows)
+    for window, rows in zip(windows, scores, strict=True):
+        maps = None if stacked is None else known_maps(window, stacked)
+        for j, (face, row) in enumerate(zip(faces, rows, strict=True)):
+            remember_scores(window, face, size, row.ravel())
+            if maps is not None:
+                t = len(face)
+                remember_maps(window, face, maps[j * t : (j + 1) * t])
 
 
 #: Lightness counts half as much as colour when pawns are told apart by colour: light and
