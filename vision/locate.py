@@ -112,9 +112,22 @@ class MaybeCellOff(GridInDoubt):
     shows segments where a strip of table should show none)."""
 
 
+#: Memo keys (:func:`_memo`) of what is no picture's alone (see :func:`_pictures`).
+_NOT_PICTURES = (("by tone", False), ("by tone", True))
+
 #: What one :func:`find_board` call makes of a frame more than once (its grey, its
 #: downscaled copies), kept for that call only: per thread, and dropped when it returns.
 _MEMO: contextvars.ContextVar[dict | None] = contextvars.ContextVar("locate_memo", default=None)
+
+
+def _pictures(memo: dict | None) -> dict:
+    """What ``memo`` made of the frame's pictures alone (its grey, its downscaled copies and
+    what was found in them), the same whichever search asks: not what a search noted of its
+    own course (a grid seen cut off) nor the search by tone's outcome. The search by tone
+    starts from it (:func:`_search_by_tone`), and hands back what it made."""
+    if memo is None:
+        return {}
+    return {k: v for k, v in memo.items() if isinstance(k, tuple) and k[0] not in _NOT_PICTURES}
 
 
 def _memo(key: object, image: np.ndarray, make: Callable[[], object]) -> object:
@@ -148,6 +161,31 @@ def _polarities(small: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return gray, 255 - gray
 
     return _memo("polarities", small, make)
+
+
+def _polarity(small: np.ndarray, inverted: bool) -> np.ndarray:
+    """The grey of a downscaled frame with the printed lines dark (:func:`_polarities`)."""
+    return _polarities(small)[int(inverted)]
+
+
+def _cross_blobs_of(gray: np.ndarray) -> np.ndarray:
+    """:func:`_cross_blobs`, made once per picture in a :func:`find_board` call (the search
+    by tone asks them of the same pictures as grey's search by lines)."""
+    return _memo("cross blobs", gray, lambda: _cross_blobs(gray))
+
+
+def _cell_outlines_of(gray: np.ndarray) -> list[np.ndarray]:
+    """:func:`_cell_outlines`, made once per picture in a :func:`find_board` call."""
+    return _memo("cell outlines", gray, lambda: _cell_outlines(gray))
+
+
+def _saddle_outlines_of(small: np.ndarray) -> list[np.ndarray]:
+    """:func:`_saddle_outlines` of a downscaled frame's grey, made once per frame in a
+    :func:`find_board` call: for either polarity of the lines, as a saddle is one in either
+    (its quadrants alike and apart alike; on tune checkered and mixed rigs 0-24, 250
+    frames, the points of the grey and of its negative were the same)."""
+    gray = _polarities(small)[0]
+    return _memo("saddle outlines", gray, lambda: _saddle_outlines(gray))
 
 
 # --------------------------------------------------------------------------- outline
@@ -757,12 +795,12 @@ def _outline_candidates(
     cache = {} if cache is None else cache
     h, w = small.shape[:2]
     if _BY_TONE.get():  # a grid by tone: its quadrants' corners, as a checkerboard's
-        for quad in _saddle_outlines(small_gray):
+        for quad in _saddle_outlines_of(small):
             colour = functools.partial(_colour_inside, small, quad)
             yield _order_quad(quad), colour, _at_edge(quad, w, h), "saddles"
     lattice, kind = _cross_outlines(small_gray, cross_blobs), "crosses"
     if not lattice:
-        lattice, kind = _cell_outlines(small_gray), "cells"
+        lattice, kind = _cell_outlines_of(small_gray), "cells"
     # The tile colour inside an outline is measured only for outlines whose fit passes the
     # checks (a frame without a board tries a score of outlines, many over the whole frame).
     for quad in lattice:
@@ -1455,7 +1493,9 @@ def _search_by_tone(
     bgr: np.ndarray, tile_color_lab: np.ndarray | None, inverted: bool | None, thorough: bool
 ) -> BoardPose | MaybeCellOff | None:
     """:func:`_tone_outcome`, made."""
-    steps, memo = _BY_TONE.set(True), _MEMO.set({})  # no "cut off" noted by the lines' search
+    outer = _MEMO.get()
+    inner = _pictures(outer)  # no "cut off" noted by the lines' search
+    steps, memo = _BY_TONE.set(True), _MEMO.set(inner)
     try:
         pose = _find_board_checked(bgr, tile_color_lab, inverted, thorough)
     except BoardNotFound:
@@ -1463,6 +1503,8 @@ def _search_by_tone(
     finally:
         _MEMO.reset(memo)
         _BY_TONE.reset(steps)
+        if outer is not None:
+            outer.update(_pictures(inner))
     if _tone_tiles(bgr, pose) < TONE_TILES or _checker_beyond(bgr, pose).max() >= CHECKER_ON:
         return None
     if not thorough and _tile_gaps(bgr, pose).min() < -GAPS_OFF:
@@ -1563,12 +1605,7 @@ def _saddles_seen(bgr: np.ndarray) -> bool:
 def _frame_saddle_outlines(bgr: np.ndarray) -> list[np.ndarray]:
     """:func:`_saddle_outlines` of the frame's grey at ``WORK_WIDTH``, made once per
     :func:`find_board` call (asked by :func:`_tone_first`, then by :func:`_by_tone`)."""
-
-    def make() -> list[np.ndarray]:
-        small, _ = _downscaled(bgr, WORK_WIDTH)
-        return _saddle_outlines(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY))
-
-    return _memo("saddle outlines", bgr, make)
+    return _saddle_outlines_of(_downscaled(bgr, WORK_WIDTH)[0])
 
 
 def _tiles_by_tone_seen(bgr: np.ndarray) -> bool:
@@ -2524,20 +2561,19 @@ def _find_board(
         raise BoardNotFound("no board in view: image too small")
     small, S = _downscaled(bgr, work_width)
     px = round(SMALL_PX * work_width / WORK_WIDTH)  # a cell's pixels scale with the frame
-    small_gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     found: list[tuple[float, BoardPose, str]] = []
     errors: list[BoardNotFound] = []
-    cache: dict = {}  # what both polarities share
+    cache = _outline_cache(small, tile_color_lab)  # what both polarities share
     if inverted is None:
         # Try first the polarity whose printed crosses stand out as separate blobs.
-        blobs = {False: _cross_blobs(small_gray), True: _cross_blobs(255 - small_gray)}
+        blobs = {inv: _cross_blobs_of(_polarity(small, inv)) for inv in (False, True)}
         order = (True, False) if len(blobs[True]) > len(blobs[False]) else (False, True)
     else:
         blobs, order = {}, (inverted,)
     for inv in order:
         try:
             score, pose, convincing, kind = _find_small(
-                small, small_gray, tile_color_lab, inv, blobs.get(inv), cache, px
+                small, _polarity(small, inv), tile_color_lab, inv, blobs.get(inv), cache, px
             )
         except BoardNotFound as e:
             errors.append(e)
@@ -2553,6 +2589,15 @@ def _find_board(
     _, best, kind = max(found, key=lambda spk: spk[0])
     # Crosses seen as separate blobs do not run into the tile gaps: no lattice to confuse.
     return _refine_full(bgr, best, S, check_parity=kind not in ("crosses", "saddles"))
+
+
+def _outline_cache(small: np.ndarray, tile_color_lab: np.ndarray | None) -> dict:
+    """What :func:`_outline_candidates` keeps of a downscaled frame for both polarities of
+    the lines (the colour outlines), kept for the :func:`find_board` call too: the search by
+    tone asks the same of the same frame as grey's search by lines. Per tile colour tried
+    first (a setup's; none from scratch)."""
+    colour = None if tile_color_lab is None else tuple(np.ravel(tile_color_lab).tolist())
+    return _memo(("outline cache", colour), small, dict)
 
 
 def _find_by_tiles(
@@ -2846,7 +2891,7 @@ def _table_left_behind(bgr: np.ndarray, pose: BoardPose, sx: int, sy: int) -> bo
 
 def _find_small(
     small: np.ndarray,
-    small_gray: np.ndarray,
+    gray: np.ndarray,
     tile_color_lab: np.ndarray | None,
     inverted: bool,
     cross_blobs: np.ndarray | None = None,
@@ -2854,9 +2899,9 @@ def _find_small(
     px_per_cell: int = SMALL_PX,
 ) -> tuple[float, BoardPose, bool, str]:
     """Best board pose (pixels of the downscaled frame), its score, whether it settles the
-    polarity (no need to try the other), for dark or light printed lines, and the kind of
+    polarity (no need to try the other), for dark or light printed lines (``gray``, the
+    small frame's grey with the lines dark: negated when ``inverted``), and the kind of
     outline it came from (see :func:`_outline_candidates`)."""
-    gray = 255 - small_gray if inverted else small_gray
     best: BoardPose | None = None
     best_kind = ""
     cut_off = seen_any = False
