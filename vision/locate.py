@@ -854,7 +854,9 @@ SADDLE_SHARE = 0.5
 SADDLE_NMS = 9
 
 
-def _saddle_response(gray: np.ndarray, radius: float) -> np.ndarray:
+def _saddle_response(
+    gray: np.ndarray, radius: float, blurred: np.ndarray | None = None
+) -> np.ndarray:
     """How much each pixel is the corner of four quadrants of two tones (an X-corner, as a
     checkerboard's), float32: on a ring of ``radius`` round it, the opposite quadrants alike
     and the neighbouring ones apart (the ChESS detector's sum, difference and mean
@@ -867,7 +869,7 @@ def _saddle_response(gray: np.ndarray, radius: float) -> np.ndarray:
     >>> bool(np.abs(np.subtract(peak, 20)).max() <= 1)  # at the corner, (20, 20)
     True
     """
-    g = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), 1.0)
+    g = _saddle_blur(gray) if blurred is None else blurred  # made once for every radius
     angles = np.arange(SADDLE_RING) * 2 * np.pi / SADDLE_RING
     ring = [
         np.roll(g, (-round(radius * np.sin(a)), -round(radius * np.cos(a))), axis=(0, 1))
@@ -884,10 +886,16 @@ def _saddle_response(gray: np.ndarray, radius: float) -> np.ndarray:
     return alternate - opposite - spot
 
 
+def _saddle_blur(gray: np.ndarray) -> np.ndarray:
+    """The picture :func:`_saddle_response` compares round each point (float32)."""
+    return cv2.GaussianBlur(gray.astype(np.float32), (0, 0), 1.0)
+
+
 def _saddles(small_gray: np.ndarray) -> np.ndarray:
     """Points (n, 2) where four quadrants of two tones meet at every ring of
     ``SADDLE_RADII`` (:func:`_saddle_response`): a tone grid's cell corners."""
-    r = functools.reduce(np.minimum, (_saddle_response(small_gray, rad) for rad in SADDLE_RADII))
+    g = _saddle_blur(small_gray)
+    r = functools.reduce(np.minimum, (_saddle_response(small_gray, rad, g) for rad in SADDLE_RADII))
     least = max(SADDLE_SHARE * float(np.percentile(r, 99.9)), 1e-3)
     peak = (r == cv2.dilate(r, np.ones((SADDLE_NMS, SADDLE_NMS), np.uint8))) & (r > least)
     ys, xs = np.nonzero(peak)
@@ -1565,10 +1573,8 @@ def _tile_gaps(bgr: np.ndarray, pose: BoardPose) -> np.ndarray:
     lo, hi = round(margin * px), round((margin + N) * px)
     out = []
     for lines in (hat, hat.T):  # vertical lines (columns), then horizontal ones
-        along = [
-            np.quantile(lines[lo:hi, lo + i * px - 2 : lo + i * px + 3].max(axis=1), ARM_QUANTILE)
-            for i in range(1, N)
-        ]
+        strips = [lines[lo:hi, lo + i * px - 2 : lo + i * px + 3].max(axis=1) for i in range(1, N)]
+        along = np.quantile(np.stack(strips), ARM_QUANTILE, axis=1)  # the 7 lines' at once
         out.append(float(np.mean(along[1::2]) - np.mean(along[0::2])))
     return np.array(out)
 
