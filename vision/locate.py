@@ -1421,7 +1421,9 @@ def find_board(
     is one whose full-frame fit found under ``MIN_CROSSES`` tile crosses. A frame refused by
     lines is searched by tone (:func:`_by_tone`); where grey finds no grid and the frame's
     corners outline tiles by tone, that search runs before the darkest channel's and the
-    tiles' (:func:`_tone_first`), and a board it finds is taken at once.
+    tiles' (and before grey's second polarity of the lines, where its first found no grid:
+    :func:`_tone_first`), and a board it finds is taken at once. The search by tone starts
+    from what the search by lines made of the frame's pictures (:func:`_pictures`).
     """
     token = _MEMO.set({}) if _MEMO.get() is None else None
     try:
@@ -1449,10 +1451,11 @@ def _tone_first(bgr: np.ndarray, tile_color_lab: np.ndarray | None, inverted: bo
     (:func:`_tiles_by_tone_seen`) and the search by tone finds a board there that passes its
     checks (:func:`_tone_outcome`): called where grey's search by lines found no board,
     before the darkest channel's and the tiles' searches (three quarters of a checkered
-    board's search from scratch, which they never find). A board by tone shows saddles, not
-    lines. Only in a usual search (not thorough) of a :func:`find_board` call, not inside
-    the search by tone itself; otherwise, and when the search by tone finds no board, the
-    search by lines goes on as before (the outcome kept for :func:`_by_tone`)."""
+    board's search from scratch, which they never find), and where grey's first polarity of
+    the lines found no grid, before its second (:func:`_find_board`). A board by tone shows
+    saddles, not lines. Only in a usual search (not thorough) of a :func:`find_board` call,
+    not inside the search by tone itself; otherwise, and when the search by tone finds no
+    board, the search by lines goes on as before (the outcome kept for :func:`_by_tone`)."""
     if _BY_TONE.get() or _MEMO.get() is None or not _tiles_by_tone_seen(bgr):
         return
     found = _tone_outcome(bgr, tile_color_lab, inverted, False)
