@@ -112,9 +112,22 @@ class MaybeCellOff(GridInDoubt):
     shows segments where a strip of table should show none)."""
 
 
+#: Memo keys (:func:`_memo`) of what is no picture's alone (see :func:`_pictures`).
+_NOT_PICTURES = (("by tone", False), ("by tone", True))
+
 #: What one :func:`find_board` call makes of a frame more than once (its grey, its
 #: downscaled copies), kept for that call only: per thread, and dropped when it returns.
 _MEMO: contextvars.ContextVar[dict | None] = contextvars.ContextVar("locate_memo", default=None)
+
+
+def _pictures(memo: dict | None) -> dict:
+    """What ``memo`` made of the frame's pictures alone (its grey, its downscaled copies and
+    what was found in them), the same whichever search asks: not what a search noted of its
+    own course (a grid seen cut off) nor the search by tone's outcome. The search by tone
+    starts from it (:func:`_search_by_tone`), and hands back what it made."""
+    if memo is None:
+        return {}
+    return {k: v for k, v in memo.items() if isinstance(k, tuple) and k[0] not in _NOT_PICTURES}
 
 
 def _memo(key: object, image: np.ndarray, make: Callable[[], object]) -> object:
@@ -150,6 +163,31 @@ def _polarities(small: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return _memo("polarities", small, make)
 
 
+def _polarity(small: np.ndarray, inverted: bool) -> np.ndarray:
+    """The grey of a downscaled frame with the printed lines dark (:func:`_polarities`)."""
+    return _polarities(small)[int(inverted)]
+
+
+def _cross_blobs_of(gray: np.ndarray) -> np.ndarray:
+    """:func:`_cross_blobs`, made once per picture in a :func:`find_board` call (the search
+    by tone asks them of the same pictures as grey's search by lines)."""
+    return _memo("cross blobs", gray, lambda: _cross_blobs(gray))
+
+
+def _cell_outlines_of(gray: np.ndarray) -> list[np.ndarray]:
+    """:func:`_cell_outlines`, made once per picture in a :func:`find_board` call."""
+    return _memo("cell outlines", gray, lambda: _cell_outlines(gray))
+
+
+def _saddle_outlines_of(small: np.ndarray) -> list[np.ndarray]:
+    """:func:`_saddle_outlines` of a downscaled frame's grey, made once per frame in a
+    :func:`find_board` call: for either polarity of the lines, as a saddle is one in either
+    (its quadrants alike and apart alike; on tune checkered and mixed rigs 0-24, 250
+    frames, the points of the grey and of its negative were the same)."""
+    gray = _polarities(small)[0]
+    return _memo("saddle outlines", gray, lambda: _saddle_outlines(gray))
+
+
 # --------------------------------------------------------------------------- outline
 
 
@@ -178,13 +216,33 @@ def _candidate_colours(lab: np.ndarray, max_candidates: int = 4) -> list[np.ndar
         px = region.reshape(-1, 3).astype(np.int32)
         key = (px[:, 0] // 24) * 1024 + (px[:, 1] // 10) * 32 + (px[:, 2] // 10)
         counts = np.bincount(key, minlength=11 * 1024)
-        for k in np.argsort(counts)[::-1][:3]:
+        for k in _most_common(counts, 3):
             if counts[k] == 0:
                 break
             colour = px[key == k].mean(axis=0)
             if all(np.linalg.norm(colour - c) > 12 for c in found):
                 found.append(colour)
     return found[:max_candidates]
+
+
+def _most_common(counts: np.ndarray, k: int) -> np.ndarray:
+    """The ``k`` bins counted most, most first, as ``np.argsort(counts)[::-1][:k]`` orders
+    them, but only those counted at all: sorting every bin of the 11 thousand colour bins,
+    mostly empty, took 1.5-3 ms a region (numpy's sort of many equal keys), the bins
+    counted about 0.1. When two of the ``k + 1`` largest counts tie, the full sort's own
+    order of ties is kept.
+
+    >>> c = np.array([5, 0, 9, 2, 7, 0, 1])
+    >>> _most_common(c, 3).tolist(), np.argsort(c)[::-1][:3].tolist()
+    ([2, 4, 0], [2, 4, 0])
+    >>> _most_common(np.array([0, 3, 0]), 3).tolist()
+    [1]
+    """
+    counted = np.flatnonzero(counts)
+    top = counted[np.argsort(counts[counted], kind="stable")[::-1][: k + 1]]
+    if len(np.unique(counts[top])) < len(top):
+        top = np.argsort(counts)[::-1][: k + 1]
+    return top[:k][counts[top[:k]] > 0]
 
 
 def _components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
@@ -757,12 +815,12 @@ def _outline_candidates(
     cache = {} if cache is None else cache
     h, w = small.shape[:2]
     if _BY_TONE.get():  # a grid by tone: its quadrants' corners, as a checkerboard's
-        for quad in _saddle_outlines(small_gray):
+        for quad in _saddle_outlines_of(small):
             colour = functools.partial(_colour_inside, small, quad)
             yield _order_quad(quad), colour, _at_edge(quad, w, h), "saddles"
     lattice, kind = _cross_outlines(small_gray, cross_blobs), "crosses"
     if not lattice:
-        lattice, kind = _cell_outlines(small_gray), "cells"
+        lattice, kind = _cell_outlines_of(small_gray), "cells"
     # The tile colour inside an outline is measured only for outlines whose fit passes the
     # checks (a frame without a board tries a score of outlines, many over the whole frame).
     for quad in lattice:
@@ -796,7 +854,9 @@ SADDLE_SHARE = 0.5
 SADDLE_NMS = 9
 
 
-def _saddle_response(gray: np.ndarray, radius: float) -> np.ndarray:
+def _saddle_response(
+    gray: np.ndarray, radius: float, blurred: np.ndarray | None = None
+) -> np.ndarray:
     """How much each pixel is the corner of four quadrants of two tones (an X-corner, as a
     checkerboard's), float32: on a ring of ``radius`` round it, the opposite quadrants alike
     and the neighbouring ones apart (the ChESS detector's sum, difference and mean
@@ -809,7 +869,7 @@ def _saddle_response(gray: np.ndarray, radius: float) -> np.ndarray:
     >>> bool(np.abs(np.subtract(peak, 20)).max() <= 1)  # at the corner, (20, 20)
     True
     """
-    g = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), 1.0)
+    g = _saddle_blur(gray) if blurred is None else blurred  # made once for every radius
     angles = np.arange(SADDLE_RING) * 2 * np.pi / SADDLE_RING
     ring = [
         np.roll(g, (-round(radius * np.sin(a)), -round(radius * np.cos(a))), axis=(0, 1))
@@ -826,10 +886,16 @@ def _saddle_response(gray: np.ndarray, radius: float) -> np.ndarray:
     return alternate - opposite - spot
 
 
+def _saddle_blur(gray: np.ndarray) -> np.ndarray:
+    """The picture :func:`_saddle_response` compares round each point (float32)."""
+    return cv2.GaussianBlur(gray.astype(np.float32), (0, 0), 1.0)
+
+
 def _saddles(small_gray: np.ndarray) -> np.ndarray:
     """Points (n, 2) where four quadrants of two tones meet at every ring of
     ``SADDLE_RADII`` (:func:`_saddle_response`): a tone grid's cell corners."""
-    r = functools.reduce(np.minimum, (_saddle_response(small_gray, rad) for rad in SADDLE_RADII))
+    g = _saddle_blur(small_gray)
+    r = functools.reduce(np.minimum, (_saddle_response(small_gray, rad, g) for rad in SADDLE_RADII))
     least = max(SADDLE_SHARE * float(np.percentile(r, 99.9)), 1e-3)
     peak = (r == cv2.dilate(r, np.ones((SADDLE_NMS, SADDLE_NMS), np.uint8))) & (r > least)
     ys, xs = np.nonzero(peak)
@@ -1355,7 +1421,9 @@ def find_board(
     is one whose full-frame fit found under ``MIN_CROSSES`` tile crosses. A frame refused by
     lines is searched by tone (:func:`_by_tone`); where grey finds no grid and the frame's
     corners outline tiles by tone, that search runs before the darkest channel's and the
-    tiles' (:func:`_tone_first`), and a board it finds is taken at once.
+    tiles' (and before grey's second polarity of the lines, where its first found no grid:
+    :func:`_tone_first`), and a board it finds is taken at once. The search by tone starts
+    from what the search by lines made of the frame's pictures (:func:`_pictures`).
     """
     token = _MEMO.set({}) if _MEMO.get() is None else None
     try:
@@ -1383,10 +1451,11 @@ def _tone_first(bgr: np.ndarray, tile_color_lab: np.ndarray | None, inverted: bo
     (:func:`_tiles_by_tone_seen`) and the search by tone finds a board there that passes its
     checks (:func:`_tone_outcome`): called where grey's search by lines found no board,
     before the darkest channel's and the tiles' searches (three quarters of a checkered
-    board's search from scratch, which they never find). A board by tone shows saddles, not
-    lines. Only in a usual search (not thorough) of a :func:`find_board` call, not inside
-    the search by tone itself; otherwise, and when the search by tone finds no board, the
-    search by lines goes on as before (the outcome kept for :func:`_by_tone`)."""
+    board's search from scratch, which they never find), and where grey's first polarity of
+    the lines found no grid, before its second (:func:`_find_board`). A board by tone shows
+    saddles, not lines. Only in a usual search (not thorough) of a :func:`find_board` call,
+    not inside the search by tone itself; otherwise, and when the search by tone finds no
+    board, the search by lines goes on as before (the outcome kept for :func:`_by_tone`)."""
     if _BY_TONE.get() or _MEMO.get() is None or not _tiles_by_tone_seen(bgr):
         return
     found = _tone_outcome(bgr, tile_color_lab, inverted, False)
@@ -1455,7 +1524,9 @@ def _search_by_tone(
     bgr: np.ndarray, tile_color_lab: np.ndarray | None, inverted: bool | None, thorough: bool
 ) -> BoardPose | MaybeCellOff | None:
     """:func:`_tone_outcome`, made."""
-    steps, memo = _BY_TONE.set(True), _MEMO.set({})  # no "cut off" noted by the lines' search
+    outer = _MEMO.get()
+    inner = _pictures(outer)  # no "cut off" noted by the lines' search
+    steps, memo = _BY_TONE.set(True), _MEMO.set(inner)
     try:
         pose = _find_board_checked(bgr, tile_color_lab, inverted, thorough)
     except BoardNotFound:
@@ -1463,6 +1534,8 @@ def _search_by_tone(
     finally:
         _MEMO.reset(memo)
         _BY_TONE.reset(steps)
+        if outer is not None:
+            outer.update(_pictures(inner))
     if _tone_tiles(bgr, pose) < TONE_TILES or _checker_beyond(bgr, pose).max() >= CHECKER_ON:
         return None
     if not thorough and _tile_gaps(bgr, pose).min() < -GAPS_OFF:
@@ -1503,10 +1576,8 @@ def _tile_gaps(bgr: np.ndarray, pose: BoardPose) -> np.ndarray:
     lo, hi = round(margin * px), round((margin + N) * px)
     out = []
     for lines in (hat, hat.T):  # vertical lines (columns), then horizontal ones
-        along = [
-            np.quantile(lines[lo:hi, lo + i * px - 2 : lo + i * px + 3].max(axis=1), ARM_QUANTILE)
-            for i in range(1, N)
-        ]
+        strips = [lines[lo:hi, lo + i * px - 2 : lo + i * px + 3].max(axis=1) for i in range(1, N)]
+        along = np.quantile(np.stack(strips), ARM_QUANTILE, axis=1)  # the 7 lines' at once
         out.append(float(np.mean(along[1::2]) - np.mean(along[0::2])))
     return np.array(out)
 
@@ -1563,12 +1634,7 @@ def _saddles_seen(bgr: np.ndarray) -> bool:
 def _frame_saddle_outlines(bgr: np.ndarray) -> list[np.ndarray]:
     """:func:`_saddle_outlines` of the frame's grey at ``WORK_WIDTH``, made once per
     :func:`find_board` call (asked by :func:`_tone_first`, then by :func:`_by_tone`)."""
-
-    def make() -> list[np.ndarray]:
-        small, _ = _downscaled(bgr, WORK_WIDTH)
-        return _saddle_outlines(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY))
-
-    return _memo("saddle outlines", bgr, make)
+    return _saddle_outlines_of(_downscaled(bgr, WORK_WIDTH)[0])
 
 
 def _tiles_by_tone_seen(bgr: np.ndarray) -> bool:
@@ -1579,6 +1645,12 @@ def _tiles_by_tone_seen(bgr: np.ndarray) -> bool:
     alone as the cue, the search by tone ran ahead on 68 of the 125 frames of tune acrylic
     rigs 0-24 and 28 of printplay's, finding none and costing 60-960 ms each (the full
     search 18.0 -> 40.9 s CPU on acrylic); their tiles are of one tone."""
+    return bool(_memo("tiles by tone seen", bgr, lambda: _outline_over_tone_tiles(bgr)))
+
+
+def _outline_over_tone_tiles(bgr: np.ndarray) -> bool:
+    """:func:`_tiles_by_tone_seen`, made (once per :func:`find_board` call: it may be asked
+    after grey's first polarity of the lines and again after its search)."""
     _, S = _downscaled(bgr, WORK_WIDTH)
     inverse = np.linalg.inv(S)
     for quad in _frame_saddle_outlines(bgr):
@@ -2333,7 +2405,7 @@ def _find_board_at(
 ) -> BoardPose:
     """:func:`find_board` with candidates found on a frame about ``work_width`` wide."""
     try:
-        pose = _find_board(bgr, tile_color_lab, inverted, work_width)
+        pose = _find_board(bgr, tile_color_lab, inverted, work_width, tone_first=not thorough)
     except BoardNotFound as error:
         if bgr.ndim != 3 or min(bgr.shape[:2]) < 64:
             raise
@@ -2511,36 +2583,42 @@ def _find_board(
     tile_color_lab: np.ndarray | None = None,
     inverted: bool | None = None,
     work_width: int = WORK_WIDTH,
+    tone_first: bool = False,
 ) -> BoardPose:
     """Locate the board from scratch in the frame's grey.
 
     Candidates are found and checked on a downscaled frame (:func:`downscale`); only the
     best is refined at full resolution, where the lens term and each tile's shift and twist
     are fitted. Tiles with dark lines are tried first, then light lines on dark tiles (the
-    picture inverted); ``inverted`` fixes the choice (a setup knows it).
+    picture inverted); ``inverted`` fixes the choice (a setup knows it). With
+    ``tone_first`` (grey's search of a usual :func:`find_board`), a first polarity that
+    finds no grid (not "cut off") lets the search by tone go ahead (:func:`_tone_first`)
+    before the second: a board by tone shows no grid in either (tune checkered, 124 of 125
+    frames), and the second cost a third of grey's search there.
     Raises :class:`BoardNotFound` when no board is in view or it is cut off by the frame.
     """
     if bgr.ndim != 3 or min(bgr.shape[:2]) < 64:
         raise BoardNotFound("no board in view: image too small")
     small, S = _downscaled(bgr, work_width)
     px = round(SMALL_PX * work_width / WORK_WIDTH)  # a cell's pixels scale with the frame
-    small_gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     found: list[tuple[float, BoardPose, str]] = []
     errors: list[BoardNotFound] = []
-    cache: dict = {}  # what both polarities share
+    cache = _outline_cache(small, tile_color_lab)  # what both polarities share
     if inverted is None:
         # Try first the polarity whose printed crosses stand out as separate blobs.
-        blobs = {False: _cross_blobs(small_gray), True: _cross_blobs(255 - small_gray)}
+        blobs = {inv: _cross_blobs_of(_polarity(small, inv)) for inv in (False, True)}
         order = (True, False) if len(blobs[True]) > len(blobs[False]) else (False, True)
     else:
         blobs, order = {}, (inverted,)
     for inv in order:
         try:
             score, pose, convincing, kind = _find_small(
-                small, small_gray, tile_color_lab, inv, blobs.get(inv), cache, px
+                small, _polarity(small, inv), tile_color_lab, inv, blobs.get(inv), cache, px
             )
         except BoardNotFound as e:
             errors.append(e)
+            if tone_first and inv == order[0] and not isinstance(e, BoardCutOff):
+                _tone_first(bgr, tile_color_lab, inverted)
             continue
         found.append((score, pose, kind))
         if convincing:
@@ -2553,6 +2631,15 @@ def _find_board(
     _, best, kind = max(found, key=lambda spk: spk[0])
     # Crosses seen as separate blobs do not run into the tile gaps: no lattice to confuse.
     return _refine_full(bgr, best, S, check_parity=kind not in ("crosses", "saddles"))
+
+
+def _outline_cache(small: np.ndarray, tile_color_lab: np.ndarray | None) -> dict:
+    """What :func:`_outline_candidates` keeps of a downscaled frame for both polarities of
+    the lines (the colour outlines), kept for the :func:`find_board` call too: the search by
+    tone asks the same of the same frame as grey's search by lines. Per tile colour tried
+    first (a setup's; none from scratch)."""
+    colour = None if tile_color_lab is None else tuple(np.ravel(tile_color_lab).tolist())
+    return _memo(("outline cache", colour), small, dict)
 
 
 def _find_by_tiles(
@@ -2846,7 +2933,7 @@ def _table_left_behind(bgr: np.ndarray, pose: BoardPose, sx: int, sy: int) -> bo
 
 def _find_small(
     small: np.ndarray,
-    small_gray: np.ndarray,
+    gray: np.ndarray,
     tile_color_lab: np.ndarray | None,
     inverted: bool,
     cross_blobs: np.ndarray | None = None,
@@ -2854,9 +2941,9 @@ def _find_small(
     px_per_cell: int = SMALL_PX,
 ) -> tuple[float, BoardPose, bool, str]:
     """Best board pose (pixels of the downscaled frame), its score, whether it settles the
-    polarity (no need to try the other), for dark or light printed lines, and the kind of
+    polarity (no need to try the other), for dark or light printed lines (``gray``, the
+    small frame's grey with the lines dark: negated when ``inverted``), and the kind of
     outline it came from (see :func:`_outline_candidates`)."""
-    gray = 255 - small_gray if inverted else small_gray
     best: BoardPose | None = None
     best_kind = ""
     cut_off = seen_any = False
