@@ -8,16 +8,18 @@ They are now held and taken up, which must give the very numbers computed afresh
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
-import pytest
 from piecebridge.vision import cells, facing
 from piecebridge.vision.facing import (
     TWIST_DEG,
     best_fit_at,
+    correlations_held,
     face_scores,
     face_scores_batch,
     fft_size,
-    forget_scores,
+    known_scores,
     read_facings,
     turned_looks,
     twisted,
@@ -31,13 +33,6 @@ def _windows(rng: np.random.Generator, extras: tuple[int, ...]) -> list[np.ndarr
     return [(rng.normal(size=size(e)) * 20 + 30).astype(np.float32) for e in extras]
 
 
-@pytest.fixture(autouse=True)
-def _nothing_held():
-    forget_scores()
-    yield
-    forget_scores()
-
-
 def test_a_windows_scores_are_the_same_numbers_alone_as_in_any_batch():
     rng = np.random.default_rng(7)
     faces = [rng.normal(size=(4, FACE_CROP, FACE_CROP, 3)).astype(np.float32) for _ in "abc"]
@@ -45,13 +40,11 @@ def test_a_windows_scores_are_the_same_numbers_alone_as_in_any_batch():
     windows = _windows(rng, (12, 4, 12, 7))  # sizes mixed, as a frame's coins
     size = fft_size(windows)
     batch = face_scores_batch(windows, [stacked] * 4).reshape(4, 3, 4)
-    for i, w in enumerate(windows):
-        forget_scores()  # nothing of the batch held: computed afresh
+    for i, w in enumerate(windows):  # outside correlations_held nothing is held: afresh
         for j, f in enumerate(faces):  # one suit's looks, one window: bit for bit
             assert np.array_equal(face_scores_batch([w], [f], size)[0], batch[i, j])
     # The twists of the stacked looks are each suit's twists, in the same order.
     bent = face_scores_batch(windows, [twisted(stacked, TWIST_DEG)] * 4).reshape(4, 2, 3, 4)
-    forget_scores()
     for j, f in enumerate(faces):
         alone = face_scores_batch(windows, [twisted(f, TWIST_DEG)] * 4).reshape(4, 2, 4)
         assert np.array_equal(alone, bent[:, :, j])
@@ -61,15 +54,15 @@ def test_the_facing_of_a_coin_whose_suit_was_read_is_not_correlated_again(monkey
     looks = _one_brown_looks()
     turned = {s: np.asarray(turned_looks(_face(k))) for k, s in enumerate(("suns", "arms"))}
     jobs = [(_coin_cell("suns"), _window(_face(0))), (_coin_cell("arms"), _window(_face(1)))]
-    cells._fine_suits(jobs, turned, looks)
-    assert [d.best for d, _ in jobs] == [("coin", "suns"), ("coin", "arms")]
     counted = []
     made = facing._fit_maps
-    monkeypatch.setattr(facing, "_fit_maps", lambda *a: counted.append(a) or made(*a))
-    held = read_facings(jobs, turned)
+    with correlations_held():
+        cells._fine_suits(jobs, turned, looks)
+        assert [d.best for d, _ in jobs] == [("coin", "suns"), ("coin", "arms")]
+        monkeypatch.setattr(facing, "_fit_maps", lambda *a: counted.append(a) or made(*a))
+        held = read_facings(jobs, turned)
     assert counted == []  # every score was held by _suit_fits
-    forget_scores()
-    fresh = read_facings(jobs, turned)
+    fresh = read_facings(jobs, turned)  # let go: correlated afresh
     assert len(counted) == 1 and np.array_equal(held, fresh)
 
 
@@ -106,3 +99,21 @@ def test_the_best_fit_of_the_batch_correlations_is_where_face_scores_cuts():
         _, cut = face_scores(w, looks)
         assert by > 0 and np.shares_memory(cut, w)
         assert np.array_equal(cut, w[y : y + FACE_CROP, x : x + FACE_CROP])
+
+
+def test_correlations_are_held_only_within_their_scope_and_thread():
+    rng = np.random.default_rng(3)
+    looks = rng.normal(size=(4, FACE_CROP, FACE_CROP, 3)).astype(np.float32)
+    (w,) = _windows(rng, (4,))
+    face_scores_batch([w], [looks])
+    assert known_scores(w, looks) is None  # outside any scope: nothing held
+    seen_elsewhere = []
+    with correlations_held():
+        got = face_scores_batch([w], [looks], keep_maps=True)
+        facing.remember_scores(w, looks, fft_size([w]), got[0])
+        assert np.array_equal(known_scores(w, looks), got[0])
+        other = threading.Thread(target=lambda: seen_elsewhere.append(known_scores(w, looks)))
+        other.start()
+        other.join()
+    assert seen_elsewhere == [None]  # another thread reads its own frames
+    assert known_scores(w, looks) is None  # let go on leaving

@@ -35,11 +35,11 @@ from piecebridge.vision.facing import (
     FACINGS,
     TWIST_DEG,
     best_fit_at,
+    correlations_held,
     face_scores,
     face_scores_batch,
     face_window,
     fft_size,
-    forget_scores,
     known_maps,
     known_scores,
     learned_mark_read,
@@ -1791,6 +1791,27 @@ def measure(
                 facing_jobs.append((d, face_window(views, i, CENTRE_SHIFT, extra=FACE_WIDE)))
         out.append(d)
     if facing_jobs:
+        _read_coin_faces(facing_jobs, turned, looks, views, rivals, covered & ~glared)
+    if looks.learned:
+        _seen_shares(out, views, refs, looks)
+        _coin_detail(out, views, looks)
+    return out
+
+
+def _read_coin_faces(
+    facing_jobs: list[tuple[CellDecision, np.ndarray]],
+    turned: dict,
+    looks: PieceLooks,
+    views: BoardViews,
+    rivals: set[int],
+    hands: np.ndarray,
+) -> None:
+    """Each coin's suit by its fine look where the suits share one ink, its facing (again
+    twisted a little where the lead is small) and the checks of its mark, in place: all
+    from one set of correlations per window and looks (:func:`correlations_held`).
+    ``rivals``: ids of the pawn-like cells' coin readings; ``hands``: cells under a hand
+    (64,), not glare."""
+    with correlations_held():
         _fine_suits(facing_jobs, turned, looks)
         scores = read_facings(facing_jobs, turned)
         # A coin read with a small lead is read again twisted a little (laid askew), when
@@ -1801,21 +1822,16 @@ def measure(
             if d.facing_margin < looks.min_facing_margin and _could_be_sure(d, looks)
         ]
         read_twisted([facing_jobs[k] for k in again], turned, scores[again])
-        beside = beside_a_hand(covered & ~glared)  # as decide_all weighs hands
+        beside = beside_a_hand(hands)  # as decide_all weighs hands
         for d, window in facing_jobs:
             _alike_turns(d, looks)
             if id(d) in rivals and d.facing_margin < CLEAR_FACE_LEAD:
                 continue  # a pawn-like cell's coin reading counts only past it: no mark check
-            if d.facing_margin < looks.mark_check_below and d.best[1] in looks.marked:
-                _check_mark(d, views, CELL_ORDER.index(d.cell), looks)
             i = CELL_ORDER.index(d.cell)
+            if d.facing_margin < looks.mark_check_below and d.best[1] in looks.marked:
+                _check_mark(d, views, i, looks)
             blobs = functools.cache(functools.partial(_blob_reads, views, i, looks, d.best[1]))
             _check_mark_shape(d, window, turned, looks, bool(beside[i]), blobs)
-        forget_scores()  # this frame's windows: read
-    if looks.learned:
-        _seen_shares(out, views, refs, looks)
-        _coin_detail(out, views, looks)
-    return out
 
 
 def _seen_shares(

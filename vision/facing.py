@@ -11,6 +11,10 @@ separate mark (a dot or a small triangle at the top of the suit side) sits.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import dataclasses
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import cv2
@@ -310,24 +314,61 @@ def fft_size(windows: list[np.ndarray]) -> int:
     return sfft.next_fast_len(max(w.shape[0] for w in windows) - 2 * _DISC_BORDER, real=True)
 
 
-#: Scores (see :func:`remember_scores`) by (window id, looks id), per transform size, with
-#: the window and looks themselves held: an id alone could be reused by a new array.
-_KNOWN: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, dict[int, np.ndarray]]] = {}
-#: At most this many windows and looks are held (a frame's coins' suits and twists).
-_KNOWN_MAX = 256
+@dataclasses.dataclass
+class _Held:
+    """What :func:`correlations_held` keeps of one frame's coins, each by the ids of its
+    arrays, with the arrays themselves held (an id alone could be reused by a new array)."""
+
+    #: (window id, looks id) -> (window, looks, {transform size: scores}): :func:`remember_scores`.
+    scores: dict = dataclasses.field(default_factory=dict)
+    #: (window id, looks id) -> (window, looks, fits at every shift): :func:`remember_maps`.
+    maps: dict = dataclasses.field(default_factory=dict)
+    #: (window id, transform size) -> (window, spectrum): :func:`_window_spectra`.
+    spectra: dict = dataclasses.field(default_factory=dict)
+
+
+#: The correlations held for the frame being read (:func:`correlations_held`), per thread
+#: (and per asyncio task); None outside one frame's reading: nothing is held.
+_HELD: contextvars.ContextVar[_Held | None] = contextvars.ContextVar("facing_held", default=None)
+
+
+@contextlib.contextmanager
+def correlations_held() -> Iterator[None]:
+    """Within it, correlations of coin windows with looks are held as they are made and taken
+    up when asked again (:func:`remember_scores`, :func:`remember_maps`, each window's
+    spectrum): a one-ink coin's suit, facing and symbol shape are read from one set of
+    correlations (the very numbers: each window's and each look's transforms are their
+    own). Everything held is let go on leaving, with the windows. Use it around one
+    frame's reads; the arrays read inside must not change while in it.
+
+    >>> w = np.ones((FACE_CROP, FACE_CROP, 3), np.float32)
+    >>> t = np.ones((4, FACE_CROP, FACE_CROP, 3), np.float32)
+    >>> with correlations_held():
+    ...     remember_scores(w, t, 64, np.zeros(4))
+    ...     known_scores(w, t, 64).tolist()
+    [0.0, 0.0, 0.0, 0.0]
+    >>> known_scores(w, t, 64) is None  # let go
+    True
+    """
+    token = _HELD.set(_Held())
+    try:
+        yield
+    finally:
+        _HELD.reset(token)
 
 
 def remember_scores(window: np.ndarray, turned: np.ndarray, size: int, scores: np.ndarray) -> None:
     """Hold ``scores``, :func:`face_scores_batch`'s for ``window`` with the looks ``turned``
     at transform ``size`` (e.g. a slice of the scores with a larger looks array that holds
-    ``turned``'s looks), for a later batch that asks for them (:func:`forget_scores` lets
-    them go). Never change the window or the looks afterwards."""
+    ``turned``'s looks), for a later batch that asks for them, while in
+    :func:`correlations_held` (outside it, nothing is held)."""
+    held = _HELD.get()
+    if held is None:
+        return
     key = (id(window), id(turned))
-    hit = _KNOWN.get(key)
+    hit = held.scores.get(key)
     if hit is None or hit[0] is not window or hit[1] is not turned:
-        if len(_KNOWN) >= _KNOWN_MAX:
-            _KNOWN.clear()
-        hit = _KNOWN[key] = (window, turned, {})
+        hit = held.scores[key] = (window, turned, {})
     hit[2][size] = np.array(scores, np.float32)
 
 
@@ -336,38 +377,27 @@ def known_scores(
 ) -> np.ndarray | None:
     """The scores :func:`remember_scores` holds for ``window`` and ``turned`` at ``size``
     (None: at any size, where rounding does not matter), or None."""
-    hit = _KNOWN.get((id(window), id(turned)))
+    held = _HELD.get()
+    hit = None if held is None else held.scores.get((id(window), id(turned)))
     if hit is None or hit[0] is not window or hit[1] is not turned or not hit[2]:
         return None
     return next(iter(hit[2].values())) if size is None else hit[2].get(size)
 
 
-#: Fits at every shift (see :func:`remember_maps`) by (window id, looks id), with the window
-#: and looks held.
-_MAPS: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-
-
 def remember_maps(window: np.ndarray, turned: np.ndarray, maps: np.ndarray) -> None:
     """Hold ``maps``, the fits (looks, h, h) of ``turned`` at every shift over ``window`` as
-    :func:`face_scores_batch` makes them (at any transform size), for :func:`best_fit_at`
-    (:func:`forget_scores` lets them go). Never change the window or the looks afterwards."""
-    if len(_MAPS) >= _KNOWN_MAX:
-        _MAPS.clear()
-    _MAPS[(id(window), id(turned))] = (window, turned, maps)
+    :func:`face_scores_batch` makes them (at any transform size), for :func:`best_fit_at`,
+    while in :func:`correlations_held` (outside it, nothing is held)."""
+    held = _HELD.get()
+    if held is not None:
+        held.maps[(id(window), id(turned))] = (window, turned, maps)
 
 
 def known_maps(window: np.ndarray, turned: np.ndarray) -> np.ndarray | None:
     """The fits :func:`remember_maps` holds for ``window`` and ``turned``, or None."""
-    hit = _MAPS.get((id(window), id(turned)))
+    held = _HELD.get()
+    hit = None if held is None else held.maps.get((id(window), id(turned)))
     return None if hit is None or hit[0] is not window or hit[1] is not turned else hit[2]
-
-
-def forget_scores() -> None:
-    """Let every score :func:`remember_scores` holds go, every fit :func:`remember_maps`
-    holds and every window's spectrum (:func:`_window_spectra`): their windows with them."""
-    _KNOWN.clear()
-    _MAPS.clear()
-    _WINDOW_SPECTRA.clear()
 
 
 def best_fit_at(window: np.ndarray, turned: np.ndarray) -> tuple[tuple[int, int], float]:
@@ -428,23 +458,19 @@ def _fit_maps(windows: list[np.ndarray], turned: list[np.ndarray], size: int) ->
     return r
 
 
-#: Spectra of windows (see :func:`_window_spectra`) by (window id, transform size), with the
-#: window held (ids are reused): a coin's window is correlated with its suits' looks, their
-#: twists and its leader's turns, transformed once.
-_WINDOW_SPECTRA: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
-
-
 def _window_spectra(windows: list[np.ndarray], sizes: list[int], size: int) -> np.ndarray:
     """Spectra (n, 4, size, size // 2 + 1) of each window's fine detail (3 channels) and of
     the detail's squares summed over the channels, inside the disc's border (``sizes``:
     the windows' sizes less it) and zero-padded to ``size``: zeros beyond a window cannot
-    reach its valid shifts. Each is made once per window and size (see
-    :func:`forget_scores`): a window's transform is its own, whatever else is in a batch."""
+    reach its valid shifts. Each is made once per window and size in
+    :func:`correlations_held`: a window's transform is its own, whatever else is in a batch."""
     b = _DISC_BORDER
     spec = np.empty((len(windows), 4, size, size // 2 + 1), np.complex64)
+    held = _HELD.get()
+    known = {} if held is None else held.spectra
     todo = []
     for i, w in enumerate(windows):
-        hit = _WINDOW_SPECTRA.get((id(w), size))
+        hit = known.get((id(w), size))
         if hit is not None and hit[0] is w:
             spec[i] = hit[1]
         else:
@@ -462,10 +488,8 @@ def _window_spectra(windows: list[np.ndarray], sizes: list[int], size: int) -> n
         stack[members, 3, :s, :s] = np.einsum("nchw,nchw->nhw", detail, detail)
     fresh = sfft.rfft2(stack)
     spec[todo] = fresh
-    if len(_WINDOW_SPECTRA) + len(todo) > _KNOWN_MAX:
-        _WINDOW_SPECTRA.clear()
-    for j, i in enumerate(todo):
-        _WINDOW_SPECTRA[(id(windows[i]), size)] = (windows[i], fresh[j])
+    for j, i in enumerate(todo) if held is not None else ():
+        known[(id(windows[i]), size)] = (windows[i], fresh[j])
     return spec
 
 
