@@ -8,6 +8,7 @@ and the command that produced them); this joins them in a fixed order under one 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,9 +42,18 @@ def main() -> None:
     toc = "\n".join(f"- [{n}](#{_first_heading_anchor(results / f'{n}.md')})" for n in names)
     body = "\n\n".join(_section(results / f"{n}.md") for n in names)
     text = HEADER + "Sections:\n\n" + toc + "\n\n" + body + "\n"
-    text = text.replace("](synth_sweeps", "](benchmarks/results/synth_sweeps")
+    text = _pictures_from_root(text)
     (ROOT / "BENCHMARKS.md").write_text(text)
     print(f"wrote BENCHMARKS.md from {len(names)} sections")
+
+
+def _pictures_from_root(text: str) -> str:
+    """Pictures a results file names beside it (``](name.png)``) as seen from the root.
+
+    >>> _pictures_from_root("![a](shot.png) ![b](https://x/y.png)")
+    '![a](benchmarks/results/shot.png) ![b](https://x/y.png)'
+    """
+    return re.sub(r"\]\(([\w.-]+\.(?:png|jpg))\)", r"](benchmarks/results/\1)", text)
 
 
 def _section(path: Path) -> str:
