@@ -15,8 +15,17 @@ MAPLE, WALNUT = 205, 80  # grey levels of the two tones
 TABLE_BGR = (60, 110, 50)  # a green cloth
 
 
-def _checkered_frame(coins: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """A 960x540 frame of an 8x8 board drawn by two tones only (tilted), and its corners."""
+#: Where :func:`_checkered_frame` lays the board in its 960x540 frame (tilted).
+SMALL_CORNERS = ((300, 60), (700, 80), (730, 480), (270, 470))
+
+
+def _checkered_frame(
+    coins: bool = False,
+    corners: tuple[tuple[int, int], ...] = SMALL_CORNERS,
+    size: tuple[int, int] = (960, 540),
+) -> tuple[np.ndarray, np.ndarray]:
+    """A frame of ``size`` (width, height) holding an 8x8 board drawn by two tones only,
+    laid on ``corners``, and those corners."""
     cell = 48
     board = np.kron((np.indices((8, 8)).sum(axis=0) % 2), np.ones((cell, cell)))
     board = np.where(board > 0, WALNUT, MAPLE).astype(np.uint8)
@@ -25,8 +34,8 @@ def _checkered_frame(coins: bool = False) -> tuple[np.ndarray, np.ndarray]:
             centre = (int((cx + 0.5) * cell), int((cy + 0.5) * cell))
             cv2.circle(board, centre, int(0.4 * cell), 230, -1)
             cv2.circle(board, centre, int(0.33 * cell), 25, -1)
-    corners = np.float32([[300, 60], [700, 80], [730, 480], [270, 470]])
-    frame = board_on_table(board, corners, TABLE_BGR)
+    corners = np.float32(corners)
+    frame = board_on_table(board, corners, TABLE_BGR, size)
     rng = np.random.default_rng(4)
     noisy = frame.astype(np.float32) + rng.normal(0, 3, frame.shape)
     frame = cv2.GaussianBlur(np.clip(noisy, 0, 255).astype(np.uint8), (3, 3), 0.8)

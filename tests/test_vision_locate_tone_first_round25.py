@@ -11,27 +11,16 @@ import numpy as np
 import pytest
 from piecebridge.vision import locate
 from test_vision_locate_round13 import _chessboard_on_a_wall
-from test_vision_locate_tone import MAPLE, TABLE_BGR, WALNUT, _corner_error_cells, _lined_frame
-from vision_support import board_on_table
+from test_vision_locate_tone import _checkered_frame as checkered_frame
+from test_vision_locate_tone import _corner_error_cells, _lined_frame
 
 
 def _checkered_frame(coins: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """A 1920x1080 frame of an 8x8 board drawn by two tones only (tilted), and its corners:
-    as ``test_vision_locate_tone``'s, at a camera's size and with table all round, where
-    grey's search by lines says "no grid" (as on the tune shots), not "cut off"."""
-    cell = 48
-    board = np.kron((np.indices((8, 8)).sum(axis=0) % 2), np.ones((cell, cell)))
-    board = np.where(board > 0, WALNUT, MAPLE).astype(np.uint8)
-    if coins:  # dark discs with a light ring on a few cells, as pieces on the squares
-        for cx, cy in ((0, 0), (3, 2), (5, 5), (6, 1), (2, 6), (7, 7)):
-            centre = (int((cx + 0.5) * cell), int((cy + 0.5) * cell))
-            cv2.circle(board, centre, int(0.4 * cell), 230, -1)
-            cv2.circle(board, centre, int(0.33 * cell), 25, -1)
-    corners = np.float32([[600, 160], [1300, 190], [1340, 900], [560, 880]])
-    frame = board_on_table(board, corners, TABLE_BGR, (1920, 1080))
-    noisy = frame.astype(np.float32) + np.random.default_rng(4).normal(0, 3, frame.shape)
-    frame = cv2.GaussianBlur(np.clip(noisy, 0, 255).astype(np.uint8), (3, 3), 0.8)
-    return frame, corners.astype(np.float64)
+    """``test_vision_locate_tone``'s two-tone board at a camera's size (1920x1080) with table
+    all round, where grey's search by lines says "no grid" (as on the tune shots), not "cut
+    off"; and its corners."""
+    corners = ((600, 160), (1300, 190), (1340, 900), (560, 880))
+    return checkered_frame(coins, corners, (1920, 1080))
 
 
 def test_grey_finds_no_grid_there():
