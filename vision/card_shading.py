@@ -28,6 +28,7 @@ again on ``MIN_LEVEL`` (the light-fill test is not used there).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import cv2
@@ -237,13 +238,8 @@ def second_opinion(lay: dict, cell: int, pm: np.ndarray, ps: np.ndarray) -> np.n
     contrast = grid_contrast(bare, m, cell, ps)
     if not contrast > MIN_CONTRAST:
         return out
-    noise: list[float] = []  # worked out once, only for a cell the first test leaves
-
-    def grid_noise() -> float:
-        if not noise:
-            noise.append(paper_noise(bare, m, cell, ps))
-        return noise[0]
-
+    # Worked out once, and only for a cell the first test leaves.
+    grid_noise = functools.cache(lambda: paper_noise(bare, m, cell, ps))
     for i in todo:
         if _turns(bare, m, cell, i, ps, contrast, grid_noise):
             out[i] = 1 - ps[i]
