@@ -13,6 +13,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 ORDER = [
+    "current",
     "reflec",
     "bcg",
     "bcg_rotator",
