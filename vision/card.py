@@ -411,8 +411,8 @@ def _counts_eleven(profile: np.ndarray) -> bool:
 
     Measured from the median, not from zero: pencil and pen between the lines (a heavily
     marked or pen-shaded card) raise both combs alike, and a 12-line web's comb of 11
-    then came within twice the other (alt tune 223, 402, 421: a header row and column
-    left in, the grid read a cell off).
+    then came within twice the other (alt tune 223, 402 and one grid of 421: the header
+    row and column left in, the grid read a cell off).
 
     >>> x = np.arange(264)
     >>> lines = lambda n: (np.min(np.abs(x[:, None] - np.linspace(0, 263, n + 1)), 1) < 2) * 0.6
