@@ -2351,11 +2351,10 @@ NO_PAWN_SHOWN = 0.05
 #: Not on a frame where at least this share of the colours seen where its lines are hidden
 #: pass for the open tile (the hand cannot be told from tile there) ...
 HAND_AS_TILE = 0.5
-#: ... nor where the coins decided in the open (at least OPEN_TILE_SURE sure) pass for the
-#: open tile over at least this share of their look discs (median of up to COINS_WEIGHED;
-#: none decided: not weighed): a coin's face of the tile's own wood would pass for tile
-#: beside a hand too, only its symbol told apart.
-COIN_AS_TILE = 0.8
+#: ... nor where the coins decided in the open pass for the open tile over at least this
+#: share of their look discs (median of up to COINS_WEIGHED; none decided: not weighed): a
+#: coin's face of the tile's own wood would pass for tile under a hand's edge too.
+COIN_AS_TILE = 0.5
 COINS_WEIGHED = 8
 
 
@@ -2413,7 +2412,7 @@ def _tile_tells_pieces(
         for d in cells
         if d.kind == "coin"
         and not (d.covered or d.lit_beside or d.glared)
-        and d.confidence >= OPEN_TILE_SURE
+        and d.confidence >= HAND_TILE_SURE
         and d.seen_later is not None
     ][:COINS_WEIGHED]
     shares = [tile_like(px, tile, ab).mean() for px in coins]
