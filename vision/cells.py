@@ -57,7 +57,7 @@ from piecebridge.vision.facing import (
     turned_looks,
     twisted,
 )
-from piecebridge.vision.hand import hand_pixels, tile_like
+from piecebridge.vision.hand import hand_pixels
 from piecebridge.vision.occlusion import (
     covered_cells,
     hidden_pieces,
@@ -943,7 +943,6 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
             _tile_beside_a_hand(d)
             _tile_partly_seen(d)
         _tile_as_the_open_shows(out, looks)
-        _tile_where_no_coin_hides(out, looks)
         _no_tile_where_a_coin_shows(out)
         _no_tile_under_a_hand(out)
     else:
@@ -2118,17 +2117,10 @@ def hand_edge_view(window: np.ndarray, refs: BoardRefs, looks: PieceLooks) -> tu
         return int((~tile & _EDGE_ROI).sum()), 0.0  # (not weighed further)
     cover = edge_cover(tile)
     strays = int((~tile & ~cover & _EDGE_ROI).sum())
-    return strays, float(marks_in_view(cover, marks, counts).min())
-
-
-def marks_in_view(cover: np.ndarray, marks: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """The share of each look's marks (``marks``, ``counts``: see :func:`_look_marks`) that
-    lies in view, off ``cover`` (bool, a cell's :func:`hand_edge_window`), the look placed
-    at every place up to two pixels off the cell's middle: (places, looks)."""
     r, c = HAND_EDGE_ROOM, CROP
     seen = np.lib.stride_tricks.sliding_window_view(~cover, (c, c))[r - 2 : r + 3, r - 2 : r + 3]
-    shown = seen.reshape(-1, c * c).astype(np.float32) @ marks
-    return shown / np.maximum(counts, 1.0)
+    shown = seen.reshape(-1, c * c).astype(np.float32) @ marks  # (places, looks)
+    return strays, float((shown / np.maximum(counts, 1.0)).min())
 
 
 def edge_cover(tile: np.ndarray) -> np.ndarray:
@@ -2336,87 +2328,6 @@ def open_tile_pixels(cells: list[CellDecision]) -> np.ndarray | None:
         return None
     px = np.concatenate(discs)
     return px[np.linspace(0, len(px) - 1, HAND_TILE_SAMPLES).round().astype(int)]
-
-
-#: See :func:`_tile_where_no_coin_hides`: an undecided covered cell is empty where, once
-#: what enters it from its edge is set aside (plain tile as this frame's open empty cells
-#: show it, both tones of a two-tone board, lit or shaded), every learned coin look would
-#: show at least this share of its marks in view, at every place up to two pixels off the
-#: middle (strays as HAND_EDGE_STRAYS) ...
-NO_COIN_SHOWN = 0.2
-#: ... and every learned pawn look this share of its marks (a pawn is smaller than a coin
-#: and stands in the middle, where a hand over half the cell lies), unless this frame has
-#: every suit's pawn decided elsewhere (a Piecepack has one pawn a suit).
-NO_PAWN_SHOWN = 0.05
-#: Not on a frame where at least this share of the colours seen where its lines are hidden
-#: pass for the open tile (the hand cannot be told from tile there) ...
-HAND_AS_TILE = 0.5
-#: ... nor where the coins decided in the open pass for the open tile over at least this
-#: share of their look discs (median of up to COINS_WEIGHED; none decided: not weighed): a
-#: coin's face of the tile's own wood would pass for tile under a hand's edge too.
-COIN_AS_TILE = 0.5
-COINS_WEIGHED = 8
-
-
-def _tile_where_no_coin_hides(cells: list[CellDecision], looks: PieceLooks) -> None:
-    """Round 18's test (:func:`_tile_beside_a_hand`) again for the undecided cells whose
-    lines a hand hides (``covered``), with plain tile as this frame's open empty cells show
-    it pixel by pixel (:func:`open_tile_pixels`, :func:`hand.tile_like`: a checkered board's
-    two tones, wood's grain), and with what each kind of piece would show in view weighed
-    apart: a coin's face, as wide as the look disc, shows some of itself wherever the hand
-    leaves half the cell in view; a pawn is smaller and may stand under the hand (see
-    ``NO_PAWN_SHOWN``). At most half sure (as the share of a coin's marks shown). Not
-    where the frame's hand or its coins pass for that tile (``HAND_AS_TILE``,
-    ``COIN_AS_TILE``), nor where round 18's own exclusions hold."""
-    left = [
-        d
-        for d in cells
-        if d.kind == "unknown"
-        and d.covered
-        and d.hand_colours is not None
-        and not (d.no_body or d.glared or d.tile_cover or d.seen_later is None)
-        and d.cover_as_tile < COVER_AS_TILE
-    ]
-    tile = open_tile_pixels(cells) if left else None
-    if tile is None:
-        return
-    ab = tuple(left[0].seen_later.refs.tile_ab)
-    if not _tile_tells_pieces(cells, left[0].hand_colours, tile, ab):
-        return
-    marks, counts = _look_marks(looks)
-    coins = 4 * len(looks.coins)  # coin looks first, in four facings (see _look_marks)
-    every_pawn = {d.suit for d in cells if d.kind == "pawn"} >= set(SUITS)
-    for d in left:
-        window = d.seen_later.window
-        is_tile = tile_like(window.reshape(-1, 3), tile, ab).reshape(window.shape[:2])
-        cover = edge_cover(is_tile)
-        if int((~is_tile & ~cover & _EDGE_ROI).sum()) > HAND_EDGE_STRAYS:
-            continue
-        shown = marks_in_view(cover, marks, counts)
-        coin, pawn = shown[:, :coins].min(initial=1.0), shown[:, coins:].min(initial=1.0)
-        if coin >= NO_COIN_SHOWN and (every_pawn or pawn >= NO_PAWN_SHOWN):
-            d.kind, d.suit, d.facing = "empty", None, None
-            d.confidence = round(0.5 * float(coin), 3)
-
-
-def _tile_tells_pieces(
-    cells: list[CellDecision], hand_colours: np.ndarray, tile: np.ndarray, ab: tuple
-) -> bool:
-    """Does this frame's open tile (``tile``, see :func:`open_tile_pixels`) tell its hand
-    (``hand_colours``, glare's aside) and its coins decided in the open from tile?"""
-    hand = hand_colours[hand_colours[:, 0] < GLARE_WHITE]
-    if not len(hand) or tile_like(hand, tile, ab).mean() >= HAND_AS_TILE:
-        return False
-    coins = [
-        d.seen_later.window[_WINDOW_DISC]
-        for d in cells
-        if d.kind == "coin"
-        and not (d.covered or d.lit_beside or d.glared)
-        and d.confidence >= HAND_TILE_SURE
-        and d.seen_later is not None
-    ][:COINS_WEIGHED]
-    shares = [tile_like(px, tile, ab).mean() for px in coins]
-    return not shares or float(np.median(shares)) < COIN_AS_TILE
 
 
 def _no_tile_under_a_hand(cells: list[CellDecision]) -> None:
