@@ -4691,10 +4691,11 @@ def _coins_by_their_fine_look(cells: list[CellDecision], looks: PieceLooks) -> N
     at most half sure. Its coarse look (a brown or black disc) fitted too loosely, or fitted
     a pawn's best and its fine look dropped that pawn (``DROPPED_COIN_FACE``): the same
     measure and bounds that name a coin taken for tile name it here. Round 57, tune rigs
-    7000-7039 (cells left unknown, no cell covered, whatever their truth): every one that
-    passed was that coin, woodburned 22, printplay 21; the non-coins (woodburned, printplay)
-    fit 0.474 at most, their leads short. On two tile tones (checkered) pawns fit these looks
-    up to 0.69 (see :func:`_a_coins_face`): left as they are."""
+    7000-7039 (cells left unknown, their lines in view, whatever their truth): every one
+    that passed was that coin, woodburned 24, printplay 18; the non-coins left unknown fit
+    0.474 at most (printplay, an empty cell), their leads short. On two tile tones
+    (checkered) pawns fit these looks up to 0.69 (see :func:`_a_coins_face`): left as they
+    are."""
     if looks.pawns_on_tone:
         return
     for d in cells:
