@@ -80,9 +80,10 @@ def test_on_a_two_tone_board_a_coins_fine_look_rules_out_no_pawn():
 #: Tune woodburned shots whose corner pawn, out of focus, read empty at main: 12 (rig 3,
 #: h8; with it read, the moons coin on g8 was claimed as the arms pawn until the claim
 #: rules left a one-colour coin's face alone) and 189 (rig 47, a1). Shot 206 (rig 51): the
-#: moons coin on c4, read as the suns pawn at main (its fine look a coin's, 0.73), unknown.
+#: moons coin on c4, read as the suns pawn at main (its fine look a coin's, 0.73), was left
+#: unknown; round 57 reads it as that coin from its fine look (_coins_by_their_fine_look).
 @pytest.mark.parametrize(
-    "rig, shot, cell, unknown", [(3, 12, "h8", None), (47, 189, "a1", None), (51, 206, None, "c4")]
+    "rig, shot, cell, unknown", [(3, 12, "h8", None), (47, 189, "a1", None), (51, 206, "c4", None)]
 )
 def test_woodburned_pawns_out_of_focus_read_coins_no_pawn_and_nothing_wrong(
     rig, shot, cell, unknown

@@ -944,6 +944,7 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
             _tile_partly_seen(d)
         _tile_as_the_open_shows(out, looks)
         _no_tile_where_a_coin_shows(out)
+        _coins_by_their_fine_look(out, looks)
         _no_tile_under_a_hand(out)
     else:
         left_unknown_where_unfit(out)  # the stand-ins may be no model of this set
@@ -4650,16 +4651,56 @@ def _coin_detail(cells: list[CellDecision], views: BoardViews, looks: PieceLooks
         )
 
 
+def _fine_coin(d: CellDecision) -> tuple[str, str] | None:
+    """The one-colour coin (suit, facing) whose fine look fits a cell closely
+    (``coin_detail`` at least ``COIN_DETAIL_SHOWN``) and leads the other suits' and its other
+    turns clearly (``DETAIL_SUIT_LEAD``, ``DETAIL_TURN_LEAD``), else None.
+
+    >>> _fine_coin(CellDecision("e4", "unknown", coin_detail=0.6,
+    ...                         detail_coin=("moons", "east", 0.2, 0.3)))
+    ('moons', 'east')
+    >>> _fine_coin(CellDecision("e4", "unknown", coin_detail=0.6,
+    ...                         detail_coin=("moons", "east", 0.2, 0.1))) is None
+    True
+    """
+    if d.coin_detail < COIN_DETAIL_SHOWN or d.detail_coin is None:
+        return None
+    suit, facing, suit_lead, turn_lead = d.detail_coin
+    clear = suit_lead >= DETAIL_SUIT_LEAD and turn_lead >= DETAIL_TURN_LEAD
+    return (suit, facing) if clear else None
+
+
 def _no_tile_where_a_coin_shows(cells: list[CellDecision]) -> None:
     """A cell decided empty whose fine look a one-colour coin's fits closely (``coin_detail``
     at least ``COIN_DETAIL_SHOWN``): tile does not fit it so. It is that coin, at most half
-    sure, when that coin's look leads clearly (``DETAIL_SUIT_LEAD``, ``DETAIL_TURN_LEAD``);
-    else it is left unknown."""
+    sure, when that coin's look leads clearly (see :func:`_fine_coin`); else it is left
+    unknown."""
     for d in cells:
         if d.kind != "empty" or d.coin_detail < COIN_DETAIL_SHOWN or d.detail_coin is None:
             continue
-        suit, facing, suit_lead, turn_lead = d.detail_coin
-        if suit_lead >= DETAIL_SUIT_LEAD and turn_lead >= DETAIL_TURN_LEAD:
-            d.kind, d.suit, d.facing, d.confidence = "coin", suit, facing, 0.5
+        coin = _fine_coin(d)
+        if coin is not None:
+            d.kind, d.suit, d.facing, d.confidence = "coin", *coin, 0.5
         else:
             d.kind, d.suit, d.facing, d.confidence = "unknown", None, None, 0.0
+
+
+def _coins_by_their_fine_look(cells: list[CellDecision], looks: PieceLooks) -> None:
+    """An undecided cell in the open (its lines in view) on a board of one tile tone is the
+    one-colour coin whose fine look fits it closely and leads clearly (:func:`_fine_coin`),
+    at most half sure. Its coarse look (a brown or black disc) fitted too loosely, or fitted
+    a pawn's best and its fine look dropped that pawn (``DROPPED_COIN_FACE``): the same
+    measure and bounds that name a coin taken for tile name it here. Round 57, tune rigs
+    7000-7039 (cells left unknown, their lines in view, whatever their truth): every one
+    that passed was that coin, woodburned 24, printplay 18; the non-coins left unknown fit
+    0.474 at most (printplay, an empty cell), their leads short. On two tile tones
+    (checkered) pawns fit these looks up to 0.69 (see :func:`_a_coins_face`): left as they
+    are."""
+    if looks.pawns_on_tone:
+        return
+    for d in cells:
+        if d.kind != "unknown" or d.covered:
+            continue
+        coin = _fine_coin(d)
+        if coin is not None:
+            d.kind, d.suit, d.facing, d.confidence = "coin", *coin, 0.5
