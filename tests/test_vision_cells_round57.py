@@ -31,8 +31,9 @@ TWO_TONES = PieceLooks({}, {}, learned=True, pawns_on_tone={"suns": np.zeros((2,
         # the most a non-coin fitted (tune printplay 7000-7039, an empty cell)
         ("unknown", False, 0.474, CLEAR, ONE_TONE, ("unknown", None, None)),
         ("unknown", False, -1.0, None, ONE_TONE, ("unknown", None, None)),  # not measured
-        # lines hidden (a hand over it): not this rule's
-        ("unknown", True, 0.8, CLEAR, ONE_TONE, ("unknown", None, None)),
+        # lines hidden (a hand's edge over them): the coin's fine look names it all the same
+        ("unknown", True, 0.8, CLEAR, ONE_TONE, ("coin", "moons", "south")),
+        ("unknown", True, 0.8, ("moons", "south", 0.09, 0.3), ONE_TONE, ("unknown", None, None)),
         # two tile tones: pawns fit these looks up to 0.69 there
         ("unknown", False, 0.8, CLEAR, TWO_TONES, ("unknown", None, None)),
         ("pawn", False, 0.8, CLEAR, ONE_TONE, ("pawn", "suns", None)),  # decided: kept

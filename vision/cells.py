@@ -4686,20 +4686,21 @@ def _no_tile_where_a_coin_shows(cells: list[CellDecision]) -> None:
 
 
 def _coins_by_their_fine_look(cells: list[CellDecision], looks: PieceLooks) -> None:
-    """An undecided cell in the open (its lines in view) on a board of one tile tone is the
-    one-colour coin whose fine look fits it closely and leads clearly (:func:`_fine_coin`),
-    at most half sure. Its coarse look (a brown or black disc) fitted too loosely, or fitted
-    a pawn's best and its fine look dropped that pawn (``DROPPED_COIN_FACE``): the same
-    measure and bounds that name a coin taken for tile name it here. Round 57, tune rigs
-    7000-7039 (cells left unknown, their lines in view, whatever their truth): every one
-    that passed was that coin, woodburned 24, printplay 18; the non-coins left unknown fit
-    0.474 at most (printplay, an empty cell), their leads short. On two tile tones
-    (checkered) pawns fit these looks up to 0.69 (see :func:`_a_coins_face`): left as they
-    are."""
+    """An undecided cell on a board of one tile tone is the one-colour coin whose fine look
+    fits it closely and leads clearly (:func:`_fine_coin`), at most half sure, whether its
+    lines are in view or covered (a hand's edge, glare). Its coarse look (a brown or black
+    disc) fitted too loosely, or fitted a pawn's best and its fine look dropped that pawn
+    (``DROPPED_COIN_FACE``): the same measure and bounds that name a coin taken for tile
+    name it here. Round 57, tune rigs 7000-7039 (cells left unknown, their lines in view,
+    whatever their truth): every one that passed was that coin, woodburned 24, printplay 18;
+    the non-coins left unknown fit 0.474 at most (printplay, an empty cell), their leads
+    short. Covered cells too (the lead, the same rigs: about 30 more cells read, and on
+    7100-7139 about 20, no cell newly wrong on either). On two tile tones (checkered) pawns
+    fit these looks up to 0.69 (see :func:`_a_coins_face`): left as they are."""
     if looks.pawns_on_tone:
         return
     for d in cells:
-        if d.kind != "unknown" or d.covered:
+        if d.kind != "unknown":
             continue
         coin = _fine_coin(d)
         if coin is not None:
