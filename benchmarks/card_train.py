@@ -218,6 +218,10 @@ def _planes_tag(planes: int) -> str:
     return "" if planes == 2 else f"_p{planes}"
 
 
+#: longest spans part of an alt training cache's name written out (:func:`alt_cache_name`)
+MAX_SPANS_TAG = 80
+
+
 def alt_cache_name(spans: list[str], size) -> str:
     """Name of the training cache of the alt-style tuning photos ``spans`` (see
     :func:`alt_grid_data`), with the renderer's and the grids' versions.
@@ -226,8 +230,19 @@ def alt_cache_name(spans: list[str], size) -> str:
     ...     f"net_tune_alt_60-202_300-372_2000x1500_r{RENDER_VERSION}_g{vc.GRID_VERSION}"
     ... )
     True
+
+    Many spans (single photos chosen by their truth, e.g. the pen-shaded cards) are named
+    by their count, first, last and a digest, since a file name holds at most 255 bytes:
+
+    >>> alt_cache_name([str(i) for i in range(1000, 1100, 2)], (2000, 1500))[:41]
+    'net_tune_alt_50spans_1000-1098_62b9ec7093'
     """
-    return f"net_tune_alt_{'_'.join(spans)}_{size[0]}x{size[1]}_{_versions()}"
+    spans_tag = "_".join(spans)
+    if len(spans_tag) > MAX_SPANS_TAG:
+        digest = hashlib.sha1(spans_tag.encode()).hexdigest()[:10]
+        last = spans[-1].rpartition("-")[2]
+        spans_tag = f"{len(spans)}spans_{spans[0].partition('-')[0]}-{last}_{digest}"
+    return f"net_tune_alt_{spans_tag}_{size[0]}x{size[1]}_{_versions()}"
 
 
 def _versions() -> str:

@@ -82,3 +82,17 @@ def test_val_curve_point_counts_wrong_unknown_and_exact_grids(monkeypatch):
     assert card_train.val_curve_point(None, val, 0.0, 1.0) == (0, 0, 2)
     # at 0.55 cell 7 (confidence 0.5) is unknown: grid 0 is no longer exact
     assert card_train.val_curve_point(None, val, 0.0, 1.0, t=0.55) == (0, 1, 1)
+
+
+def test_many_alt_photos_get_a_short_distinct_cache_name():
+    # the pen-shaded alt cards are single photos: ~100 spans would exceed a file name
+    pen = [str(i) for i in range(1000, 1600, 6)]
+    name = card_train.alt_cache_name(pen, (2000, 1500)) + card_train._planes_tag(4)
+    assert len(name) < 120 and name.startswith("net_tune_alt_100spans_1000-1594_")
+    assert card_train.alt_cache_name(pen[:-1], (2000, 1500)) != card_train.alt_cache_name(
+        pen, (2000, 1500)
+    )
+    # a few spans stay written out, as the caches already on disk are named
+    assert card_train.alt_cache_name(["60-202"], (2000, 1500)).startswith(
+        "net_tune_alt_60-202_2000x1500_"
+    )
