@@ -4700,7 +4700,7 @@ def _coins_by_their_fine_look(cells: list[CellDecision], looks: PieceLooks) -> N
     if looks.pawns_on_tone:
         return
     for d in cells:
-        if d.kind != "unknown":
+        if d.kind != "unknown" or d.glared:  # glare burns out the print the fine look needs
             continue
         coin = _fine_coin(d)
         if coin is not None:
