@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import os
 from collections import Counter
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
@@ -58,7 +57,7 @@ from piecebridge.vision.facing import (
     turned_looks,
     twisted,
 )
-from piecebridge.vision.hand import hand_pixels, tile_like
+from piecebridge.vision.hand import hand_pixels
 from piecebridge.vision.occlusion import (
     covered_cells,
     hidden_pieces,
@@ -944,7 +943,6 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
             _tile_beside_a_hand(d)
             _tile_partly_seen(d)
         _tile_as_the_open_shows(out, looks)
-        _tile_where_no_coin_hides(out, looks)
         _no_tile_where_a_coin_shows(out)
         _no_tile_under_a_hand(out)
     else:
@@ -2119,17 +2117,10 @@ def hand_edge_view(window: np.ndarray, refs: BoardRefs, looks: PieceLooks) -> tu
         return int((~tile & _EDGE_ROI).sum()), 0.0  # (not weighed further)
     cover = edge_cover(tile)
     strays = int((~tile & ~cover & _EDGE_ROI).sum())
-    return strays, float(marks_in_view(cover, marks, counts).min())
-
-
-def marks_in_view(cover: np.ndarray, marks: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """The share of each look's marks (``marks``, ``counts``: see :func:`_look_marks`) that
-    lies in view, off ``cover`` (bool, a cell's :func:`hand_edge_window`), the look placed
-    at every place up to two pixels off the cell's middle: (places, looks)."""
     r, c = HAND_EDGE_ROOM, CROP
     seen = np.lib.stride_tricks.sliding_window_view(~cover, (c, c))[r - 2 : r + 3, r - 2 : r + 3]
-    shown = seen.reshape(-1, c * c).astype(np.float32) @ marks
-    return shown / np.maximum(counts, 1.0)
+    shown = seen.reshape(-1, c * c).astype(np.float32) @ marks  # (places, looks)
+    return strays, float((shown / np.maximum(counts, 1.0)).min())
 
 
 def edge_cover(tile: np.ndarray) -> np.ndarray:
@@ -2337,217 +2328,6 @@ def open_tile_pixels(cells: list[CellDecision]) -> np.ndarray | None:
         return None
     px = np.concatenate(discs)
     return px[np.linspace(0, len(px) - 1, HAND_TILE_SAMPLES).round().astype(int)]
-
-
-#: See :func:`_tile_where_no_coin_hides`: an undecided covered cell is empty where, once
-#: what enters it from its edge is set aside (plain tile as this frame's open empty cells
-#: show it, both tones of a two-tone board, lit or shaded), every learned coin look would
-#: show at least this share of its marks in view, at every place up to two pixels off the
-#: middle (strays as HAND_EDGE_STRAYS) ...
-NO_COIN_SHOWN = 0.2
-#: ... and every learned pawn look this share of its marks (a pawn is smaller than a coin
-#: and stands in the middle, where a hand over half the cell lies), unless this frame has
-#: every suit's pawn decided elsewhere (a Piecepack has one pawn a suit).
-NO_PAWN_SHOWN = 0.05
-#: Not on a frame where at least this share of the colours seen where its lines are hidden
-#: pass for the open tile (the hand cannot be told from tile there) ...
-HAND_AS_TILE = 0.5
-#: ... nor where the coins decided in the open (at least OPEN_TILE_SURE sure) pass for the
-#: open tile over at least this share of their look discs (median of up to COINS_WEIGHED;
-#: none decided: not weighed): a coin's face of the tile's own wood would pass for tile
-#: beside a hand too, only its symbol told apart.
-COIN_AS_TILE = 0.8
-COINS_WEIGHED = 8
-
-
-def _tile_where_no_coin_hides(cells: list[CellDecision], looks: PieceLooks) -> None:
-    """Round 18's test (:func:`_tile_beside_a_hand`) again for the undecided cells whose
-    lines a hand hides (``covered``), with plain tile as this frame's open empty cells show
-    it pixel by pixel (:func:`open_tile_pixels`, :func:`hand.tile_like`: a checkered board's
-    two tones, wood's grain), and with what each kind of piece would show in view weighed
-    apart: a coin's face, as wide as the look disc, shows some of itself wherever the hand
-    leaves half the cell in view; a pawn is smaller and may stand under the hand (see
-    ``NO_PAWN_SHOWN``). At most half sure (as the share of a coin's marks shown). Not
-    where the frame's hand or its coins pass for that tile (``HAND_AS_TILE``,
-    ``COIN_AS_TILE``), nor where round 18's own exclusions hold."""
-    left = [
-        d
-        for d in cells
-        if d.kind == "unknown"
-        and d.covered
-        and d.hand_colours is not None
-        and not (d.no_body or d.glared or d.tile_cover or d.seen_later is None)
-        and d.cover_as_tile < COVER_AS_TILE
-    ]
-    tile = open_tile_pixels(cells) if left else None
-    if tile is None:
-        return
-    ab = tuple(left[0].seen_later.refs.tile_ab)
-    if not _tile_tells_pieces(cells, left[0].hand_colours, tile, ab):
-        return
-    radius = coin_rim_radius(looks)
-    marks, counts = _look_marks(looks)
-    coins = 4 * len(looks.coins)  # coin looks first, in four facings (see _look_marks)
-    every_pawn = {d.suit for d in cells if d.kind == "pawn"} >= set(SUITS)
-    for d in left:
-        window = d.seen_later.window
-        is_tile = tile_like(window.reshape(-1, 3), tile, ab).reshape(window.shape[:2])
-        cover = edge_cover(is_tile)
-        if _MODE != "rimonly2" and int((~is_tile & ~cover & _EDGE_ROI).sum()) > HAND_EDGE_STRAYS:
-            continue
-        shown = marks_in_view(cover, marks, counts)
-        coin, pawn = shown[:, :coins].min(initial=1.0), shown[:, coins:].min(initial=1.0)
-        by_colour = not _MODE.startswith("rimonly")
-        if (by_colour and coin < NO_COIN_SHOWN) or not (every_pawn or pawn >= NO_PAWN_SHOWN):
-            continue
-        if _MODE != "off":
-            hand = _hand_cover(window, d.hand_colours, tile, ab)
-            if _MODE.startswith("rimonly"):
-                xi, yi, _, _ = _circle(radius, 0, 0, window.shape[0])
-                if int((~hand[yi, xi]).sum()) < RIM_VIEW:
-                    continue
-                coin = 0.5
-            if rim_shown(window, hand, radius) > NO_RIM:
-                continue
-        d.kind, d.suit, d.facing = "empty", None, None
-        d.confidence = round(0.5 * float(coin), 3)
-
-
-#: See :func:`rim_shown`: a coin is a disc with a thickness, so wherever its outline is in
-#: view it shows as a steep step across the circle of its radius (its side band and contact
-#: shadow against the tile, whatever its face's colour): at least RIM_STEEP (8-bit lightness
-#: per pixel, a Sobel step over 8) along the radius and RIM_RADIAL times as steep as across
-#: it, at RIM_POINTS places round the circle. Coins lie up to RIM_SHIFT pixels off the
-#: cell's middle and their radius is learned within RIM_RADII of the looks'; no point is
-#: taken further than RIM_REACH from the middle (the cell's lines lie at half a cell, 12).
-RIM_STEEP = 14.0
-RIM_RADIAL = 1.5
-RIM_POINTS = 64
-RIM_SHIFT = 2
-RIM_RADII = (-1.0, -0.5, 0.0, 0.5, 1.0)
-RIM_REACH = 9.5
-#: ... an undecided covered cell is read empty by :func:`_tile_where_no_coin_hides` only
-#: where no circle shows more than NO_RIM such places in view (of RIM_POINTS).
-NO_RIM = 5
-#: ... (experiment ``rimonly``) and only where at least this many places of the centred
-#: circle (of RIM_POINTS) are in view.
-RIM_VIEW = 24
-
-
-def coin_rim_radius(looks: PieceLooks) -> float:
-    """The learned coins' outline radius (pixels at PX): where, over every coin look, the
-    lightness steps most along the radius (0.25 px steps, 6.5 to 10.5; made once per
-    looks; at the looks' own middle, which is a window's middle, see
-    :func:`hand_edge_window`)."""
-    hit = looks.extra.get("coin_rim")
-    if hit is not None and hit[0] is looks.coins:
-        return hit[1]
-    radii = np.arange(6.5, 10.51, 0.25)
-    steps = np.zeros(len(radii))
-    for look in looks.coins.values():
-        gx, gy = _steps(look[..., 0])
-        for k, r in enumerate(radii):
-            xi, yi, ux, uy = _circle(float(r), 0, 0, look.shape[0])
-            steps[k] += np.abs(gx[yi, xi] * ux + gy[yi, xi] * uy).mean()
-    r = float(radii[int(np.argmax(steps))]) if looks.coins else 0.375 * PX
-    looks.extra["coin_rim"] = (looks.coins, r)
-    return r
-
-
-def _steps(light: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Lightness steps (x, y) per pixel (Sobel over 8)."""
-    light = np.ascontiguousarray(light, np.float32)
-    return cv2.Sobel(light, cv2.CV_32F, 1, 0, ksize=3) / 8, cv2.Sobel(
-        light, cv2.CV_32F, 0, 1, ksize=3
-    ) / 8
-
-
-@functools.lru_cache(maxsize=1024)
-def _circle(r: float, dx: int, dy: int, size: int) -> tuple[np.ndarray, ...]:
-    """RIM_POINTS places round a circle of radius ``r`` about (dx, dy) off the middle of a
-    ``size`` square: pixel columns, rows, and the radius's direction (x, y)."""
-    a = np.linspace(0, 2 * np.pi, RIM_POINTS, endpoint=False)
-    ux, uy = np.cos(a), np.sin(a)
-    mid = (size - 1) / 2
-    x, y = mid + dx + r * ux, mid + dy + r * uy
-    xi = np.clip(np.round(x).astype(int), 0, size - 1)
-    yi = np.clip(np.round(y).astype(int), 0, size - 1)
-    reach = (np.abs(x - mid) <= RIM_REACH) & (np.abs(y - mid) <= RIM_REACH)
-    return xi[reach], yi[reach], ux[reach], uy[reach]
-
-
-def rim_shown(window: np.ndarray, cover: np.ndarray, radius: float) -> int:
-    """The most places, over circles of a coin's ``radius`` (RIM_RADII) up to RIM_SHIFT
-    pixels off a cell's middle, where a steep step along the radius shows in view (off
-    ``cover``, bool, what hides the cell): see RIM_STEEP.
-
-    >>> window = np.full((HAND_EDGE_WINDOW, HAND_EDGE_WINDOW, 3), 200.0, np.float32)
-    >>> cover = np.zeros(window.shape[:2], bool)
-    >>> rim_shown(window, cover, 9.0)  # plain tile
-    0
-    >>> yy, xx = np.mgrid[:HAND_EDGE_WINDOW, :HAND_EDGE_WINDOW] - (HAND_EDGE_WINDOW - 1) / 2
-    >>> window[np.hypot(yy, xx) < 9.0, 0] = 120.0  # a darker coin's face
-    >>> rim_shown(window, cover, 9.0) > 40
-    True
-    >>> cover[:, :] = True  # under a hand
-    >>> rim_shown(window, cover, 9.0)
-    0
-    """
-    gx, gy = _steps(window[..., 0])
-    most = 0
-    for dy in range(-RIM_SHIFT, RIM_SHIFT + 1):
-        for dx in range(-RIM_SHIFT, RIM_SHIFT + 1):
-            for dr in RIM_RADII:
-                xi, yi, ux, uy = _circle(radius + dr, dx, dy, window.shape[0])
-                along = gx[yi, xi] * ux + gy[yi, xi] * uy
-                across = gy[yi, xi] * ux - gx[yi, xi] * uy
-                steep = (np.abs(along) >= RIM_STEEP) & (
-                    np.abs(along) >= RIM_RADIAL * np.abs(across)
-                )
-                most = max(most, int((steep & ~cover[yi, xi]).sum()))
-    return most
-
-
-def _tile_tells_pieces(
-    cells: list[CellDecision], hand_colours: np.ndarray, tile: np.ndarray, ab: tuple
-) -> bool:
-    """Does this frame's open tile (``tile``, see :func:`open_tile_pixels`) tell its hand
-    (``hand_colours``, glare's aside) and its coins decided in the open from tile?"""
-    hand = hand_colours[hand_colours[:, 0] < GLARE_WHITE]
-    if not len(hand) or tile_like(hand, tile, ab).mean() >= HAND_AS_TILE:
-        return False
-    coins = [
-        d.seen_later.window[_WINDOW_DISC]
-        for d in cells
-        if d.kind == "coin"
-        and not (d.covered or d.lit_beside or d.glared)
-        and d.confidence >= OPEN_TILE_SURE
-        and d.seen_later is not None
-    ][:COINS_WEIGHED]
-    shares = [tile_like(px, tile, ab).mean() for px in coins]
-    return (
-        _MODE in ("replace", "rimonly", "rimonly2")
-        or not shares
-        or float(np.median(shares)) < COIN_AS_TILE
-    )
-
-
-#: Experiment switch (branch rim27-try only, not for merging): ``off`` hand27's rule as it
-#: was; ``veto`` its colour tests and no rim (:func:`rim_shown` <= NO_RIM); ``replace`` the
-#: same without COIN_AS_TILE's frame guard; ``rimonly`` the rim in place of NO_COIN_SHOWN;
-#: ``rimonly2`` that without the strays test.
-_MODE = os.environ.get("RIM27_MODE", "veto")
-
-
-def _hand_cover(
-    window: np.ndarray, hand_colours: np.ndarray, tile: np.ndarray, ab: tuple
-) -> np.ndarray:
-    """What of a cell's ``window`` a hand hides: pixels of the hand's colours
-    (:func:`hand.hand_pixels`) joined to the window's edge, and two pixels about them (the
-    hand's blurred rim and shadow's edge, steep too)."""
-    hand = hand_colours[hand_colours[:, 0] < GLARE_WHITE]
-    cover = edge_cover(~hand_pixels(window, hand, tile, ab))
-    return cv2.dilate(cover.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
 
 
 def _no_tile_under_a_hand(cells: list[CellDecision]) -> None:
