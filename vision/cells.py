@@ -4688,7 +4688,9 @@ def _no_tile_where_a_coin_shows(cells: list[CellDecision]) -> None:
 def _coins_by_their_fine_look(cells: list[CellDecision], looks: PieceLooks) -> None:
     """An undecided cell on a board of one tile tone is the one-colour coin whose fine look
     fits it closely and leads clearly (:func:`_fine_coin`), at most half sure, whether its
-    lines are in view or covered (a hand's edge, glare). Its coarse look (a brown or black
+    lines are in view or under a hand's edge (not glare: it burns out the print the fine
+    look reads, and a calibration read back under glare must stay as it was, see
+    ``test_vision_learn_round11``). Its coarse look (a brown or black
     disc) fitted too loosely, or fitted a pawn's best and its fine look dropped that pawn
     (``DROPPED_COIN_FACE``): the same measure and bounds that name a coin taken for tile
     name it here. Round 57, tune rigs 7000-7039 (cells left unknown, their lines in view,
@@ -4700,7 +4702,7 @@ def _coins_by_their_fine_look(cells: list[CellDecision], looks: PieceLooks) -> N
     if looks.pawns_on_tone:
         return
     for d in cells:
-        if d.kind != "unknown" or d.glared:  # glare burns out the print the fine look needs
+        if d.kind != "unknown" or d.glared:
             continue
         coin = _fine_coin(d)
         if coin is not None:
