@@ -1,6 +1,7 @@
-"""Round 57 of cell decisions: a cell left unknown in the open (its lines in view) on a board
-of one tile tone is the one-colour coin whose fine look fits it closely and leads clearly in
-suit and turn (the measure and bounds that already name a coin taken for tile)."""
+"""Round 57 of cell decisions: a cell left unknown on a board of one tile tone, in the open or
+under a hand's edge (not under glare), is the one-colour coin whose fine look fits it closely
+and leads clearly in suit and turn (the measure and bounds that already name a coin taken for
+tile)."""
 
 from __future__ import annotations
 

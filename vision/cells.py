@@ -4688,10 +4688,10 @@ def _no_tile_where_a_coin_shows(cells: list[CellDecision]) -> None:
 def _coins_by_their_fine_look(cells: list[CellDecision], looks: PieceLooks) -> None:
     """An undecided cell on a board of one tile tone is the one-colour coin whose fine look
     fits it closely and leads clearly (:func:`_fine_coin`), at most half sure, whether its
-    lines are in view or under a hand's edge (not glare: it burns out the print the fine
-    look reads, and a calibration read back under glare must stay as it was, see
-    ``test_vision_learn_round11``). Its coarse look (a brown or black
-    disc) fitted too loosely, or fitted a pawn's best and its fine look dropped that pawn
+    lines are in view or under a hand's edge; not under glare, which burns out the print the
+    fine look reads (and a calibration read back under glare must stay as it was, see
+    ``test_vision_learn_round11``). Its coarse look (a brown or black disc) fitted too
+    loosely, or fitted a pawn's best and its fine look dropped that pawn
     (``DROPPED_COIN_FACE``): the same measure and bounds that name a coin taken for tile
     name it here. Round 57, tune rigs 7000-7039 (cells left unknown, their lines in view,
     whatever their truth): every one that passed was that coin, woodburned 24, printplay 18;
