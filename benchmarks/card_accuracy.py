@@ -25,10 +25,10 @@ of the marks the reader reads on bare paper) is judged on its shading only, its 
 either way; a cell whose mark and shading are both hidden does not count. Such marks are
 faint, not gone (on the classic tune sets the reader reads most of them right), so this
 figure is an upper bound of what the pixels excuse, never the target (``add_mark_seen``:
-each photo rendered again with its mark twins, once). On the alt style's photos the noise
-is read on the ground under the mark, bare paper or a fill: a pen fill's strokes are as
-dark as a mark's, and a mark drawn on them is not in the pixels unless it stands out from
-them (``card_styles.split_photo``).
+each photo rendered again with its mark twins, once). On the alt style's pen-shaded cards
+the noise is read on the ground under the mark, bare paper or a pen fill: a pen fill's
+strokes are full ink, as dark as a mark's, and a mark drawn on them is not in the pixels
+unless it stands out from them (``card_styles.pen_shaded``).
 """
 
 from __future__ import annotations

@@ -88,3 +88,20 @@ def test_alt_mark_seen_is_told_beside_the_same_photo(index):
         marked = {c for c, item in grid["cells"].items() if item["mark"]}
         assert set(grid["mark_seen"]) == marked and "shading_seen" in grid
         assert all(v >= 0 for v in grid["mark_seen"].values())
+
+
+def test_only_a_pen_shaded_card_reads_its_marks_on_the_ground(monkeypatch):
+    """Alt tune photo 19 is shaded with a gel pen, photo 3 with a soft pencil: the first's
+    marks are measured against the ground under them, the second's against the paper's
+    noise, as the classic style's marks on (pencil) shading are."""
+    asked = []
+
+    def photograph(rng, **kw):
+        asked.append(kw["marks_on_ground"])
+        return synth.photograph_card(rng, **kw)
+
+    monkeypatch.setattr(card_styles, "photograph_card", photograph)
+    for index in (19, 3):
+        _, truth = card_styles.split_photo("tune", index, (320, 240))
+        assert card_styles.pen_shaded(truth) == (truth["style"]["tools"][2] != "soft")
+    assert asked == [True, False]

@@ -656,6 +656,20 @@ def render_styled_card(
     return CardTexture(rgb_u8, alpha, px_per_mm, layout, truth, graphite, **twins)
 
 
+def pen_shaded(truth: dict) -> bool:
+    """Whether the card of this truth was shaded with a pen (``tools[2]``). A pen fill is
+    full ink (:func:`shade`), its strokes as dark and as narrow as a mark's: a mark drawn
+    on it darkens nothing where the fill's ink is and looks like more fill elsewhere, so
+    its ``mark_seen`` is read against the fill's texture, not the paper's noise. A
+    pencil fill is a translucent grey the mark darkens further, read as the classic
+    style's marks on shading are, against the paper's noise.
+
+    >>> pen_shaded({"style": {"tools": ["soft", "gel", "gel"]}})
+    True
+    """
+    return truth["style"]["tools"][2] != "soft"
+
+
 def split_photo(
     split: str,
     index: int,
@@ -667,9 +681,10 @@ def split_photo(
     """Photo ``index`` of a split in ``style``: ``(bgr_image, truth)``, determined by
     ``(split, index, image_size, style)``; never the random stream of a ``classic`` photo.
     ``seen`` adds each shaded cell's ``shading_seen`` to the truth, ``marks_seen`` each
-    mark's ``mark_seen``, as :func:`piecebridge.synth.card.split_photo` does, but over the
-    noise of the ground under the mark (bare paper or a fill: ``marks_on_ground``); the
-    photo is the same either way.
+    mark's ``mark_seen``, as :func:`piecebridge.synth.card.split_photo` does; on a
+    pen-shaded card (:func:`pen_shaded`) over the noise of the ground under the mark
+    (``marks_on_ground``: the paper's on bare paper, the fill's own texture on a pen fill).
+    The photo is the same either way.
 
     >>> img, truth = split_photo("tune", 0, (640, 480))
     >>> img.shape, truth["style"]["name"]
@@ -679,12 +694,12 @@ def split_photo(
         raise ValueError(f"no card photo of style {style!r} in split {split!r}")
     rng = np.random.default_rng([SPLITS[split], index, STYLES[style]])
     card = render_styled_card(rng, style, unshaded=seen, unmarked=marks_seen)
-    photo, truth = photograph_card(  # a pen fill hides a mark in its texture: the ground
+    photo, truth = photograph_card(
         rng,
         image_size=image_size,
         card=card,
         seen=seen,
         marks_seen=marks_seen,
-        marks_on_ground=True,
+        marks_on_ground=pen_shaded(card.truth),
     )
     return photo.image, truth
