@@ -246,8 +246,9 @@ def main() -> None:
         faint_bad = sum(r.get("marks_hidden_bad", 0) for r in results)
         print(
             f"  ... and faint marks excused too: {exact_marks / grids:.1%} ({exact_marks} of "
-            f"{grids}; {faint} marks show under {MARK_VISIBLE} x the paper's noise, judged "
-            f"on their shading only; {faint_bad} of them read wrong or unknown strictly: "
+            f"{grids}; {faint} marks show under {MARK_VISIBLE} x the paper's noise (a pen "
+            f"fill's, on it), judged on their shading only; {faint_bad} of them read wrong or "
+            "unknown strictly: "
             "faint, not gone, so an upper bound, never the target)"
         )
     print(f"top confusions (truth->read): {conf.most_common(12)}")
