@@ -24,8 +24,11 @@ the photo shows faintly (the renderer's ``mark_seen`` below
 of the marks the reader reads on bare paper) is judged on its shading only, its mark read
 either way; a cell whose mark and shading are both hidden does not count. Such marks are
 faint, not gone (on the classic tune sets the reader reads most of them right), so this
-figure is an upper bound of what the pixels excuse, never the target. Classic photos only
-(``add_mark_seen``: each photo rendered again with its mark twins, once).
+figure is an upper bound of what the pixels excuse, never the target (``add_mark_seen``:
+each photo rendered again with its mark twins, once). On the alt style's pen-shaded cards
+the noise is read on the ground under the mark, bare paper or a pen fill: a pen fill's
+strokes are full ink, as dark as a mark's, and a mark drawn on them is not in the pixels
+unless it stands out from them (``card_styles.pen_shaded``).
 """
 
 from __future__ import annotations
@@ -146,14 +149,17 @@ def compare(got: dict, truth: dict) -> dict:
     }
 
 
-def add_mark_seen(path: Path, split: str, index: int, size: tuple[int, int]) -> Path:
-    """Give the truth beside a cached classic photo its ``mark_seen`` (and
-    ``shading_seen``), rendered again with ``split_photo(..., seen=True,
-    marks_seen=True)``, which draws the very same photo (checked against the cached one),
-    unless it has them; the truth file is rewritten atomically."""
+def add_mark_seen(
+    path: Path, split: str, index: int, size: tuple[int, int], style: str = "classic"
+) -> Path:
+    """Give the truth beside a cached photo its ``mark_seen`` (and ``shading_seen``),
+    rendered again with ``split_photo(..., seen=True, marks_seen=True)``, which draws the
+    very same photo (checked against the cached one), unless it has them; the truth file
+    is rewritten atomically."""
     truth = load_truth(path)
     if not all("mark_seen" in g and "shading_seen" in g for g in truth["grids"]):
-        rewrite_truth(path, split_photo(split, index, size, seen=True, marks_seen=True))
+        rendered = split_photo(split, index, size, style=style, seen=True, marks_seen=True)
+        rewrite_truth(path, rendered)
     return path
 
 
@@ -203,8 +209,9 @@ def main() -> None:
     t0 = time.time()
     with Pool(a.jobs, initializer=use_model, initargs=(a.model,)) as pool:  # spawn-safe
         paths = pool.starmap(style_photo_path, todo, chunksize=1)  # renders what is not cached
-        if seen and a.style == "classic":  # marks the photo does not show (classic only)
-            marked = [(p, a.split, i, size) for p, (_, i, *_) in zip(paths, todo, strict=True)]
+        if seen:  # marks the photo does not show
+            indices = [i for _, i, *_ in todo]
+            marked = [(p, a.split, i, size, a.style) for p, i in zip(paths, indices, strict=True)]
             paths = pool.starmap(add_mark_seen, marked, chunksize=1)
         results = pool.map(evaluate, paths, chunksize=1)
     cells = sum(100 * r["grids"] for r in results)
@@ -239,8 +246,9 @@ def main() -> None:
         faint_bad = sum(r.get("marks_hidden_bad", 0) for r in results)
         print(
             f"  ... and faint marks excused too: {exact_marks / grids:.1%} ({exact_marks} of "
-            f"{grids}; {faint} marks show under {MARK_VISIBLE} x the paper's noise, judged "
-            f"on their shading only; {faint_bad} of them read wrong or unknown strictly: "
+            f"{grids}; {faint} marks show under {MARK_VISIBLE} x the paper's noise (a pen "
+            f"fill's, on it), judged on their shading only; {faint_bad} of them read wrong or "
+            "unknown strictly: "
             "faint, not gone, so an upper bound, never the target)"
         )
     print(f"top confusions (truth->read): {conf.most_common(12)}")

@@ -34,11 +34,6 @@ def test_mark_seen_is_told_beside_the_same_photo():
     assert np.median(on_shading) < np.median(on_paper)
 
 
-def test_mark_seen_only_for_the_classic_style():
-    with pytest.raises(ValueError, match="classic"):
-        split_photo("tune", 7, (800, 600), "alt", marks_seen=True)
-
-
 def test_photographing_for_mark_seen_needs_the_twins():
     rng = np.random.default_rng(3)
     card = render_card(rng, px_per_mm=6)

@@ -699,6 +699,7 @@ def photograph_card(
     style=None,
     seen: bool = False,
     marks_seen: bool = False,
+    marks_on_ground: bool = False,
 ):
     """Photograph a card lying on a busy table with a phone; returns ``(photo, truth)``.
 
@@ -711,7 +712,9 @@ def photograph_card(
     ``unshaded_rgb`` twin, drawn when ``card`` is None). With ``marks_seen`` each grid gets
     ``"mark_seen"``: for every cell with a mark, how much of it this photo shows
     (:func:`mark_seen`; the card needs its ``unmarked_rgb`` twins, drawn when ``card`` is
-    None). The photo is the same either way.
+    None), over the paper's noise, or with ``marks_on_ground`` over the noise of what lies
+    under the mark (its twin without it: bare paper, or a fill whose strokes are as dark
+    as the mark's, :func:`_grid_marks_seen`). The photo is the same either way.
     """
     from piecebridge.synth.photo import Camera, PhotoStyle, ShadowBlob, photograph
 
@@ -815,7 +818,12 @@ def photograph_card(
         ]
     if marks_seen:
         truth["grids"] = [
-            {**grid, "mark_seen": _grid_marks_seen(card, m_mm, photo, paper, twins, g, grid)}
+            {
+                **grid,
+                "mark_seen": _grid_marks_seen(
+                    card, m_mm, photo, None if marks_on_ground else paper, twins, g, grid
+                ),
+            }
             for g, grid in enumerate(truth["grids"])
         ]
     return photo, truth
@@ -980,12 +988,19 @@ def mark_seen(photo_bgr, unmarked_bgr, paper_bgr, quads: np.ndarray) -> np.ndarr
 
 def _grid_marks_seen(card, m_mm, photo, paper, twins, g: int, grid: dict) -> dict[str, float]:
     """``{cell: mark seen}`` for the cells with a mark of one truth grid (``paper``: the
-    photo of the card without pencil; ``twins``: of the four mark twins, :func:`mark_twin`)."""
+    photo of the card without pencil; ``twins``: of the four mark twins, :func:`mark_twin`).
+    With ``paper`` None the noise is read on the ground under each mark, its twin without
+    it: the same as the paper's on bare paper, but on a pen fill (full ink, strokes as
+    dark and as narrow as a mark's) the fill's own texture, which a mark drawn on it
+    must stand out from to be read (``card_styles``, ``benchmarks/results/card.md``)."""
     marked = [name for name, item in grid["cells"].items() if item.get("mark")]
     if not marked:
         return {}
     quads = cell_quads_px(card, m_mm, photo.project, g, MARK_SEEN_INSET)
-    seen = [mark_seen(photo.image, t.image, paper.image, quads) for t in twins]
+    grounds = twins if paper is None else [paper] * len(twins)
+    seen = [
+        mark_seen(photo.image, t.image, u.image, quads) for t, u in zip(twins, grounds, strict=True)
+    ]
     out = {}
     for name in sorted(marked):
         row, col = int(name[1:]) - 1, "ABCDEFGHIJ".index(name[0])
@@ -1028,11 +1043,9 @@ def split_photo(
     if style != "classic":
         if split in PRINT_SPLITS:  # the printed board is the classic card's layout
             raise ValueError(f"the {split} split photographs the printed board: no style {style}")
-        if marks_seen:
-            raise ValueError(f"mark_seen is drawn for the classic style only, not {style}")
         from piecebridge.synth import card_styles  # it builds on this module
 
-        return card_styles.split_photo(split, index, image_size, style, seen)
+        return card_styles.split_photo(split, index, image_size, style, seen, marks_seen)
     rng = np.random.default_rng([SPLITS[split], index])
     if split in PRINT_SPLITS:
         layout = CardLayout(caption="piecebridge card board")

@@ -41,7 +41,13 @@ from dataclasses import asdict, dataclass
 import cv2
 import numpy as np
 
-from piecebridge.synth.card import SPLITS, CardTexture, photograph_card, random_contents
+from piecebridge.synth.card import (
+    SPLITS,
+    CardTexture,
+    mark_twin,
+    photograph_card,
+    random_contents,
+)
 from piecebridge.vision.card_layout import COLUMNS, ROWS, CardLayout
 
 #: style name -> a number mixed into every seed, so a style's photos never share a
@@ -492,6 +498,29 @@ def _grain(rng: np.random.Generator, shape, px_per_mm: float) -> np.ndarray:
     return np.clip(0.8 + 0.22 * g, 0.3, 1.0)
 
 
+def _add_to_twins(nomark, sheets, cls: int, own, box) -> None:
+    """Lay one cell's players' sheets on each mark twin (``nomark[k][who]``, whole-card
+    layers) at ``box`` (y0, y1, x0, x1): twin ``cls``, the one of this cell's class, gets
+    the marking player's sheet as it was before its mark (``own``: who and that density;
+    None when the cell has no mark)."""
+    y0, y1, x0, x1 = box
+    for k, twin in enumerate(nomark):
+        for who, layer in enumerate(twin):
+            drawn = sheets[who].density
+            if k == cls and own is not None and own[0] == who:
+                drawn = own[1]
+            sub = layer[y0:y1, x0:x1]
+            sub[:] = 1 - (1 - sub) * (1 - drawn)
+
+
+def _inked(face: np.ndarray, layers) -> np.ndarray:
+    """``face`` (float RGB 0..1) under each ``(coverage, rgb)`` layer in turn, as uint8:
+    inks filter the light, so each multiplies."""
+    for cov, rgb in layers:
+        face *= 1 - cov[..., None] * (1 - np.asarray(rgb, np.float32))
+    return np.clip(face * 255, 0, 255).astype(np.uint8)
+
+
 def render_styled_card(
     rng: np.random.Generator,
     style: str = "alt",
@@ -500,13 +529,17 @@ def render_styled_card(
     contents: list[dict] | None = None,
     glare: bool | None = None,
     unshaded: bool = False,
+    unmarked: bool = False,
 ) -> CardTexture:
     """Print a board of :func:`random_design` and mark a game on it with other tools.
 
     ``contents`` as in :func:`piecebridge.synth.card.render_card` (the game's look is
     the same; only the hand and the print differ). Pens cannot erase: their
     ``{"erased": True}`` cells stay blank. ``unshaded`` also gives the face without the
-    shader's layer (``unshaded_rgb``), as ``render_card`` does.
+    shader's layer (``unshaded_rgb``), as ``render_card`` does; ``unmarked`` its four
+    twins each without the marks of one class of cells (``unmarked_rgb``,
+    :func:`~piecebridge.synth.card.mark_twin`), the fills and everything else as they
+    are. The twins take no random draws: the card is the same either way.
     """
     if style not in STYLES:
         raise ValueError(f"unknown card style {style!r}; known: {sorted(STYLES)}")
@@ -519,6 +552,9 @@ def render_styled_card(
     shader = players[1] if rng.random() < 0.25 else Tool.random(rng, "soft")
     tools = [*players, shader]
     density = [np.zeros((h, w), np.float32) for _ in tools]
+    # the mark twins: each holds the players' layers without the marks of one cell class
+    nomark = [[np.zeros((h, w), np.float32) for _ in players] for _ in range(4)]
+    nomark = nomark if unmarked else None
     truth_grids, shading_used = [], []
     for g, cells in enumerate(contents):
         gx, gy = layout.grid_origins[g]
@@ -532,6 +568,7 @@ def render_styled_card(
             origin = np.array([gx, gy]) * px_per_mm - [x0, y0]
             sheets = [_Sheet((y1 - y0, x1 - x0), cell_px, origin, px_per_mm) for _ in tools]
             tl = np.array([col, row], float)
+            before_mark = None  # (who, the mark's sheet before it): for the mark twins
             if spec.get("erased"):
                 who = int(rng.integers(0, 2))
                 if not players[who].is_pen:  # a rubbed-out pencil mark: a faint ghost
@@ -546,21 +583,28 @@ def render_styled_card(
                     shading_used.append(shade(sheets[2], tl, shader, rng))
                 if spec.get("mark"):
                     who = int(rng.integers(0, 2))
+                    before_mark = (who, sheets[who].density.copy())
                     draw_mark(sheets[who], spec["mark"], tl + 0.5, players[who], rng)
                 truth[name] = {"mark": spec.get("mark"), "shaded": bool(spec.get("shaded"))}
             for d, sh in zip(density, sheets, strict=True):
                 sub = d[y0:y1, x0:x1]
                 sub[:] = 1 - (1 - sub) * (1 - sh.density)
+            if nomark is not None:
+                _add_to_twins(nomark, sheets, mark_twin(row, col), before_mark, (y0, y1, x0, x1))
         truth_grids.append({"cells": truth})
     m = layout.transform().copy()
     m[:, 2] *= px_per_mm  # the marks sit on the print, so they turn with it
     density = [cv2.warpAffine(d, m, (w, h), flags=cv2.INTER_LINEAR) for d in density]
+    if nomark is not None:
+        nomark = [[cv2.warpAffine(d, m, (w, h), flags=cv2.INTER_LINEAR) for d in t] for t in nomark]
     grain = _grain(rng, (h, w), px_per_mm)
     graphite = np.zeros((h, w), np.float32)
     for k, t in enumerate(tools):
         if not t.is_pen:
             density[k] *= grain
             graphite = 1 - (1 - graphite) * (1 - density[k])
+            for twin in nomark if nomark is not None and k < len(players) else []:
+                twin[k] *= grain
     if glare is None:
         glare = rng.random() < 0.3
     if glare and graphite.any():  # graphite turns pale under a lamp's reflection; ink does not
@@ -571,6 +615,8 @@ def render_styled_card(
         for k, t in enumerate(tools):
             if not t.is_pen:
                 density[k] *= fade
+                for twin in nomark if nomark is not None and k < len(players) else []:
+                    twin[k] *= fade
     fibre = cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0), 2.0)
     face = np.empty((h, w, 3), np.float32)
     face[:] = np.asarray(design.paper_rgb, np.float32)
@@ -579,8 +625,14 @@ def render_styled_card(
     layers += [(ink["labels"], design.label_rgb)]
     layers += [(d, t.rgb) for d, t in zip(density, tools, strict=True)]
     twins = {}
+    if nomark is not None:  # the same paper and print under each twin's pencil and ink
+        pens = [t.rgb for t in tools]
+        twins["unmarked_rgb"] = tuple(
+            _inked(face.copy(), layers[:3] + list(zip([*t, density[2]], pens, strict=True)))
+            for t in nomark
+        )
     for k, (cov, rgb) in enumerate(layers):  # inks filter the light: each multiplies
-        if unshaded and k == 3:  # the print done, no pencil yet
+        if (unshaded or unmarked) and k == 3:  # the print done, no pencil yet
             twins["paper_rgb"] = np.clip(face * 255, 0, 255).astype(np.uint8)
         if unshaded and k == len(layers) - 1:  # the shader's layer (tools[2]) is the last
             twins["unshaded_rgb"] = np.clip(face * 255, 0, 255).astype(np.uint8)
@@ -604,13 +656,35 @@ def render_styled_card(
     return CardTexture(rgb_u8, alpha, px_per_mm, layout, truth, graphite, **twins)
 
 
+def pen_shaded(truth: dict) -> bool:
+    """Whether the card of this truth was shaded with a pen (``tools[2]``). A pen fill is
+    full ink (:func:`shade`), its strokes as dark and as narrow as a mark's: a mark drawn
+    on it darkens nothing where the fill's ink is and looks like more fill elsewhere, so
+    its ``mark_seen`` is read against the fill's texture, not the paper's noise. A
+    pencil fill is a translucent grey the mark darkens further, read as the classic
+    style's marks on shading are, against the paper's noise.
+
+    >>> pen_shaded({"style": {"tools": ["soft", "gel", "gel"]}})
+    True
+    """
+    return truth["style"]["tools"][2] != "soft"
+
+
 def split_photo(
-    split: str, index: int, image_size=(2000, 1500), style: str = "alt", seen: bool = False
+    split: str,
+    index: int,
+    image_size=(2000, 1500),
+    style: str = "alt",
+    seen: bool = False,
+    marks_seen: bool = False,
 ):
     """Photo ``index`` of a split in ``style``: ``(bgr_image, truth)``, determined by
     ``(split, index, image_size, style)``; never the random stream of a ``classic`` photo.
-    ``seen`` adds each shaded cell's ``shading_seen`` to the truth, as
-    :func:`piecebridge.synth.card.split_photo` does.
+    ``seen`` adds each shaded cell's ``shading_seen`` to the truth, ``marks_seen`` each
+    mark's ``mark_seen``, as :func:`piecebridge.synth.card.split_photo` does; on a
+    pen-shaded card (:func:`pen_shaded`) over the noise of the ground under the mark
+    (``marks_on_ground``: the paper's on bare paper, the fill's own texture on a pen fill).
+    The photo is the same either way.
 
     >>> img, truth = split_photo("tune", 0, (640, 480))
     >>> img.shape, truth["style"]["name"]
@@ -619,6 +693,13 @@ def split_photo(
     if style not in STYLES or split not in SPLITS:
         raise ValueError(f"no card photo of style {style!r} in split {split!r}")
     rng = np.random.default_rng([SPLITS[split], index, STYLES[style]])
-    card = render_styled_card(rng, style, unshaded=seen)
-    photo, truth = photograph_card(rng, image_size=image_size, card=card, seen=seen)
+    card = render_styled_card(rng, style, unshaded=seen, unmarked=marks_seen)
+    photo, truth = photograph_card(
+        rng,
+        image_size=image_size,
+        card=card,
+        seen=seen,
+        marks_seen=marks_seen,
+        marks_on_ground=pen_shaded(card.truth),
+    )
     return photo.image, truth
