@@ -1125,7 +1125,9 @@ class Photo:
 
     ``image`` is BGR uint8; ``occlusion`` is the float32 ``(H, W)`` coverage (0..1) of the
     occluders (hand/arm); :meth:`project` is the exact image position of world points.
-    ``extras["specular"]`` (when there is glare) is the brightness glare added per pixel (0..).
+    ``extras["specular"]`` (when there is glare) is the brightness glare added per pixel (0..);
+    ``extras["shadow"]`` (when a hand or a shadow blob is drawn) the share (0..1) of the light
+    its shadow takes from each pixel, where the hand itself is not.
     """
 
     image: np.ndarray
@@ -1421,4 +1423,6 @@ def photograph(
         _, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(style.jpeg_quality)])
         out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
     extras = {} if specular is None else {"specular": specular}
+    if style.shadows or occluders:  # the truth of a hand's shadow, for measuring hand masks
+        extras["shadow"] = dark
     return Photo(out, camera, occlusion, mm_per_px, tuple(world_origin_mm), extras)
