@@ -87,9 +87,7 @@ def test_a_symbol_is_cut_where_the_leader_fits_best_as_face_scores_has_it(monkey
     monkeypatch.setattr(cells, "PEAK_SLACK", 2.0)
     fits = face_scores_batch([window], [turned["suns"]])[0]
     assert cells._symbol_shape_lead(window, "suns", 0.05, suits, turned, looks, fits) == want
-    # East alone is near the leader's best (the others far behind); the rival, centred as
-    # its own look fits (wood28: does its shape fit better there?), is asked every turn.
-    assert asked == [[1], None]
+    assert asked == [[1]]  # east alone is near the best (the others far behind)
 
 
 def test_the_best_fit_of_the_batch_correlations_is_where_face_scores_cuts():

@@ -75,7 +75,6 @@ from piecebridge.vision.raster import (
     OFFSETS,
     PX,
 )
-from piecebridge.vision.rim import coin_rim_radius, rims_shown
 from scipy.spatial import cKDTree
 
 #: Standard Piecepack suit colours (BGR) for the no-setup fallback.
@@ -830,9 +829,6 @@ class CellDecision:
     # share of its look disc that is the hand's (-1: not weighed).
     hand_colours: np.ndarray | None = field(default=None, repr=False, compare=False)
     hand_share: float = -1.0
-    # For a cell read empty in the open with learned looks: how many places of a coin's rim
-    # show about its middle (see _no_tile_where_a_rim_shows; -1: not measured).
-    rim: int = -1
     # The cell's pixels kept for the measurements above, made only if a decision needs them
     # (see SeenLater); None where none could be needed.
     seen_later: SeenLater | None = field(default=None, repr=False, compare=False)
@@ -948,7 +944,6 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
             _tile_partly_seen(d)
         _tile_as_the_open_shows(out, looks)
         _no_tile_where_a_coin_shows(out)
-        _no_tile_where_a_rim_shows(out, looks)
         _coins_by_their_fine_look(out, looks)
         _no_tile_under_a_hand(out)
     else:
@@ -1879,7 +1874,7 @@ class SeenLater:
     (0, 1.0)
     """
 
-    __slots__ = ("disc_tile", "looks", "measured", "refs", "rim", "share", "view", "window")
+    __slots__ = ("disc_tile", "looks", "measured", "refs", "share", "view", "window")
 
     def __init__(
         self,
@@ -1892,7 +1887,6 @@ class SeenLater:
         self.share = -1.0
         self.view: tuple[int, float] | None = None
         self.disc_tile = -1.0
-        self.rim = -1  # see _no_tile_where_a_rim_shows (made for many cells at once)
 
     def piece_share(self) -> float:
         """:func:`piece_share` of the cell's crops (-1 where not to be measured)."""
@@ -3605,52 +3599,28 @@ def _symbol_shape_lead(
     """The suit of ``suits`` whose learned symbol shape (:func:`symbol_shape`) is nearest
     the coin's in ``window``, its lead (cosine) over the next and its own cosine, or None
     where it is not weighed (the fine look's ``lead`` for ``leader`` is
-    ``SHAPE_WEIGHED_BELOW`` or more). The coin is centred as the leader's look fits it
-    (:func:`_centred_coin`); where the shape is nearest the leader's so, but another suit's
-    shape fits the coin better where that suit's own look centres it, that suit is named
-    (by its lead over the leader's fit): the measures disagree. Centred as the leader's look
-    fits it alone, a sun's rays read off their middle passed for a leaf's lobes (fresh
-    woodburned tune rigs 7200-7249, helper wood28: two suns coins read arms, the shape
-    nearer arms by 0.086 so centred, while centred as the suns look fits them it fits suns
-    0.978 and 0.981, over the arms' 0.932 and 0.935). Centred each as its own look fits,
-    every suit's shape fits a little better than centred as another's: the leader's lead
-    is not measured so (tune rig 31's suns coin on e8 led arms by 0.11 centred as suns, and
-    by 0.018 with arms centred as the arms look fits it)."""
+    ``SHAPE_WEIGHED_BELOW`` or more). The coin is centred where the fine leader's look fits
+    it best (any turn, any shift) as :func:`face_scores` has it: where the batch's
+    correlations (:func:`best_fit_at`) lead the next best fit by more than ``PEAK_SLACK``,
+    there; else by face_scores itself, with ``turn_fits`` (how well the leader's four turns
+    fit ``window`` as :func:`face_scores_batch` has it, if known) a turn trailing the best
+    by more than ``TURN_SLACK`` cannot fit best and is not correlated again."""
     if lead >= SHAPE_WEIGHED_BELOW:
         return None
+    (y, x), by = best_fit_at(window, turned[leader])
+    if by > PEAK_SLACK:  # face_scores' best fit too: cut there
+        c = turned[leader].shape[1]
+        coin = window[y : y + c, x : x + c]
+    else:  # too close to tell through rounding: as face_scores has it
+        near_best = None
+        if turn_fits is not None:
+            near_best = np.flatnonzero(turn_fits >= turn_fits.max() - TURN_SLACK).tolist()
+        _, coin = face_scores(window, turned[leader], near_best)
+    shape = symbol_shape(coin)
     learned = _symbol_shapes(turned, looks)
-    shape = symbol_shape(_centred_coin(window, turned[leader], turn_fits))
     near = {s: float(learned[s] @ shape) for s in suits}
     order = sorted(suits, key=near.get, reverse=True)
-    if order[0] == leader:
-        own = {
-            s: float(learned[s] @ symbol_shape(_centred_coin(window, turned[s])))
-            for s in suits
-            if s != leader
-        }
-        rival = max(own, key=own.get)
-        if own[rival] > near[leader]:
-            return rival, own[rival] - near[leader], own[rival]
     return order[0], near[order[0]] - near[order[1]], near[order[0]]
-
-
-def _centred_coin(
-    window: np.ndarray, faces: np.ndarray, turn_fits: np.ndarray | None = None
-) -> np.ndarray:
-    """The coin of ``window`` cut where one suit's turned ``faces`` fit it best (any turn,
-    any shift) as :func:`face_scores` has it: where the batch's correlations
-    (:func:`best_fit_at`) lead the next best fit by more than ``PEAK_SLACK``, there; else by
-    face_scores itself, with ``turn_fits`` (how well the four turns fit ``window`` as
-    :func:`face_scores_batch` has it, if known) a turn trailing the best by more than
-    ``TURN_SLACK`` cannot fit best and is not correlated again."""
-    (y, x), by = best_fit_at(window, faces)
-    if by > PEAK_SLACK:  # face_scores' best fit too: cut there
-        c = faces.shape[1]
-        return window[y : y + c, x : x + c]
-    near_best = None  # too close to tell through rounding: as face_scores has it
-    if turn_fits is not None:
-        near_best = np.flatnonzero(turn_fits >= turn_fits.max() - TURN_SLACK).tolist()
-    return face_scores(window, faces, near_best)[1]
 
 
 def _suit_named(leader: str, lead: float, shape: tuple[str, float, float] | None) -> bool:
@@ -4713,50 +4683,6 @@ def _no_tile_where_a_coin_shows(cells: list[CellDecision]) -> None:
             d.kind, d.suit, d.facing, d.confidence = "coin", *coin, 0.5
         else:
             d.kind, d.suit, d.facing, d.confidence = "unknown", None, None, 0.0
-
-
-#: See :func:`_no_tile_where_a_rim_shows`: a cell read empty in the open where a coin's rim
-#: shows at this many places (:func:`rim.rims_shown`, of 28 on its circle's diagonal arcs)
-#: is left unknown. Helper wood28, fresh woodburned tune rigs 7200-7249 (200 shots), cells
-#: read empty in the open: the 8,922 empty ones show 14 at most (99.9 % at 12; the 71 of
-#: them beside a hand 14 too); the 2,720 coins not under a hand 24 on the median (88 % at
-#: 18 or more), the pawns alike; of the two coins read empty there, one (under a finger,
-#: its rim in view beside it) 21, the other (its rim under the finger's shadow) 9.
-EMPTY_RIM = 18
-
-
-def _no_tile_where_a_rim_shows(cells: list[CellDecision], looks: PieceLooks) -> None:
-    """A cell read empty in the open (its lines in view, no glare) whose window shows a
-    coin's rim at ``EMPTY_RIM`` places or more, on a circle of the learned coins' radius
-    (:func:`rim.coin_rim_radius`) about its middle, is left unknown: plain tile shows no
-    such circle, whatever its colour, and a coin whose face is the tile's own wood (and
-    whose symbol a shadow or a finger hides) still shows its outline. The fine look may
-    then name it (:func:`_coins_by_their_fine_look`)."""
-    todo = [
-        d
-        for d in cells
-        if d.kind == "empty" and not (d.covered or d.glared) and d.seen_later is not None
-    ]
-    if not todo or not looks.coins:
-        return
-    # Kept cells (a partial read) share their measurement's SeenLater: measured once.
-    new = [d.seen_later for d in todo if d.seen_later.rim < 0]
-    if new:
-        rims = rims_shown(np.stack([seen.window for seen in new]), _rim_radius(looks))
-        for seen, rim in zip(new, rims, strict=True):
-            seen.rim = int(rim)
-    for d in todo:
-        d.rim = d.seen_later.rim
-        if d.rim >= EMPTY_RIM:
-            d.kind, d.suit, d.facing, d.confidence = "unknown", None, None, 0.0
-
-
-def _rim_radius(looks: PieceLooks) -> float:
-    """:func:`rim.coin_rim_radius` of the learned coin looks, made once per looks."""
-    hit = looks.extra.get("coin_rim")
-    if hit is None or hit[0] is not looks.coins:
-        hit = looks.extra["coin_rim"] = (looks.coins, coin_rim_radius(list(looks.coins.values())))
-    return hit[1]
 
 
 def _coins_by_their_fine_look(cells: list[CellDecision], looks: PieceLooks) -> None:
