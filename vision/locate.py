@@ -1539,6 +1539,9 @@ def _search_by_tone(
     if _tone_tiles(bgr, pose) < TONE_TILES or _checker_beyond(bgr, pose).max() >= CHECKER_ON:
         return None
     if not thorough and _tile_gaps(bgr, pose).min() < -GAPS_OFF:
+        moved = _onto_the_gaps(bgr, pose)
+        if moved is not None:
+            return moved
         return MaybeCellOff(
             "no board in view: the grid found may lie a cell off the board (its tiles' gaps "
             "run along a cell's middle); retake the photo with the whole board in view",
@@ -1580,6 +1583,69 @@ def _tile_gaps(bgr: np.ndarray, pose: BoardPose) -> np.ndarray:
         along = np.quantile(np.stack(strips), ARM_QUANTILE, axis=1)  # the 7 lines' at once
         out.append(float(np.mean(along[1::2]) - np.mean(along[0::2])))
     return np.array(out)
+
+
+def _onto_the_gaps(bgr: np.ndarray, pose: BoardPose) -> BoardPose | None:
+    """The board by tone a cell over from ``pose``, whose tiles' gaps say it lies a cell off
+    (:func:`_tile_gaps` under ``-GAPS_OFF`` along an axis), or None where no one move holds:
+    twice at most (a cell off both ways). Only on a frame so refused (no cost elsewhere).
+
+    The gaps tell the axis, not the way: a grid a cell off either way shows them on its
+    even lines. Each way is fitted again by tone; a way holds when it lies in the frame,
+    square, its gaps in place on both axes (and clearly, over ``GAPS_OFF``, along the move),
+    its tiles by tone (``TONE_TILES``) and no checker beyond. One way that holds is taken
+    when it fits more crosses than the other way and no fewer than ``pose`` fitted again in
+    place, and no fewer tiles by tone than the other: the way onto the board takes a row of
+    tiles in, the other a second row of table (a gingham beside a checkered board shows
+    steps and corners as tiles do: tune checkered shots 7622/1, 15 crosses and 16 tiles by
+    tone onto the board against 12 and 12 away, 12 in place; 7607/2, 12 and 11 against 10
+    and 10, 9 in place)."""
+    gray = 255 - _grey(bgr) if pose.inverted else _grey(bgr)
+    px = max(16, min(FULL_STAGES[-1][0], round(pose.cell_size_px())))
+    for _ in range(2):
+        gaps = _tile_gaps(bgr, pose)
+        if gaps.min() >= -GAPS_OFF:
+            return pose
+        axis = int(np.argmin(gaps))
+        here = refine_by_tone(gray, pose, px_per_cell=px, search=0.3, along=FULL_ALONG)
+        ways = [_gaps_way(bgr, gray, pose, axis, sign, px) for sign in (-1, 1)]
+        held = [w for w in ways if w is not None]
+        if not held:
+            return None
+        best = max(held, key=lambda w: w.crosses_found)
+        other = next((w for w in ways if w is not best), None)
+        if other is not None and (
+            other.crosses_found >= best.crosses_found
+            or _tone_tiles(bgr, other) > _tone_tiles(bgr, best)
+        ):
+            return None  # both ways alike: the board's place stays in doubt
+        if here is not None and best.crosses_found < here.crosses_found:
+            return None
+        pose = best
+    return pose if _tile_gaps(bgr, pose).min() >= -GAPS_OFF else None
+
+
+def _gaps_way(
+    bgr: np.ndarray, gray: np.ndarray, pose: BoardPose, axis: int, sign: int, px: int
+) -> BoardPose | None:
+    """``pose`` moved a cell by ``sign`` along ``axis`` (0: x) and fitted again by tone, when
+    it holds there (see :func:`_onto_the_gaps`), else None."""
+    moved = shifted_pose(pose, sign * (axis == 0), sign * (axis == 1))
+    moved.k, moved.centre, moved.scale = pose.k, pose.centre, pose.scale
+    other = refine_by_tone(gray, moved, px_per_cell=px, search=0.3, along=FULL_ALONG)
+    if (
+        other is None
+        or not _in_frame(other, gray.shape)
+        or squareness(other.H, gray.shape) > MAX_SQUARENESS
+    ):
+        return None
+    gaps = _tile_gaps(bgr, other)
+    if gaps.min() < -GAPS_OFF or gaps[axis] <= GAPS_OFF:
+        return None
+    if _tone_tiles(bgr, other) < TONE_TILES or _checker_beyond(bgr, other).max() >= CHECKER_ON:
+        return None
+    other.tile_color_lab, other.inverted = pose.tile_color_lab, pose.inverted
+    return other
 
 
 def refine_by_tone(gray: np.ndarray, pose: BoardPose, **fit: Any) -> BoardPose | None:
@@ -1863,9 +1929,31 @@ def _checked(bgr: np.ndarray, pose: BoardPose) -> BoardPose:
             pose,
         )
     why = _printed_grid(bgr, pose, (gray, ridge))
-    if why:
+    if why and not (why == RUNS_ON and _tiles_show_by_tone(bgr, pose)):
         raise PrintedGrid(f"no board in view: the grid found {why}", pose)
     return pose
+
+
+#: Tiles (of 16) showing their 2x2 grid by tone (:func:`_tone_tiles`) for which a grid
+#: found by tone whose lines run on beyond its sides is a board after all
+#: (:func:`_tiles_show_by_tone`). A printed grid's cells are of one tone (boards of lines:
+#: 0 tiles by tone); tune checkered shots of rig 7628, a green gingham round a board wholly
+#: in view, its squares' edges in line with 3-4 of the board's 7 lines beyond every side:
+#: 16 tiles by tone, no checker beyond.
+TONE_TILES_NOT_PRINTED = 12
+
+
+def _tiles_show_by_tone(bgr: np.ndarray, pose: BoardPose) -> bool:
+    """Whether ``pose``, a grid found by tone (:data:`_BY_TONE`) whose lines run on beyond
+    its sides (:data:`RUNS_ON`), shows its tiles by tone all the same (``TONE_TILES_NOT_PRINTED``)
+    and no larger checker beyond it (``CHECKER_ON``): a board by tone on a cloth of squares,
+    whose edges beyond it can fall in line with its cells' (steps, where a printed grid's
+    lines go on as lines). Never for a grid of lines (its cells show no tone)."""
+    return bool(
+        _BY_TONE.get()
+        and _tone_tiles(bgr, pose) >= TONE_TILES_NOT_PRINTED
+        and _checker_beyond(bgr, pose).max() < CHECKER_ON
+    )
 
 
 #: Pixels per cell of the view in which :func:`_strip_lines` counts line segments (at 24
@@ -2235,6 +2323,10 @@ NEAR_LINES = 3
 PRINTED_PX = 32
 
 
+#: :func:`_printed_grid`'s answer for a grid whose lines run on beyond its sides.
+RUNS_ON = "runs on beyond its sides (a larger printed grid, such as a business card's)"
+
+
 def _printed_grid(
     bgr: np.ndarray, pose: BoardPose, view: tuple[np.ndarray, np.ndarray] | None = None
 ) -> str | None:
@@ -2249,7 +2341,7 @@ def _printed_grid(
         view = gray, _ridge_map(255 - gray if pose.inverted else gray, PRINTED_PX)
     gray, ridge = view
     if _part_of_a_larger_grid(bgr, pose, (gray, ridge)) or _goes_on_a_cell(bgr, pose, ridge):
-        return "runs on beyond its sides (a larger printed grid, such as a business card's)"
+        return RUNS_ON
     lows = _cell_lows(ridge, PRINTED_PX, 0.5)
     if _lines_inside_cells(ridge, PRINTED_PX, 0.5, lows) >= LINES_INSIDE_CELLS:
         return "has lines inside its cells (a finer printed grid, such as a business card's)"
