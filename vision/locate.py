@@ -933,6 +933,14 @@ def _at_edge(quad: np.ndarray, w: int, h: int) -> bool:
     )  # fmt: skip
 
 
+def _colour_region(lab: np.ndarray, colour: np.ndarray) -> np.ndarray:
+    """The pixels (0/1) of ``lab`` near ``colour`` (Lab distance under 14, lightness weighed
+    down: it varies with uneven light much more than hue does)."""
+    diff = cv2.subtract(lab, (*(float(v) for v in colour), 0.0))
+    dist = cv2.transform(cv2.multiply(diff, diff), np.array([[0.15, 1.0, 1.0]], np.float32))
+    return (dist < 14**2).astype(np.uint8)
+
+
 def _colour_outlines(
     lab: np.ndarray, preferred_lab: np.ndarray | None
 ) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -942,13 +950,9 @@ def _colour_outlines(
     colours = _candidate_colours(lab)
     if preferred_lab is not None:
         colours.insert(0, np.asarray(preferred_lab, np.float32))
-    # Lightness varies with uneven light much more than hue does: weigh it down.
-    weights = np.array([[0.15, 1.0, 1.0]], np.float32)
     out = []
     for colour in colours:
-        diff = cv2.subtract(lab, (*(float(v) for v in colour), 0.0))
-        dist = cv2.transform(cv2.multiply(diff, diff), weights)
-        mask = (dist < 14**2).astype(np.uint8)
+        mask = _colour_region(lab, colour)
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, close_kernel)
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, close_kernel)
         quad = _quad_from_mask(mask)
@@ -1685,6 +1689,55 @@ def boards_by_tone(bgr: np.ndarray) -> list[BoardPose]:
             pose = refine_by_tone(gray, pose, px_per_cell=px, search=search) or pose
         out.append(_with_frame_colour(pose, bgr, WORK_WIDTH))
     return out
+
+
+#: Closings (times the usual kernel of :func:`_colour_outlines`) of each candidate tile
+#: colour's region that :func:`boards_by_colour` outlines: the layout's coins and the
+#: lines of another colour cut the lower tiles' region into pieces at the usual closing
+#: (tune acrylic calibration photo of rig 7602, pale blue tiles with white lines on a red
+#: gingham: the biggest piece the upper half, its outline 3.5 cells off; closed at twice
+#: the width, 2.6 cells off at a corner, fitted in place with 16 crosses).
+COLOUR_CLOSINGS = (1, 2, 3, 4)
+
+
+def boards_by_colour(bgr: np.ndarray) -> list[BoardPose]:
+    """Every board fitted on the full frame (:func:`_fit_from_tiles`, both polarities of
+    the lines, ``TILE_CROSSES`` at least) from the outline of a candidate tile colour's
+    biggest region (:func:`_candidate_colours`) closed at each of ``COLOUR_CLOSINGS``,
+    one per place (corners within ``SAME_COLOUR_BOARD`` cell), with no further check: a
+    last opinion for a caller that judges each by other means (a calibration photo's
+    layout, :func:`piecebridge.vision.learn._learn_by_colour`). Never on the usual path."""
+    small, S = _downscaled(bgr, WORK_WIDTH)
+    lab = lab_image(cv2.medianBlur(small, 5))
+    k = max(3, round(lab.shape[1] / 80) | 1)
+    opening = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    gray = _grey(bgr)
+    out: list[BoardPose] = []
+    for colour in _candidate_colours(lab):
+        region = _colour_region(lab, colour)
+        for times in COLOUR_CLOSINGS:
+            kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k * times | 1,) * 2)
+            closed = cv2.morphologyEx(region, cv2.MORPH_CLOSE, kernel)
+            quad = _quad_from_mask(cv2.morphologyEx(closed, cv2.MORPH_OPEN, opening))
+            if quad is None:
+                continue
+            H0 = cv2.getPerspectiveTransform(
+                CANONICAL_CORNERS.astype(np.float32), _order_quad(quad).astype(np.float32)
+            )
+            for inverted in (False, True):
+                start = BoardPose(H0)
+                start.inverted = inverted
+                pose = _fit_from_tiles(bgr, gray, start, S, small, WORK_WIDTH)
+                if pose is None or any(
+                    corner_gap(pose, o.corners, np.max) < SAME_COLOUR_BOARD for o in out
+                ):
+                    continue
+                out.append(_with_frame_colour(pose, bgr, WORK_WIDTH))
+    return out
+
+
+#: Cells (every corner) within which two boards of :func:`boards_by_colour` are one.
+SAME_COLOUR_BOARD = 0.3
 
 
 def _saddles_seen(bgr: np.ndarray) -> bool:
