@@ -77,6 +77,7 @@ def test_a_doubted_grid_a_cell_off_is_refused(rig153, monkeypatch):
     setup, report = learn_setup(cal.image)
     assert _corners_off(setup.pose, cal.truth) < 0.2 and report["found_by_tiles"]
     monkeypatch.setattr(learn, "board_by_tiles", lambda frame: None)
+    monkeypatch.setattr(learn, "boards_by_colour", lambda frame: [])  # round 61's last try
     with pytest.raises(MaybeCellOff, match="may lie a cell off"):
         learn_setup(cal.image)
     # By its own read-back alone, were no grid a cell over to read the layout back whole.

@@ -134,6 +134,7 @@ def test_a_grid_in_doubt_is_told_by_its_layout_from_six_crosses(monkeypatch, r31
         _, report = learn.learn_setup(photo)
         assert report["found_by_tiles"]
         monkeypatch.setattr(learn, "board_by_tiles", lambda frame: None)
+        monkeypatch.setattr(learn, "boards_by_colour", lambda frame: [])  # round 61's
         with pytest.raises(FewCrosses):
             learn.learn_setup(photo)
     else:
@@ -304,6 +305,7 @@ def test_a_grid_a_cell_off_beside_a_glared_side_is_refused(monkeypatch):
     moved = replace(setup.pose, H=setup.pose.H @ T, tile_offsets=setup.pose.tile_offsets.copy())
     monkeypatch.setattr(learn, "find_board", lambda *a, **k: moved)
     monkeypatch.setattr(learn, "board_by_tiles", lambda frame: None)  # round 20's second try
+    monkeypatch.setattr(learn, "boards_by_colour", lambda frame: [])  # round 61's last try
     with pytest.raises(UserError, match="a cell west"):
         learn.learn_setup(shot.image)
 

@@ -63,6 +63,7 @@ from piecebridge.vision.locate import (
     GridInDoubt,
     MaybeCellOff,
     board_by_tiles,
+    boards_by_colour,
     boards_by_tone,
     check_in_frame,
     corner_gap,
@@ -455,7 +456,9 @@ def learn_setup(
     A photo so refused is learned on the board found from whole tiles, elsewhere, where the
     whole layout reads back there alone (:func:`_learn_by_tiles`), else on a board outlined
     by its grid's corners shown by tone, where the whole layout reads back at one such place
-    alone (:func:`_learn_by_tone`); else the refusal stands. A board whose tiles show their
+    alone (:func:`_learn_by_tone`); else on a board outlined by a region of one tile colour,
+    where the whole layout reads back at one such place alone (:func:`_learn_by_colour`);
+    else the refusal stands. A board whose tiles show their
     cells by tone gets its look recorded (``tone_print``, :func:`tonelock.tone_print
     <piecebridge.vision.tonelock.tone_print>`) for the lock check at later shots.
     """
@@ -465,6 +468,8 @@ def learn_setup(
         found = _learn_by_tiles(frame_bgr, refusal, camera_calibration)
         if found is None:
             found = _learn_by_tone(frame_bgr, refusal, camera_calibration)
+        if found is None:
+            found = _learn_by_colour(frame_bgr, refusal, camera_calibration)
         if found is None:
             raise
         learned = found
@@ -611,6 +616,42 @@ def _learn_by_tone(
         return None  # no place, or two reading the layout back: which is the board?
     setup, report = learned[0]
     return setup, {**report, "found_by_tone": True}
+
+
+#: The most boards outlined by tile colour (:func:`boards_by_colour`) that
+#: :func:`_learn_by_colour` judges: more is a frame of many tile-like regions, none the board.
+MOST_COLOUR_BOARDS = 6
+
+
+def _learn_by_colour(
+    frame_bgr: np.ndarray, refusal: UserError, camera_calibration: str | None = None
+) -> tuple[BoardSetup, dict[str, Any]] | None:
+    """The setup learned on a board outlined by a region of one tile colour closed over the
+    layout's pieces (:func:`boards_by_colour`), where every other search was refused
+    (``refusal``), or None: learned only where exactly one such board lies away from the
+    grid refused and wholly in the frame, passes every check :func:`_learn_from` makes and
+    reads the whole layout back there and on no grid a cell over (:func:`_whole_here_only`).
+
+    Pale tiles with white lines on a gingham under glare (tune acrylic calibration photo of
+    rig 7602): the lines' nets break where glare washes them out, the tiles do not come
+    apart from the cloth's light squares as blobs, and the tile colour's region, cut into
+    pieces by the layout's coins, outlines only the upper half; closed wider, it outlines
+    the board. As for the other second searches, the layout read back whole at one place
+    alone says the board lies there."""
+    boards = boards_by_colour(frame_bgr)
+    if not boards or len(boards) > MOST_COLOUR_BOARDS:
+        return None
+    refused = _refused_grid(refusal)
+    learned = [
+        _learned_whole_at(frame_bgr, board, camera_calibration)
+        for board in boards
+        if not _at_grid(board, refused)
+    ]
+    learned = [found for found in learned if found is not None]
+    if len(learned) != 1:
+        return None  # no place, or two reading the layout back: which is the board?
+    setup, report = learned[0]
+    return setup, {**report, "found_by_colour": True}
 
 
 def _places_by_tone(

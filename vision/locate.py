@@ -933,6 +933,14 @@ def _at_edge(quad: np.ndarray, w: int, h: int) -> bool:
     )  # fmt: skip
 
 
+def _colour_region(lab: np.ndarray, colour: np.ndarray) -> np.ndarray:
+    """The pixels (0/1) of ``lab`` near ``colour`` (Lab distance under 14, lightness weighed
+    down: it varies with uneven light much more than hue does)."""
+    diff = cv2.subtract(lab, (*(float(v) for v in colour), 0.0))
+    dist = cv2.transform(cv2.multiply(diff, diff), np.array([[0.15, 1.0, 1.0]], np.float32))
+    return (dist < 14**2).astype(np.uint8)
+
+
 def _colour_outlines(
     lab: np.ndarray, preferred_lab: np.ndarray | None
 ) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -942,13 +950,9 @@ def _colour_outlines(
     colours = _candidate_colours(lab)
     if preferred_lab is not None:
         colours.insert(0, np.asarray(preferred_lab, np.float32))
-    # Lightness varies with uneven light much more than hue does: weigh it down.
-    weights = np.array([[0.15, 1.0, 1.0]], np.float32)
     out = []
     for colour in colours:
-        diff = cv2.subtract(lab, (*(float(v) for v in colour), 0.0))
-        dist = cv2.transform(cv2.multiply(diff, diff), weights)
-        mask = (dist < 14**2).astype(np.uint8)
+        mask = _colour_region(lab, colour)
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, close_kernel)
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, close_kernel)
         quad = _quad_from_mask(mask)
@@ -1539,6 +1543,9 @@ def _search_by_tone(
     if _tone_tiles(bgr, pose) < TONE_TILES or _checker_beyond(bgr, pose).max() >= CHECKER_ON:
         return None
     if not thorough and _tile_gaps(bgr, pose).min() < -GAPS_OFF:
+        moved = _onto_the_gaps(bgr, pose)
+        if moved is not None:
+            return moved
         return MaybeCellOff(
             "no board in view: the grid found may lie a cell off the board (its tiles' gaps "
             "run along a cell's middle); retake the photo with the whole board in view",
@@ -1582,6 +1589,69 @@ def _tile_gaps(bgr: np.ndarray, pose: BoardPose) -> np.ndarray:
     return np.array(out)
 
 
+def _onto_the_gaps(bgr: np.ndarray, pose: BoardPose) -> BoardPose | None:
+    """The board by tone a cell over from ``pose``, whose tiles' gaps say it lies a cell off
+    (:func:`_tile_gaps` under ``-GAPS_OFF`` along an axis), or None where no one move holds:
+    twice at most (a cell off both ways). Only on a frame so refused (no cost elsewhere).
+
+    The gaps tell the axis, not the way: a grid a cell off either way shows them on its
+    even lines. Each way is fitted again by tone; a way holds when it lies in the frame,
+    square, its gaps in place on both axes (and clearly, over ``GAPS_OFF``, along the move),
+    its tiles by tone (``TONE_TILES``) and no checker beyond. One way that holds is taken
+    when it fits more crosses than the other way and no fewer than ``pose`` fitted again in
+    place, and no fewer tiles by tone than the other: the way onto the board takes a row of
+    tiles in, the other a second row of table (a gingham beside a checkered board shows
+    steps and corners as tiles do: tune checkered shots 7622/1, 15 crosses and 16 tiles by
+    tone onto the board against 12 and 12 away, 12 in place; 7607/2, 12 and 11 against 10
+    and 10, 9 in place)."""
+    gray = 255 - _grey(bgr) if pose.inverted else _grey(bgr)
+    px = max(16, min(FULL_STAGES[-1][0], round(pose.cell_size_px())))
+    for _ in range(2):
+        gaps = _tile_gaps(bgr, pose)
+        if gaps.min() >= -GAPS_OFF:
+            return pose
+        axis = int(np.argmin(gaps))
+        here = refine_by_tone(gray, pose, px_per_cell=px, search=0.3, along=FULL_ALONG)
+        ways = [_gaps_way(bgr, gray, pose, axis, sign, px) for sign in (-1, 1)]
+        held = [w for w in ways if w is not None]
+        if not held:
+            return None
+        best = max(held, key=lambda w: w.crosses_found)
+        other = next((w for w in ways if w is not best), None)
+        if other is not None and (
+            other.crosses_found >= best.crosses_found
+            or _tone_tiles(bgr, other) > _tone_tiles(bgr, best)
+        ):
+            return None  # both ways alike: the board's place stays in doubt
+        if here is not None and best.crosses_found < here.crosses_found:
+            return None
+        pose = best
+    return pose if _tile_gaps(bgr, pose).min() >= -GAPS_OFF else None
+
+
+def _gaps_way(
+    bgr: np.ndarray, gray: np.ndarray, pose: BoardPose, axis: int, sign: int, px: int
+) -> BoardPose | None:
+    """``pose`` moved a cell by ``sign`` along ``axis`` (0: x) and fitted again by tone, when
+    it holds there (see :func:`_onto_the_gaps`), else None."""
+    moved = shifted_pose(pose, sign * (axis == 0), sign * (axis == 1))
+    moved.k, moved.centre, moved.scale = pose.k, pose.centre, pose.scale
+    other = refine_by_tone(gray, moved, px_per_cell=px, search=0.3, along=FULL_ALONG)
+    if (
+        other is None
+        or not _in_frame(other, gray.shape)
+        or squareness(other.H, gray.shape) > MAX_SQUARENESS
+    ):
+        return None
+    gaps = _tile_gaps(bgr, other)
+    if gaps.min() < -GAPS_OFF or gaps[axis] <= GAPS_OFF:
+        return None
+    if _tone_tiles(bgr, other) < TONE_TILES or _checker_beyond(bgr, other).max() >= CHECKER_ON:
+        return None
+    other.tile_color_lab, other.inverted = pose.tile_color_lab, pose.inverted
+    return other
+
+
 def refine_by_tone(gray: np.ndarray, pose: BoardPose, **fit: Any) -> BoardPose | None:
     """:func:`refine_pose` (arguments ``fit``) with the grid's crosses sought as steps in
     tone (:func:`_step_map`, as in a search by tone, :func:`_by_tone`): for a caller that
@@ -1619,6 +1689,55 @@ def boards_by_tone(bgr: np.ndarray) -> list[BoardPose]:
             pose = refine_by_tone(gray, pose, px_per_cell=px, search=search) or pose
         out.append(_with_frame_colour(pose, bgr, WORK_WIDTH))
     return out
+
+
+#: Closings (times the usual kernel of :func:`_colour_outlines`) of each candidate tile
+#: colour's region that :func:`boards_by_colour` outlines: the layout's coins and the
+#: lines of another colour cut the lower tiles' region into pieces at the usual closing
+#: (tune acrylic calibration photo of rig 7602, pale blue tiles with white lines on a red
+#: gingham: the biggest piece the upper half, its outline 3.5 cells off; closed at twice
+#: the width, 2.6 cells off at a corner, fitted in place with 16 crosses).
+COLOUR_CLOSINGS = (1, 2, 3, 4)
+
+
+def boards_by_colour(bgr: np.ndarray) -> list[BoardPose]:
+    """Every board fitted on the full frame (:func:`_fit_from_tiles`, both polarities of
+    the lines, ``TILE_CROSSES`` at least) from the outline of a candidate tile colour's
+    biggest region (:func:`_candidate_colours`) closed at each of ``COLOUR_CLOSINGS``,
+    one per place (corners within ``SAME_COLOUR_BOARD`` cell), with no further check: a
+    last opinion for a caller that judges each by other means (a calibration photo's
+    layout, :func:`piecebridge.vision.learn._learn_by_colour`). Never on the usual path."""
+    small, S = _downscaled(bgr, WORK_WIDTH)
+    lab = lab_image(cv2.medianBlur(small, 5))
+    k = max(3, round(lab.shape[1] / 80) | 1)
+    opening = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    gray = _grey(bgr)
+    out: list[BoardPose] = []
+    for colour in _candidate_colours(lab):
+        region = _colour_region(lab, colour)
+        for times in COLOUR_CLOSINGS:
+            kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k * times | 1,) * 2)
+            closed = cv2.morphologyEx(region, cv2.MORPH_CLOSE, kernel)
+            quad = _quad_from_mask(cv2.morphologyEx(closed, cv2.MORPH_OPEN, opening))
+            if quad is None:
+                continue
+            H0 = cv2.getPerspectiveTransform(
+                CANONICAL_CORNERS.astype(np.float32), _order_quad(quad).astype(np.float32)
+            )
+            for inverted in (False, True):
+                start = BoardPose(H0)
+                start.inverted = inverted
+                pose = _fit_from_tiles(bgr, gray, start, S, small, WORK_WIDTH)
+                if pose is None or any(
+                    corner_gap(pose, o.corners, np.max) < SAME_COLOUR_BOARD for o in out
+                ):
+                    continue
+                out.append(_with_frame_colour(pose, bgr, WORK_WIDTH))
+    return out
+
+
+#: Cells (every corner) within which two boards of :func:`boards_by_colour` are one.
+SAME_COLOUR_BOARD = 0.3
 
 
 def _saddles_seen(bgr: np.ndarray) -> bool:
@@ -1863,9 +1982,31 @@ def _checked(bgr: np.ndarray, pose: BoardPose) -> BoardPose:
             pose,
         )
     why = _printed_grid(bgr, pose, (gray, ridge))
-    if why:
+    if why and not (why == RUNS_ON and _tiles_show_by_tone(bgr, pose)):
         raise PrintedGrid(f"no board in view: the grid found {why}", pose)
     return pose
+
+
+#: Tiles (of 16) showing their 2x2 grid by tone (:func:`_tone_tiles`) for which a grid
+#: found by tone whose lines run on beyond its sides is a board after all
+#: (:func:`_tiles_show_by_tone`). A printed grid's cells are of one tone (boards of lines:
+#: 0 tiles by tone); tune checkered shots of rig 7628, a green gingham round a board wholly
+#: in view, its squares' edges in line with 3-4 of the board's 7 lines beyond every side:
+#: 16 tiles by tone, no checker beyond.
+TONE_TILES_NOT_PRINTED = 12
+
+
+def _tiles_show_by_tone(bgr: np.ndarray, pose: BoardPose) -> bool:
+    """Whether ``pose``, a grid found by tone (:data:`_BY_TONE`) whose lines run on beyond
+    its sides (:data:`RUNS_ON`), shows its tiles by tone all the same (``TONE_TILES_NOT_PRINTED``)
+    and no larger checker beyond it (``CHECKER_ON``): a board by tone on a cloth of squares,
+    whose edges beyond it can fall in line with its cells' (steps, where a printed grid's
+    lines go on as lines). Never for a grid of lines (its cells show no tone)."""
+    return bool(
+        _BY_TONE.get()
+        and _tone_tiles(bgr, pose) >= TONE_TILES_NOT_PRINTED
+        and _checker_beyond(bgr, pose).max() < CHECKER_ON
+    )
 
 
 #: Pixels per cell of the view in which :func:`_strip_lines` counts line segments (at 24
@@ -2235,6 +2376,10 @@ NEAR_LINES = 3
 PRINTED_PX = 32
 
 
+#: :func:`_printed_grid`'s answer for a grid whose lines run on beyond its sides.
+RUNS_ON = "runs on beyond its sides (a larger printed grid, such as a business card's)"
+
+
 def _printed_grid(
     bgr: np.ndarray, pose: BoardPose, view: tuple[np.ndarray, np.ndarray] | None = None
 ) -> str | None:
@@ -2249,7 +2394,7 @@ def _printed_grid(
         view = gray, _ridge_map(255 - gray if pose.inverted else gray, PRINTED_PX)
     gray, ridge = view
     if _part_of_a_larger_grid(bgr, pose, (gray, ridge)) or _goes_on_a_cell(bgr, pose, ridge):
-        return "runs on beyond its sides (a larger printed grid, such as a business card's)"
+        return RUNS_ON
     lows = _cell_lows(ridge, PRINTED_PX, 0.5)
     if _lines_inside_cells(ridge, PRINTED_PX, 0.5, lows) >= LINES_INSIDE_CELLS:
         return "has lines inside its cells (a finer printed grid, such as a business card's)"
