@@ -938,7 +938,6 @@ def decide_all(cells: list[CellDecision], looks: PieceLooks) -> list[CellDecisio
         _pawns_by_their_colour(out, near, looks)
         _free_named_pawns(out, near, looks)
         _last_free_pawn(out, near, looks)
-        _pawns_by_colour_against_look(out, near, looks)
         _flat_coin_pawns(out, near, looks)
         for d in out:
             _tile_beside_a_hand(d)
@@ -1228,52 +1227,6 @@ def _last_free_pawn(cells: list[CellDecision], near: np.ndarray, looks: PieceLoo
         if all(placed[s].confidence > LAST_PAWN_RIVAL_SURE for s in rivals):
             claims.append((fit, lead, d, suit))
     _claim_pawns(claims, set(placed), looks)
-
-
-def _pawns_by_colour_against_look(
-    cells: list[CellDecision], near: np.ndarray, looks: PieceLooks
-) -> None:
-    """An undecided pawn-like cell in the open that is a pawn by its look
-    (:func:`_pawn_by_its_look`) is the pawn of the suit its colour leans to
-    (``colour_suit``) when its colour terms lie nearest that suit too (``hue_near``), though
-    its look names another, and that suit's pawn is placed nowhere: at most half sure, a
-    suit once, best fit first (:func:`_claim_pawns`).
-
-    A pawn leaning far (at a corner, under a tilted camera) shows its side, and its look
-    fits the other dark suit's as well or better (acrylic's dark blue arms pawn the black
-    moons pawn's, checkered's moons pawn the arms pawn's); :func:`_pawn_by_colour` then
-    gives the look no margin, and the rules by elimination need the other suit placed. The
-    colour does not lean, and two measures of it (the whole colour, the colour terms alone)
-    agreeing against the look tell the suit. Round 60 (tune checkered, acrylic, printplay
-    7400-7439; every busy pawn-best cell not covered nor beside a hand whose colour lean and
-    hue agreed on a suit other than the look's): 11 cells, each that suit's pawn; 8 of them
-    a pawn by their look (the others fit 0.47-0.79, or led the coin looks by 0.07).
-
-    >>> looks = PieceLooks({}, {}, learned=True, empty_ratio=2.0)
-    >>> d = CellDecision("a8", "unknown", best=("pawn", "moons"), similarity=0.71,
-    ...                  energy_ratio=9.0, detail_ratio=9.0, pawn_fits=(0.3, 0.71, 0.1, 0.46),
-    ...                  coin_fit=0.32, colour_suit="arms", hue_near="arms")
-    >>> _pawns_by_colour_against_look([d], np.zeros(1, bool), looks); d.kind, d.suit
-    ('pawn', 'arms')
-    >>> d = dataclasses.replace(d, kind="unknown", suit=None, hue_near="moons")
-    >>> _pawns_by_colour_against_look([d], np.zeros(1, bool), looks); d.kind
-    'unknown'
-    >>> d = dataclasses.replace(d, hue_near="arms", coin_fit=0.65)  # no pawn by its look
-    >>> _pawns_by_colour_against_look([d], np.zeros(1, bool), looks); d.kind
-    'unknown'
-    """
-    taken = {d.suit for d in cells if d.kind == "pawn"}
-    claims = []
-    for d, by_hand in zip(cells, near, strict=True):
-        if not _pawn_like(d, looks) or by_hand or len(d.pawn_fits) != len(SUITS):
-            continue
-        suit = d.colour_suit
-        if suit in (None, d.best[1], *taken) or d.hue_near != suit:
-            continue
-        if _pawn_by_its_look(d, looks):
-            fit = d.pawn_fits[SUITS.index(suit)]
-            claims.append((fit, fit - d.coin_fit, d, suit))
-    _claim_pawns(claims, taken, looks)
 
 
 #: See :func:`_flat_coin_pawns`: a coin-like cell whose best turn leads the others by less

@@ -1,5 +1,5 @@
-"""Pawns in the open left unknown (pawn28, round 60), tune find rigs 7400-7439 rendered
-from their seeds:
+"""Checkered pawns in the open left unknown (pawn28, round 60), tune checkered find rigs
+7400-7439 rendered from their seeds:
 
 * a cone pawn whose best look is *another* suit's coin, lining up in no turn, whose colour
   names its own suit's pawn clearly (``cells._flat_coin_pawns``: the coin look's suit no
@@ -8,9 +8,7 @@ from their seeds:
   suit and whose colour terms lie nearest it (``cells._made_look_only``: a lean agreeing
   with the hue is as good as a colour naming the suit);
 * a pawn whose look ties its suit's coin look, the coin lining up in no turn, smooth, its
-  colour naming the suit (``cells._flat_coin_pawns``, the pawn-best side of the tie);
-* a pawn by its look whose colour leans to another suit and whose colour terms lie nearest
-  that suit too (``cells._pawns_by_colour_against_look``; acrylic's leaning arms pawn).
+  colour naming the suit (``cells._flat_coin_pawns``, the pawn-best side of the tie).
 """
 
 from __future__ import annotations
@@ -70,14 +68,4 @@ def test_a_pawn_tied_with_its_flat_coin_look_is_the_pawn():
     assert d.colour_named and d.margin < 0.02
     assert d.as_coin is not None and d.as_coin.facing_margin < cells.FLAT_TURN_LEAD
     assert (d.kind, d.suit) == ("pawn", "crowns")
-    assert d.confidence <= 0.5
-
-
-def test_a_pawn_whose_colour_and_hue_agree_against_its_look_is_the_colours_pawn():
-    """Acrylic 7413/1 e8, the arms pawn leaning at the board's edge: the moons pawn's look
-    fits best (0.71, arms 0.65, the coin looks 0.41); its colour leans to arms and its
-    colour terms lie nearest arms; no arms pawn is placed elsewhere."""
-    d = _decisions(7413, 1, art="acrylic")["e8"]
-    assert d.best == ("pawn", "moons") and d.colour_suit == d.hue_near == "arms"
-    assert (d.kind, d.suit) == ("pawn", "arms")
     assert d.confidence <= 0.5
