@@ -774,7 +774,7 @@ class CellDecision:
     # Its best pawn fit is a pawn's look on the board's other tile tone, made from the
     # learned one (see PieceLooks.pawns_on_tone), not one the calibration photo showed: a
     # pawn so fitted needs the usual fit (not a leaning pawn's) and its colour must name
-    # its suit (see _made_look_only).
+    # its suit, or lean to it with its colour terms nearest it (see _made_look_only).
     on_tone: bool = False
     # ... and the suit whose pawn colour is nearest by its colour terms (a, b) alone, which a
     # shade or a turn keeps (see hue_suit), however unclear, or the suit in whose shade they
@@ -1066,13 +1066,21 @@ def _pawn_like(d: CellDecision, looks: PieceLooks) -> bool:
 
 def _made_look_only(d: CellDecision, looks: PieceLooks) -> bool:
     """Is a pawn-like cell fitted best by a look made for the board's other tile tone
-    (``on_tone``) while its colour names no suit, or while it fits under ``min_similarity``?
-    A made look is a blob of a pawn's colour on that tone; a finger, a shadow or a worn tile
-    edge can fit it, and a pale hand's colour lies nearest a silver pawn's on pale maple.
-    Such a cell is no pawn for :func:`decide` nor for the pawn rules of :func:`decide_all`.
-    Tune checkered 0-23 (with a setup): the 114 pawns read by made looks all had their colour
-    name the suit and fitted 0.72 and up; of the cells so fitted whose colour named none, 3
-    were read as pawns, none a pawn; fresh rigs 200-211: a hand named moons at 0.55.
+    (``on_tone``) while its colour vouches for no suit, or while it fits under
+    ``min_similarity``? A made look is a blob of a pawn's colour on that tone; a finger, a
+    shadow or a worn tile edge can fit it, and a pale hand's colour lies nearest a silver
+    pawn's on pale maple. Such a cell is no pawn for :func:`decide` nor for the pawn rules
+    of :func:`decide_all`. Tune checkered 0-23 (with a setup): the 114 pawns read by made
+    looks all had their colour name the suit and fitted 0.72 and up; of the cells so fitted
+    whose colour named none, 3 were read as pawns, none a pawn; fresh rigs 200-211: a hand
+    named moons at 0.55.
+
+    The colour vouches for the look's suit when it names it (``colour_named``), or when it
+    leans to it (``colour_suit``) and its colour terms lie nearest that suit's too
+    (``hue_near``): two measures of the colour agreeing with the look. Round 60 (tune
+    checkered 7400-7439, cells in the open, busy, fitting a made look at 0.7 or more whose
+    colour named no suit): the 3 whose lean and hue agreed with the look were that pawn
+    (suns, crowns, moons; 0.77-0.83); the 2 others were moons pawns fitting the arms look.
 
     >>> looks = PieceLooks({}, {}, learned=True)
     >>> d = CellDecision("h1", "unknown", best=("pawn", "suns"), on_tone=True, similarity=0.8)
@@ -1080,10 +1088,16 @@ def _made_look_only(d: CellDecision, looks: PieceLooks) -> bool:
     (True, False)
     >>> _made_look_only(dataclasses.replace(d, colour_named=True, similarity=0.55), looks)
     True
+    >>> leans = dataclasses.replace(d, colour_suit="suns", hue_near="suns")
+    >>> _made_look_only(leans, looks)
+    False
+    >>> _made_look_only(dataclasses.replace(leans, hue_near="moons"), looks)
+    True
     """
     if d.best[:1] != ("pawn",) or not d.on_tone:
         return False
-    return not d.colour_named or d.similarity < looks.min_similarity
+    agree = d.colour_suit == d.best[1] == d.hue_near
+    return not (d.colour_named or agree) or d.similarity < looks.min_similarity
 
 
 #: A pawn's fine detail over the board's noise floor of it (``detail_ratio``) above which a
@@ -1228,9 +1242,7 @@ PAWN_SMOOTH_DETAIL = 7.0
 
 def _flat_coin_pawns(cells: list[CellDecision], near: np.ndarray, looks: PieceLooks) -> None:
     """On a board of two tile tones (one that made ``pawns_on_tone``): an undecided cell in
-    the open whose best look is a coin's, fitting at ``min_similarity``, busy, yet smooth
-    (``PAWN_SMOOTH_DETAIL``) and lining up in no turn (``FLAT_TURN_LEAD``), is that suit's
-    pawn when its colour names that suit's pawn clearly (``colour_as_pawn``), no other cell
+    the open that :func:`_flat_pawn_claim` takes for a pawn is that pawn when no other cell
     holds it and no other such cell claims it: at most half sure. A cone pawn at the
     board's edge, seen from the camera's side, is a round blob of its suit's colour as a
     coin with its suit's ring is; only a coin's printed face has fine detail that lines
@@ -1256,26 +1268,62 @@ def _flat_coin_pawns(cells: list[CellDecision], near: np.ndarray, looks: PieceLo
     >>> d = dataclasses.replace(d, facing_margin=0.01)
     >>> _flat_coin_pawns([d, dataclasses.replace(d, cell="h8")], np.zeros(2, bool), looks); d.kind
     'unknown'
+    >>> moons = dataclasses.replace(d, best=("coin", "moons"), detail_ratio=12.0)
+    >>> _flat_coin_pawns([moons], np.zeros(1, bool), looks); moons.kind, moons.suit
+    ('pawn', 'suns')
+    >>> _flat_coin_pawns([d, dataclasses.replace(moons, cell="h8", kind="unknown")],
+    ...                  np.zeros(2, bool), looks); d.kind
+    'unknown'
     """
     if not looks.pawns_on_tone:
         return
     taken = {d.suit for d in cells if d.kind == "pawn"}
     claims = []
     for d, by_hand in zip(cells, near, strict=True):
-        if d.kind != "unknown" or d.best[:1] != ("coin",) or by_hand:
-            continue
-        if d.covered or d.lit_beside or d.shaded or d.best[1] in taken:
-            continue
-        if d.colour_as_pawn != d.best[1] or d.similarity < looks.min_similarity:
-            continue
-        if d.energy_ratio < looks.empty_ratio or d.detail_ratio >= PAWN_SMOOTH_DETAIL:
-            continue
-        if d.facing_margin < FLAT_TURN_LEAD:
-            claims.append(d)
-    suits = Counter(d.best[1] for d in claims)
-    for d in claims:
-        if suits[d.best[1]] == 1:  # two such claims on one suit's pawn: neither is sure
-            d.kind, d.suit, d.facing, d.confidence = "pawn", d.best[1], None, 0.5
+        suit = None if by_hand else _flat_pawn_claim(d, taken, looks)
+        if suit is not None:
+            claims.append((d, suit))
+    suits = Counter(suit for _, suit in claims)
+    for d, suit in claims:
+        if suits[suit] == 1:  # two such claims on one suit's pawn: neither is sure
+            d.kind, d.suit, d.facing, d.confidence = "pawn", suit, None, 0.5
+
+
+def _flat_pawn_claim(d: CellDecision, taken: set[str], looks: PieceLooks) -> str | None:
+    """The suit of the pawn an undecided cell in the open (not covered, lit beside a hand
+    nor shaded) is for :func:`_flat_coin_pawns`, its suit's pawn placed nowhere (not in
+    ``taken``), else None. Its best look fits at ``min_similarity``, it is busy, and:
+
+    * its best look is a coin's lining up in no turn (``FLAT_TURN_LEAD``) and its colour
+      names a pawn clearly (``colour_as_pawn``): that pawn. Where the colour names the
+      look's own suit, the cell must be smooth too (``PAWN_SMOOTH_DETAIL``): a coin of that
+      suit whose turn is unclear has its colour. Where it names another suit, no coin of
+      either suit is there (a coin of the colour's suit fits its own look best; the
+      look's suit's coin has not this colour): a dark arms cone fits the moons coin's
+      look, a suns cone the moons coin's fine look (round 60, tune checkered 7400-7439:
+      8 such pawns in the open left unknown, detail 3.9-12.8, and no other cell);
+    * its best look is a pawn's whose colour named the suit (``colour_named``), the coin
+      look (``as_coin``) fits as well (within ``min_margin``) and lines up in no turn, and
+      it is smooth: that pawn, as the tie's coin side would be (round 60: 2 crowns pawns
+      on a6 and a8; an empty cell under a hand's edge at a margin of 0.19 is not named).
+    """
+    if d.kind != "unknown" or d.covered or d.lit_beside or d.shaded:
+        return None
+    if d.similarity < looks.min_similarity or d.energy_ratio < looks.empty_ratio:
+        return None
+    smooth = d.detail_ratio < PAWN_SMOOTH_DETAIL
+    if d.best[:1] == ("coin",):
+        suit = d.colour_as_pawn
+        if suit is None or suit in taken or d.facing_margin >= FLAT_TURN_LEAD:
+            return None
+        if suit == d.best[1]:
+            return suit if smooth else None
+        return suit
+    if d.best[:1] != ("pawn",) or not d.colour_named or d.best[1] in taken:
+        return None
+    coin = d.as_coin
+    tie = d.margin < looks.min_margin and coin is not None
+    return d.best[1] if tie and coin.facing_margin < FLAT_TURN_LEAD and smooth else None
 
 
 def _pawn_by_its_look(d: CellDecision, looks: PieceLooks) -> bool:
