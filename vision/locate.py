@@ -216,10 +216,15 @@ def _candidate_colours(lab: np.ndarray, max_candidates: int = 4) -> list[np.ndar
         px = region.reshape(-1, 3).astype(np.int32)
         key = (px[:, 0] // 24) * 1024 + (px[:, 1] // 10) * 32 + (px[:, 2] // 10)
         counts = np.bincount(key, minlength=11 * 1024)
+        sums = None
         for k in _most_common(counts, 3):
             if counts[k] == 0:
                 break
-            colour = px[key == k].mean(axis=0)
+            if sums is None:  # each bin's channel sums, for the bins' means
+                sums = [np.bincount(key, weights=px[:, c], minlength=len(counts)) for c in range(3)]
+            # The mean of the bin's pixels (as px[key == k].mean(axis=0)): sums of whole
+            # numbers in float64 are exact in any order, divided by the same count.
+            colour = np.array([sums[0][k], sums[1][k], sums[2][k]]) / counts[k]
             if all(np.linalg.norm(colour - c) > 12 for c in found):
                 found.append(colour)
     return found[:max_candidates]
