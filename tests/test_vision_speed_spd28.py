@@ -8,7 +8,6 @@ from types import SimpleNamespace
 import cv2
 import numpy as np
 import pytest
-
 from piecebridge.vision import cells, locate
 from piecebridge.vision.raster import CROP, MARGIN, PX
 
@@ -54,7 +53,7 @@ def test_ring_views_are_rolls() -> None:
     g = np.arange(30 * 40, dtype=np.float32).reshape(30, 40)
     angles = np.arange(locate.SADDLE_RING) * 2 * np.pi / locate.SADDLE_RING
     for radius in locate.SADDLE_RADII:
-        for view, a in zip(locate._ring_views(g, radius), angles):
+        for view, a in zip(locate._ring_views(g, radius), angles, strict=True):
             shift = (-round(radius * np.sin(a)), -round(radius * np.cos(a)))
             assert np.array_equal(view, np.roll(g, shift, axis=(0, 1)))
 
