@@ -3337,24 +3337,54 @@ def _wide_search(
     if win.shape[:2] != (CROP + 2 * r, CROP + 2 * r):
         return None
     win = np.ascontiguousarray(win, np.float32)
-    m = LOOK_MASK[..., 0]
-    m2 = m * m
+    m, m2, m_sum, m2_sum, m2_rgb = _WIDE_MASKS
     light = np.ascontiguousarray(win[..., 0])
-    mean = cv2.matchTemplate(light, m, cv2.TM_CCORR) / m.sum()  # masked lightness mean
+    mean = cv2.matchTemplate(light, m, cv2.TM_CCORR) / m_sum  # masked lightness mean
     sum_l = cv2.matchTemplate(light, m2, cv2.TM_CCORR)
-    sq = cv2.matchTemplate(win * win, np.repeat(m2[..., None], 3, axis=2), cv2.TM_CCORR)
-    norm = np.sqrt(np.maximum(sq - 2 * mean * sum_l + mean * mean * m2.sum(), 1e-12))
+    sq = cv2.matchTemplate(win * win, m2_rgb, cv2.TM_CCORR)
+    norm = np.sqrt(np.maximum(sq - 2 * mean * sum_l + mean * mean * m2_sum, 1e-12))
     n = win.shape[0] - CROP + 1
-    sims = np.full((n * n, T.shape[1]), -1.0, np.float32)
     tm, tl = _masked_looks(T, columns)
     # Every look at every shift in one product (the window's shifted crops as rows): a
     # third of the time of one correlation per look, the same sums to float rounding.
-    crops = np.lib.stride_tricks.sliding_window_view(win, (CROP, CROP, 3))[:, :, 0]
-    dot = crops.reshape(n * n, -1) @ tm - mean.reshape(-1, 1) * tl
-    sims[:, columns] = dot / norm.reshape(-1, 1)
-    best = int(np.argmax(sims.max(axis=1)))
+    dot = _shifted_crops(win, n) @ tm - mean.reshape(-1, 1) * tl
+    sims = dot / norm.reshape(-1, 1)  # the looks in ``columns`` only; the others are -1
+    # The best shift: the first holding the largest similarity (row-major, as the argmax
+    # of each shift's best); when no look beats the others' -1, the first shift.
+    first = int(np.argmax(sims))
+    best = first // len(columns) if len(columns) == T.shape[1] or not sims.flat[first] <= -1 else 0
     by, bx = divmod(best, n)
-    return sims.max(axis=0), (float(by - r), float(bx - r))
+    out = np.full(T.shape[1], -1.0, np.float32)
+    out[columns] = sims.max(axis=0)
+    return out, (float(by - r), float(bx - r))
+
+
+def _shifted_crops(win: np.ndarray, n: int) -> np.ndarray:
+    """The ``CROP`` x ``CROP`` crops of a contiguous (h, w, 3) float32 ``win`` at each of
+    ``n`` x ``n`` 1-px shifts, flattened as rows (n * n, CROP * CROP * 3), row-major by
+    shift: ``sliding_window_view(win, (CROP, CROP, 3))[:, :, 0]`` reshaped, but through a
+    plain strided view, a crop row's pixels and channels as one axis (a quicker view to make
+    and to copy).
+
+    >>> w = np.arange(22 * 22 * 3, dtype=np.float32).reshape(22, 22, 3)
+    >>> a = np.lib.stride_tricks.sliding_window_view(w, (CROP, CROP, 3))[:, :, 0]
+    >>> np.array_equal(_shifted_crops(w, 3), a.reshape(9, -1))
+    True
+    """
+    sy, sx, sc = win.strides
+    view = np.ndarray((n, n, CROP, CROP * 3), win.dtype, win, 0, (sy, sx, sy, sc))
+    return view.reshape(n * n, CROP * CROP * 3)
+
+
+def _wide_masks() -> tuple[np.ndarray, np.ndarray, np.float32, np.float32, np.ndarray]:
+    """LOOK_MASK's weights as :func:`_wide_search` correlates them (the mask, its square,
+    their sums, the square for three channels): made once, not per cell."""
+    m = LOOK_MASK[..., 0]
+    m2 = m * m
+    return m, m2, m.sum(), m2.sum(), np.repeat(m2[..., None], 3, axis=2)
+
+
+_WIDE_MASKS = _wide_masks()
 
 
 _MASKED: dict[tuple, tuple] = {}
