@@ -3350,9 +3350,11 @@ def _wide_search(
     dot = _shifted_crops(win, n) @ tm - mean.reshape(-1, 1) * tl
     sims = dot / norm.reshape(-1, 1)  # the looks in ``columns`` only; the others are -1
     # The best shift: the first holding the largest similarity (row-major, as the argmax
-    # of each shift's best); when no look beats the others' -1, the first shift.
+    # of each shift's best); the looks not searched count -1 at every shift, so where no
+    # searched look beats that, every shift ties and the first is taken.
     first = int(np.argmax(sims))
-    best = first // len(columns) if len(columns) == T.shape[1] or not sims.flat[first] <= -1 else 0
+    unsearched_win = len(columns) < T.shape[1] and sims.flat[first] <= -1
+    best = 0 if unsearched_win else first // len(columns)
     by, bx = divmod(best, n)
     out = np.full(T.shape[1], -1.0, np.float32)
     out[columns] = sims.max(axis=0)

@@ -90,7 +90,16 @@ class Tool:
 
     @property
     def is_pen(self) -> bool:
-        return self.kind != "soft"
+        return is_pen_kind(self.kind)
+
+
+def is_pen_kind(kind: str) -> bool:
+    """Whether a :class:`Tool` of this ``kind`` lays ink (a pen) rather than graphite.
+
+    >>> is_pen_kind("gel"), is_pen_kind("soft")
+    (True, False)
+    """
+    return kind != "soft"
 
 
 @dataclass(frozen=True)
@@ -667,7 +676,7 @@ def pen_shaded(truth: dict) -> bool:
     >>> pen_shaded({"style": {"tools": ["soft", "gel", "gel"]}})
     True
     """
-    return truth["style"]["tools"][2] != "soft"
+    return is_pen_kind(truth["style"]["tools"][2])
 
 
 def split_photo(
